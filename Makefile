@@ -1,0 +1,52 @@
+# WPC: the two commands for a fresh machine are `make conformance` and `make test`.
+# Every target that needs Python runs `setup` first; setup is idempotent.
+
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+IMPLEMENTATION ?= reference
+LAYOUT ?= both
+PROVIDER ?= local
+CLUSTER ?= wpc
+PYTEST_ARGS ?=
+
+.PHONY: setup lint test unit-test cluster-test conformance cluster-up cluster-down host-deps bench images
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
+
+# Host packages the local provider needs (Debian); idempotent and quick when present.
+host-deps:
+	$(PY) -m clusters host-deps
+
+cluster-up: setup
+	$(PY) -m clusters up --provider $(PROVIDER) --name $(CLUSTER)
+
+cluster-down: setup
+	$(PY) -m clusters down --provider $(PROVIDER) --name $(CLUSTER)
+
+# The project's own tests: unit tests, then the cluster proofs on a real local
+# cluster, then the teardown proof (down leaves nothing behind).
+test: setup
+	$(PY) -m pytest -m "not cluster" $(PYTEST_ARGS)
+	$(PY) -m clusters up --provider local --name $(CLUSTER)
+	$(PY) -m pytest -m "cluster and not teardown" $(PYTEST_ARGS)
+	$(PY) -m pytest -m "cluster and teardown" $(PYTEST_ARGS)
+
+conformance: setup
+	$(PY) -m conformance run --implementation $(IMPLEMENTATION) --layout $(LAYOUT) --provider $(PROVIDER) --cluster $(CLUSTER)
+
+bench: setup
+	$(PY) -m reference_impl.bench --cluster $(CLUSTER)

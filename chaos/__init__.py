@@ -1,0 +1,3 @@
+"""chaos."""
+
+from __future__ import annotations

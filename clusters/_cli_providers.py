@@ -1,0 +1,53 @@
+"""Shared helpers for the providers that drive an external CLI (kind, k3d)."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+from clusters import marker
+from clusters._proc import capture
+from clusters._proc import run
+from clusters.errors import ProviderError
+
+
+def require_cli(tool: str) -> str:
+    """Path of `tool` on PATH, or a ProviderError saying why it is needed."""
+    path = shutil.which(tool)
+    if path is None:
+        raise ProviderError(
+            f"{tool} is not on PATH. The {tool} provider needs {tool} and a Docker engine with "
+            "access to an image registry; on machines without them use --provider local."
+        )
+    return path
+
+
+def run_cli(command: Sequence[str], *, log_path: Path) -> None:
+    """Run a provider CLI command with its output logged."""
+    require_cli(command[0])
+    run(command, log_path=log_path)
+
+
+def apply_marker(*, kubectl: str, kubeconfig: Path, provider: str, name: str) -> None:
+    """Create the WPC marker ConfigMap in a freshly made cluster."""
+    import json
+    import subprocess
+
+    body = json.dumps(marker.manifest(provider=provider, name=name))
+    subprocess.run(
+        [kubectl, "--kubeconfig", str(kubeconfig), "apply", "-f", "-"],
+        input=body,
+        text=True,
+        check=True,
+        capture_output=True,
+    )
+
+
+def write_kubeconfig(command: Sequence[str], path: Path) -> Path:
+    """Write the kubeconfig a CLI prints on stdout to `path`."""
+    require_cli(command[0])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(capture(command))
+    path.chmod(0o600)
+    return path

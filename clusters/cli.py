@@ -1,0 +1,110 @@
+"""`python -m clusters`: argument parsing only; the work happens in the providers."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from pathlib import Path
+
+from clusters import hostdeps
+from clusters import images
+from clusters import providers
+from clusters.building import BuildSettings
+from clusters.errors import ClusterError
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m clusters", description=__doc__)
+    p.add_argument("-v", "--verbose", action="store_true")
+    sub = p.add_subparsers(dest="verb", required=True)
+
+    def verb(name: str, help_text: str) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, help=help_text)
+        sp.add_argument("--provider", default="local", choices=providers.NAMES)
+        sp.add_argument(
+            "--name", default="wpc", help="cluster name (existing: kubeconfig path)"
+        )
+        return sp
+
+    up = verb("up", "create the cluster and wait until it is usable")
+    up.add_argument(
+        "--retain", action="store_true", help="keep a failed cluster for debugging"
+    )
+    verb("down", "delete the cluster; idempotent")
+    verb("status", "say whether the cluster runs")
+    verb("kubeconfig", "print the admin kubeconfig path")
+    verb("kubectl-path", "print the path of a kubectl matching the cluster")
+    load = verb("load-image", "import an OCI or docker-save archive into the node")
+    load.add_argument("archive", type=Path)
+    logs = verb("logs", "copy the component logs to a directory")
+    logs.add_argument("--dest", type=Path, default=Path("reports/cluster-logs"))
+    build = sub.add_parser(
+        "build-image", help="write an OCI archive from a FROM-scratch Dockerfile"
+    )
+    build.add_argument("--context", type=Path, required=True)
+    build.add_argument("--tag", required=True)
+    build.add_argument("--output", type=Path, required=True)
+    sub.add_parser(
+        "host-deps", help="install the Debian packages the local provider needs"
+    )
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one verb; errors print their evidence and exit 1."""
+    args = _parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose or args.verb == "up" else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    out = sys.stdout
+    try:
+        if args.verb == "build-image":
+            digest = images.build_image(
+                context=args.context, tag=args.tag, output=args.output
+            )
+            out.write(f"{args.tag} {digest} {args.output}\n")
+            return 0
+        if args.verb == "host-deps":
+            log = BuildSettings.from_env().cache_dir / "logs" / "host-deps.log"
+            installed = hostdeps.ensure(log)
+            out.write(f"installed: {' '.join(installed) or 'nothing (all present)'}\n")
+            return 0
+        provider = providers.get(args.provider)
+        if args.verb == "up":
+            if args.provider == "local":
+                hostdeps.ensure(
+                    BuildSettings.from_env().cache_dir / "logs" / "host-deps.log"
+                )
+            t0 = time.monotonic()
+            provider.create(args.name, retain=args.retain)
+            out.write(
+                f"cluster {args.name} ({args.provider}) is up in {time.monotonic() - t0:.1f}s; "
+                f"kubeconfig: {provider.kubeconfig(args.name)}\n"
+            )
+        elif args.verb == "down":
+            provider.delete(args.name)
+            out.write(
+                f"cluster {args.name} ({args.provider}) is down; nothing left behind\n"
+            )
+        elif args.verb == "status":
+            st = provider.status(args.name)
+            out.write(
+                f"{st.name} {st.provider} {'running' if st.running else 'stopped'} "
+                f"{st.kubeconfig or '-'} {st.detail}\n"
+            )
+            return 0 if st.running else 3
+        elif args.verb == "kubeconfig":
+            out.write(f"{provider.kubeconfig(args.name)}\n")
+        elif args.verb == "kubectl-path":
+            out.write(f"{provider.kubectl(args.name)}\n")
+        elif args.verb == "load-image":
+            out.write(f"{provider.load_image(args.name, args.archive)}\n")
+        elif args.verb == "logs":
+            out.write(f"{provider.collect_logs(args.name, args.dest)}\n")
+    except ClusterError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 1
+    return 0

@@ -1,0 +1,50 @@
+"""Debian packages the local provider and the image builds need, installed when missing."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+from pathlib import Path
+
+from clusters._proc import run
+
+logger = logging.getLogger(__name__)
+
+PACKAGES = (
+    "iptables",  # kube-proxy (iptables mode), CNI portmap/firewall, our egress guard
+    "kmod",  # modprobe overlay / br_netfilter
+    "libseccomp-dev",  # runc is built with cgo + seccomp
+    "pkg-config",
+    "gcc",
+    "libc6-dev",  # static pause
+    "binutils",
+    "busybox-static",  # the test image's userland
+    "python3-venv",  # Debian's Python packs the static executor (staticx needs it)
+    "python3-dev",
+    "patchelf",
+)
+
+
+def missing(packages: tuple[str, ...] = PACKAGES) -> list[str]:
+    """Packages dpkg does not report as installed."""
+    out = subprocess.run(
+        ["dpkg-query", "-W", "-f", "${Package} ${db:Status-Status}\n", *packages],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    installed = {
+        line.split()[0] for line in out.splitlines() if line.endswith(" installed")
+    }
+    return [p for p in packages if p not in installed]
+
+
+def ensure(log_path: Path) -> list[str]:
+    """apt-get install whatever is missing; return what was installed."""
+    todo = missing()
+    if todo:
+        logger.info("Installing host packages: %s.", " ".join(todo))
+        env = {"DEBIAN_FRONTEND": "noninteractive"}
+        run(["apt-get", "update", "-qq"], log_path=log_path, env=env)
+        run(["apt-get", "install", "-y", "-qq", *todo], log_path=log_path, env=env)
+    return todo

@@ -1,0 +1,190 @@
+"""Host preparation and cleanup for the local cluster: kernel, network, mounts, cgroups.
+
+Network safety is part of preparation, not an afterthought: while the cluster
+runs, blackhole routes catch any packet for a service or pod address that
+nothing translated, and the WPC-EGRESS chain drops pod traffic that would
+leave through anything but the pod bridge. No cluster traffic leaves the
+machine.
+"""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+from pathlib import Path
+
+from clusters._proc import capture
+from clusters.local.settings import LocalSettings
+
+logger = logging.getLogger(__name__)
+
+EGRESS_CHAIN = "WPC-EGRESS"
+OWNED_CHAIN_PREFIXES = ("KUBE-", "CNI-", "WPC-")
+SYSCTLS = {
+    "net.ipv4.ip_forward": "1",
+    "net.bridge.bridge-nf-call-iptables": "1",
+}
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+
+
+def _quiet(command: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, capture_output=True, text=True, check=False)
+
+
+def prepare(s: LocalSettings) -> None:
+    """Load modules, set sysctls, make / rshared, add routes and the egress guard."""
+    for module in ("overlay", "br_netfilter"):
+        _quiet(["modprobe", module])  # built in on some kernels: a failure is not fatal
+    for key, value in SYSCTLS.items():
+        Path("/proc/sys", *key.split(".")).write_text(value)
+    # Without systemd, / is private; kubelet volume propagation needs rshared.
+    capture(["mount", "--make-rshared", "/"])
+    for cidr in (s.service_cidr, s.pod_cidr):
+        _quiet(["ip", "route", "del", "blackhole", cidr])
+        capture(["ip", "route", "add", "blackhole", cidr])
+    _quiet(["iptables", "-N", EGRESS_CHAIN])
+    capture(["iptables", "-F", EGRESS_CHAIN])
+    capture(
+        [
+            "iptables",
+            "-A",
+            EGRESS_CHAIN,
+            "-s",
+            s.pod_cidr,
+            "!",
+            "-o",
+            s.bridge,
+            "-m",
+            "comment",
+            "--comment",
+            "wpc: pod traffic never leaves the machine",
+            "-j",
+            "DROP",
+        ]
+    )
+    if _quiet(["iptables", "-C", "FORWARD", "-j", EGRESS_CHAIN]).returncode != 0:
+        capture(["iptables", "-I", "FORWARD", "1", "-j", EGRESS_CHAIN])
+
+
+def mounts_under(root: Path) -> list[str]:
+    """Mount points at or below `root`, deepest first."""
+    points = []
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        point = line.split()[4].replace("\\040", " ")
+        if point == str(root) or point.startswith(str(root) + "/"):
+            points.append(point)
+    return sorted(set(points), key=lambda p: p.count("/"), reverse=True)
+
+
+def unmount_all(root: Path) -> None:
+    """Lazily unmount everything below `root` (overlay rootfs, volumes, netns)."""
+    for point in mounts_under(root):
+        _quiet(["umount", "-l", point])
+
+
+def bridge_links(bridge: str) -> list[str]:
+    """The bridge itself and every interface enslaved to it, if any."""
+    links = []
+    if _quiet(["ip", "link", "show", bridge]).returncode == 0:
+        out = _quiet(["ip", "-o", "link", "show", "master", bridge]).stdout
+        links = [
+            line.split(":")[1].strip().split("@")[0]
+            for line in out.splitlines()
+            if line
+        ]
+        links.append(bridge)
+    return links
+
+
+def delete_links(bridge: str) -> None:
+    """Delete the pod bridge and its veths."""
+    for link in bridge_links(bridge):
+        _quiet(["ip", "link", "delete", link])
+
+
+def _owned(line: str) -> bool:
+    words = line.replace(":", " ").split()
+    return any(w.startswith(OWNED_CHAIN_PREFIXES) for w in words)
+
+
+def owned_rules(tool: str = "iptables") -> list[str]:
+    """Lines of `<tool>-save` that belong to chains we own (or jump to them)."""
+    saved = _quiet([f"{tool}-save"])
+    if saved.returncode != 0:
+        return []
+    return [line for line in saved.stdout.splitlines() if _owned(line)]
+
+
+def remove_iptables(tool: str = "iptables") -> None:
+    """Remove every KUBE-/CNI-/WPC- chain and every rule jumping to one, keeping the rest.
+
+    The whole ruleset is saved, our lines filtered out, and restored in one
+    transaction, so Docker's or anyone else's rules survive untouched.
+    """
+    saved = _quiet([f"{tool}-save"])
+    if saved.returncode != 0 or not owned_rules(tool):
+        return
+    kept = (
+        "\n".join(line for line in saved.stdout.splitlines() if not _owned(line)) + "\n"
+    )
+    restored = subprocess.run(
+        [f"{tool}-restore"], input=kept, text=True, capture_output=True, check=False
+    )
+    if restored.returncode != 0:
+        logger.warning("%s-restore failed: %s", tool, restored.stderr.strip())
+
+
+def blackhole_routes(s: LocalSettings) -> list[str]:
+    """Our blackhole routes that are still installed."""
+    out = _quiet(["ip", "route", "show", "type", "blackhole"]).stdout
+    return [
+        line.strip()
+        for line in out.splitlines()
+        if line.split()[1:2] and line.split()[1] in (s.service_cidr, s.pod_cidr)
+    ]
+
+
+def remove_routes(s: LocalSettings) -> None:
+    """Remove the blackhole routes."""
+    for cidr in (s.service_cidr, s.pod_cidr):
+        _quiet(["ip", "route", "del", "blackhole", cidr])
+
+
+def kubepods_cgroups() -> list[Path]:
+    """cgroup directories the kubelet created (v1 hierarchies and the unified one)."""
+    found: list[Path] = []
+    if not CGROUP_ROOT.exists():
+        return found
+    for hierarchy in CGROUP_ROOT.iterdir():
+        for name in ("kubepods", "kubepods.slice"):
+            top = hierarchy / name
+            if top.is_dir():
+                found.append(top)
+    return found
+
+
+def cgroup_pids(tops: list[Path]) -> list[int]:
+    """Pids still inside the kubepods cgroups (container processes)."""
+    pids: set[int] = set()
+    for top in tops:
+        for procs in top.rglob("cgroup.procs"):
+            try:
+                pids.update(int(p) for p in procs.read_text().split())
+            except OSError:
+                continue  # intentionally ignore: the cgroup went away while we looked
+    return sorted(pids)
+
+
+def remove_cgroups(tops: list[Path]) -> None:
+    """rmdir the kubepods hierarchies, leaves first (cgroupfs only allows empty dirs)."""
+    for top in tops:
+        dirs = sorted(
+            (p for p in top.rglob("*") if p.is_dir()),
+            key=lambda p: len(p.parts),
+            reverse=True,
+        )
+        for d in [*dirs, top]:
+            try:
+                d.rmdir()
+            except OSError:
+                continue  # reported by leftovers() if it stays

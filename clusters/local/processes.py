@@ -1,0 +1,198 @@
+"""Start host processes for cluster components, and prove they became healthy.
+
+A component runs detached (its own session) so it outlives `clusters up`;
+its output goes to `<state>/logs/<component>.log` and its pid to
+`<state>/run/<component>.pid`. Start-up reports whether the process became
+healthy, exited, or timed out, with the command and the log's tail.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shlex
+import signal
+import ssl
+import subprocess
+import urllib.request
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from clusters._waiting import Abort
+from clusters._waiting import WaitTimeout
+from clusters._waiting import until
+from clusters.errors import ComponentStartError
+
+logger = logging.getLogger(__name__)
+
+Probe = Callable[[], tuple[bool, str]]
+
+
+@dataclass(frozen=True)
+class Component:
+    """A process to run: its name, argv and how to tell it is healthy."""
+
+    name: str
+    command: tuple[str, ...]
+    probe: Probe
+    timeout: float = 60.0
+    env: Mapping[str, str] | None = None
+
+
+@dataclass
+class Started:
+    """A started component, not yet known to be healthy."""
+
+    component: Component
+    process: subprocess.Popen[bytes]
+    log_path: Path
+
+
+def start(component: Component, *, log_dir: Path, run_dir: Path) -> Started:
+    """Start `component` detached, logging to `<log_dir>/<name>.log`."""
+    log_dir.mkdir(parents=True, exist_ok=True)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    log_path = log_dir / f"{component.name}.log"
+    env = dict(os.environ)
+    env.update(component.env or {})
+    with log_path.open("ab") as log:
+        log.write(f"\n$ {shlex.join(component.command)}\n".encode())
+        log.flush()
+        try:
+            proc = subprocess.Popen(
+                list(component.command),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=env,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise ComponentStartError(
+                component=component.name,
+                command=component.command,
+                log_path=log_path,
+                reason=f"could not execute: {exc}",
+            ) from exc
+    (run_dir / f"{component.name}.pid").write_text(f"{proc.pid}\n")
+    logger.info("Started %s (pid %d, log %s).", component.name, proc.pid, log_path)
+    return Started(component=component, process=proc, log_path=log_path)
+
+
+def wait_healthy(started: Started) -> None:
+    """Wait until the probe passes; raise ComponentStartError if it exits or times out."""
+    comp = started.component
+
+    def probe() -> tuple[bool, str]:
+        code = started.process.poll()
+        if code is not None:
+            raise _Exited(code)
+        return comp.probe()
+
+    try:
+        until(probe, timeout=comp.timeout, describe=f"{comp.name} to become healthy")
+    except _Exited as exc:
+        raise ComponentStartError(
+            component=comp.name,
+            command=comp.command,
+            log_path=started.log_path,
+            reason=f"the process exited with code {exc.code}",
+        ) from None
+    except WaitTimeout as exc:
+        raise ComponentStartError(
+            component=comp.name,
+            command=comp.command,
+            log_path=started.log_path,
+            reason=str(exc),
+        ) from None
+
+
+class _Exited(Abort):
+    """The process died: no point waiting for it to become healthy."""
+
+    def __init__(self, code: int) -> None:
+        self.code = code
+
+
+def http_probe(
+    url: str, *, context: ssl.SSLContext | None = None, expect: str = ""
+) -> Probe:
+    """A probe that passes when GET `url` answers 200 (and contains `expect`)."""
+
+    def probe() -> tuple[bool, str]:
+        try:
+            with urllib.request.urlopen(url, timeout=2, context=context) as resp:
+                body = resp.read(4096).decode(errors="replace")
+                return (
+                    resp.status == 200 and expect in body,
+                    f"HTTP {resp.status}: {body[:200]}",
+                )
+        except OSError as exc:
+            return False, f"{url}: {exc}"
+
+    return probe
+
+
+def insecure_context() -> ssl.SSLContext:
+    """TLS without verification, for health probes of self-signed local endpoints."""
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    return ctx
+
+
+def client_context(*, ca: Path, cert: Path, key: Path) -> ssl.SSLContext:
+    """Verified TLS with a client certificate (the admin identity)."""
+    ctx = ssl.create_default_context(cafile=str(ca))
+    ctx.load_cert_chain(str(cert), str(key))
+    return ctx
+
+
+def processes_under(marker: str) -> list[int]:
+    """Pids of processes whose command line mentions `marker` (our state dir)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (
+                (entry / "cmdline")
+                .read_bytes()
+                .replace(b"\0", b" ")
+                .decode(errors="replace")
+            )
+        except OSError:
+            continue  # intentionally ignore: the process exited while we looked
+        if marker in cmdline:
+            pids.append(int(entry.name))
+    return pids
+
+
+def kill_all(pids: Sequence[int], *, timeout: float = 15.0) -> None:
+    """SIGTERM the pids, then SIGKILL whatever is left after `timeout`."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):  # already gone
+                os.kill(pid, sig)
+        try:
+            until(
+                lambda: (not [p for p in pids if _alive(p)], "still alive"),
+                timeout=timeout,
+                describe="processes to exit",
+                interval=0.1,
+            )
+            return
+        except WaitTimeout:
+            continue
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"

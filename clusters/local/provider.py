@@ -1,0 +1,282 @@
+"""The `local` provider: a real single-node Kubernetes 1.36 from upstream components.
+
+Creation is an ordered list of small steps (kind's actions, envtest's
+control plane); a failed step rolls everything back with the idempotent
+`delete` unless `retain` is set. Every process, mount, interface, iptables
+chain and route the cluster makes is found again by `leftovers()`, which
+`delete` uses to prove it left nothing behind.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+
+from clusters import building
+from clusters import images
+from clusters import marker
+from clusters import pins
+from clusters._proc import run
+from clusters.errors import ClusterError
+from clusters.local import addons
+from clusters.local import components
+from clusters.local import configs
+from clusters.local import host
+from clusters.local import kubeapi
+from clusters.local import pki
+from clusters.local import processes
+from clusters.local.settings import LocalSettings
+
+logger = logging.getLogger(__name__)
+
+PAUSE_SOURCE = Path(__file__).resolve().parent.parent / "images" / "pause" / "pause.c"
+COMPONENT_ORDER = (
+    "kubelet",
+    "kube-proxy",
+    "kube-scheduler",
+    "kube-controller-manager",
+    "kube-apiserver",
+    "containerd",
+    "etcd",
+)
+
+
+@dataclass
+class Bins:
+    """Where each component's executables are."""
+
+    kubernetes: Path
+    etcd: Path
+    containerd: Path
+    runc: Path
+    cni: Path
+    coredns: Path
+    pause: Path
+
+
+@dataclass
+class Creation:
+    """State threaded through the creation steps."""
+
+    settings: LocalSettings
+    bins: Bins | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def ensure_binaries(s: LocalSettings) -> Bins:
+    """Build (or reuse from the cache) every component binary."""
+    built = building.build_all(s.build)
+    return Bins(
+        kubernetes=built["kubernetes"],
+        etcd=built["etcd"],
+        containerd=built["containerd"],
+        runc=built["runc"],
+        cni=built["cni-plugins"],
+        coredns=built["coredns"],
+        pause=building.build_pause(s.build, PAUSE_SOURCE),
+    )
+
+
+def ensure_image(
+    s: LocalSettings, *, name: str, tag: str, dockerfile: str, binary: Path
+) -> Path:
+    """Write (once per version) the OCI archive of a one-binary FROM-scratch image."""
+    out = s.build.cache_dir / "images" / f"{name}-{tag.rsplit(':', 1)[1]}.tar"
+    if out.exists():
+        return out
+    context = s.build.cache_dir / "image-contexts" / name
+    shutil.rmtree(context, ignore_errors=True)
+    context.mkdir(parents=True)
+    (context / "Dockerfile").write_text(dockerfile)
+    shutil.copy2(binary, context / binary.name)
+    images.build_image(context=context, tag=tag, output=out)
+    return out
+
+
+def import_image(s: LocalSettings, ctr_path: Path, archive: Path) -> str:
+    """Import an OCI/Docker archive into namespace k8s.io and pin it against image GC."""
+    ctr = [str(ctr_path), "--address", str(s.containerd_socket), "-n", "k8s.io"]
+    log = s.log_dir / "load-image.log"
+    run(
+        [*ctr, "images", "import", "--platform", "linux/amd64", str(archive)],
+        log_path=log,
+    )
+    ref = images.image_name(archive)
+    run([*ctr, "images", "label", ref, "io.cri-containerd.pinned=pinned"], log_path=log)
+    return ref
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def _step_control_plane(c: Creation) -> None:
+    s, bins = c.settings, c.bins
+    assert bins is not None
+    pki.make_all(
+        directory=s.pki_dir, node_name=s.node_name, server=s.server, sans=s.sans()
+    )
+    kdir = s.state_dir / "config"
+    containerd_cfg = _write(
+        kdir / "containerd.toml",
+        configs.containerd_config(
+            s,
+            runc=bins.runc / "runc",
+            shim=bins.containerd / "containerd-shim-runc-v2",
+            cni_bin=bins.cni,
+        ),
+    )
+    _write(s.state_dir / "cni" / "net.d" / "10-wpc.conflist", configs.cni_conflist(s))
+    _write(s.state_dir / "kubelet" / "resolv.conf", configs.pod_resolv_conf(s))
+    kubelet_cfg = _write(kdir / "kubelet.yaml", configs.kubelet_config(s))
+    proxy_cfg = _write(kdir / "kube-proxy.yaml", configs.kube_proxy_config(s))
+    sched_cfg = _write(kdir / "scheduler.yaml", configs.scheduler_config(s))
+    start = _starter(s)
+    # containerd and etcd need nothing else: start both before waiting on either.
+    ctrd = start(components.containerd(s, bins.containerd, containerd_cfg))
+    etcd = start(components.etcd(s, bins.etcd))
+    processes.wait_healthy(etcd)
+    api = start(components.apiserver(s, bins.kubernetes))
+    processes.wait_healthy(ctrd)
+    for tag, name, dockerfile, binary in (
+        (pins.SANDBOX_IMAGE, "pause", addons.PAUSE_DOCKERFILE, bins.pause / "pause"),
+        (
+            addons.COREDNS_IMAGE,
+            "coredns",
+            addons.COREDNS_DOCKERFILE,
+            bins.coredns / "coredns",
+        ),
+    ):
+        import_image(
+            s,
+            bins.containerd / "ctr",
+            ensure_image(s, name=name, tag=tag, dockerfile=dockerfile, binary=binary),
+        )
+    processes.wait_healthy(api)
+    later = [
+        start(components.controller_manager(s, bins.kubernetes)),
+        start(components.scheduler(s, bins.kubernetes, sched_cfg)),
+        start(components.kubelet(s, bins.kubernetes, kubelet_cfg)),
+        start(components.kube_proxy(s, bins.kubernetes, proxy_cfg)),
+    ]
+    client = kubeapi.Client(s)
+    client.bind_apiserver_to_kubelet()
+    client.apply(addons.coredns_manifests(s))
+    client.apply([marker.manifest(provider="local", name=s.name)])
+    for started in later:
+        processes.wait_healthy(started)
+    client.wait_node_ready(s.node_name)
+    client.wait_deployment_available("kube-system", "coredns")
+
+
+def _starter(s: LocalSettings) -> Callable[[processes.Component], processes.Started]:
+    def start(comp: processes.Component) -> processes.Started:
+        return processes.start(comp, log_dir=s.log_dir, run_dir=s.run_dir)
+
+    return start
+
+
+def create(s: LocalSettings, *, retain: bool = False) -> Creation:
+    """Create the cluster; on failure delete it again unless `retain`."""
+    c = Creation(settings=s)
+    if s.state_dir.exists() and processes.processes_under(str(s.state_dir)):
+        raise ClusterError(
+            f"local cluster {s.name!r} is already running (state {s.state_dir})"
+        )
+    steps: list[tuple[str, Callable[[Creation], None]]] = [
+        ("build binaries", lambda c: setattr(c, "bins", ensure_binaries(c.settings))),
+        ("clean stale state", lambda c: _discard(delete(c.settings, check=False))),
+        ("prepare host", lambda c: host.prepare(c.settings)),
+        ("start control plane and node", _step_control_plane),
+    ]
+    for name, step in steps:
+        t0 = time.monotonic()
+        logger.info("Step: %s.", name)
+        try:
+            step(c)
+        except BaseException:
+            if not retain:
+                logger.error(
+                    "Step %r failed; rolling back (use --retain to keep it).", name
+                )
+                delete(s, check=False)
+            raise
+        c.timings[name] = time.monotonic() - t0
+    return c
+
+
+def _discard(_: object) -> None:
+    """Drop a step's return value (steps return nothing)."""
+
+
+def delete(s: LocalSettings, *, check: bool = True) -> list[str]:
+    """Tear the cluster down like `rm -f`: idempotent, and nothing left behind.
+
+    Returns the leftovers (empty on success); with `check`, leftovers raise.
+    """
+    marker_text = str(s.state_dir)
+    pids = processes.processes_under(marker_text)
+    by_name = {p: _comm(p) for p in pids}
+    kubelets = [p for p, n in by_name.items() if n == "kubelet"]
+    processes.kill_all(kubelets)  # first, so it restarts nothing
+    processes.kill_all(host.cgroup_pids(host.kubepods_cgroups()), timeout=5)
+    processes.kill_all(processes.processes_under(marker_text))
+    if s.state_dir.exists():
+        proxy = _kube_proxy_binary(s)
+        if proxy is not None:
+            run(
+                [str(proxy), "--cleanup"], log_path=s.log_dir / "kube-proxy-cleanup.log"
+            )
+    host.unmount_all(s.state_dir)
+    host.delete_links(s.bridge)
+    for tool in ("iptables", "ip6tables"):
+        host.remove_iptables(tool)
+    host.remove_routes(s)
+    host.remove_cgroups(host.kubepods_cgroups())
+    shutil.rmtree(s.state_dir, ignore_errors=True)
+    left = leftovers(s)
+    if left and check:
+        raise ClusterError("down left things behind:\n" + "\n".join(left))
+    return left
+
+
+def _kube_proxy_binary(s: LocalSettings) -> Path | None:
+    path = (
+        building.component_dir(s.build, "kubernetes", pins.KUBERNETES)
+        / "bin"
+        / "kube-proxy"
+    )
+    return path if path.exists() else None
+
+
+def _comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def leftovers(s: LocalSettings) -> list[str]:
+    """Everything of the cluster still present on the host (empty = clean)."""
+    found = [
+        f"process {p} ({_comm(p)})" for p in processes.processes_under(str(s.state_dir))
+    ]
+    found += [f"mount {m}" for m in host.mounts_under(s.state_dir)]
+    found += [f"interface {link}" for link in host.bridge_links(s.bridge)]
+    for tool in ("iptables", "ip6tables"):
+        found += [f"{tool} {line}" for line in host.owned_rules(tool)]
+    found += [f"route {r}" for r in host.blackhole_routes(s)]
+    found += [f"cgroup {c}" for c in host.kubepods_cgroups()]
+    found += [
+        f"container process {p}" for p in host.cgroup_pids(host.kubepods_cgroups())
+    ]
+    if s.state_dir.exists():
+        found.append(f"state dir {s.state_dir}")
+    return found

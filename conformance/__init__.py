@@ -1,0 +1,3 @@
+"""conformance."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""reference_impl."""
+
+from __future__ import annotations

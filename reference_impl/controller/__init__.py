@@ -1,0 +1,3 @@
+"""reference_impl/controller."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""reference_impl/executor."""
+
+from __future__ import annotations

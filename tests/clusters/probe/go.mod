@@ -1,0 +1,3 @@
+module wpc.local/tests/probe
+
+go 1.26.0
