@@ -1,0 +1,227 @@
+"""Fixtures of the conformance suite, registered only while the suite runs.
+
+Tests ask for what they need: `workflows` (submit and wait, scoped to the
+test's namespace and layout instance), `namespace`, `observations` (recorded
+for the cross-layout diff), `manifest` (the YAML beside the test),
+`controller` (restart, stop, start, switch layout or finalizer of the test's
+instance) and `dedicated_instance` (a private controller instance for tests
+that change controller-wide settings mid-flight).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance import driving
+from conformance import kube
+from conformance import layouts
+from conformance import markers
+from conformance import namespaces
+from conformance import state
+from conformance import workflows as workflow_ops
+from conformance.errors import HarnessError
+from conformance.observing import Observations
+from conformance.settings import RunContext
+from conformance.timeouts import Timeouts
+
+
+def _context(config: pytest.Config) -> RunContext:
+    context = config.stash.get(state.CONTEXT, None)
+    if context is None:
+        raise HarnessError(
+            "the run was not prepared (no cluster): cannot use cluster fixtures"
+        )
+    return context
+
+
+@pytest.fixture(autouse=True)
+def wpc_layout(request: pytest.FixtureRequest) -> str | None:
+    """The layout this item runs in (the plugin parametrizes it); None for other tests."""
+    return getattr(request, "param", None)
+
+
+@pytest.fixture(scope="session")
+def run_context(pytestconfig: pytest.Config) -> RunContext:
+    """What the run established once: session ID, kubeconfig, instances."""
+    return _context(pytestconfig)
+
+
+@pytest.fixture(scope="session")
+def timeouts(pytestconfig: pytest.Config) -> Timeouts:
+    """The run's named timeouts, already scaled by --timeout-scale."""
+    return pytestconfig.stash[state.TIMEOUTS]
+
+
+@pytest.fixture(scope="session")
+def kube_clients(run_context: RunContext) -> kube.Clients:
+    """Kubernetes API clients for the cluster under test."""
+    return kube.connect(run_context.kubeconfig)
+
+
+@pytest.fixture
+def declaration(request: pytest.FixtureRequest) -> markers.Declaration:
+    """The test's validated @conformance marker."""
+    decl: markers.Declaration | None = request.node.stash.get(state.DECLARATION, None)
+    if decl is None:
+        raise HarnessError(
+            f"{request.node.nodeid} has no @pytest.mark.conformance marker"
+        )
+    return decl
+
+
+@pytest.fixture
+def layout(
+    wpc_layout: str | None, run_context: RunContext, declaration: markers.Declaration
+) -> layouts.Instance:
+    """The controller instance serving this item's layout."""
+    if wpc_layout is None:
+        raise HarnessError("the layout fixture needs a conformance test")
+    return run_context.instance(wpc_layout)
+
+
+@pytest.fixture
+def test_labels(
+    run_context: RunContext, declaration: markers.Declaration, wpc_layout: str | None
+) -> dict[str, str]:
+    """Labels for everything this test creates."""
+    return kube.labels(
+        session_id=run_context.session_id,
+        short_name=declaration.short_name,
+        layout=wpc_layout or "none",
+    )
+
+
+@pytest.fixture
+def namespace(
+    request: pytest.FixtureRequest,
+    kube_clients: kube.Clients,
+    run_context: RunContext,
+    declaration: markers.Declaration,
+    test_labels: dict[str, str],
+    timeouts: Timeouts,
+) -> Iterator[str]:
+    """A fresh namespace with executor RBAC; deleted (and awaited) afterwards."""
+    name = namespaces.unique_name(
+        short_name=declaration.short_name, layout=test_labels[kube.LAYOUT]
+    )
+    request.node.stash[state.NAMESPACE] = name
+    namespaces.create(kube_clients, name=name, labels=test_labels)
+    yield name
+    namespaces.delete(
+        kube_clients, name=name, session_id=run_context.session_id, timeouts=timeouts
+    )
+
+
+@pytest.fixture
+def observations(request: pytest.FixtureRequest) -> Observations:
+    """Record what the scenario saw; compared across layouts after the run."""
+    recorder = Observations()
+    request.node.stash[state.OBSERVATIONS] = recorder
+    return recorder
+
+
+@pytest.fixture
+def workflows(
+    kube_clients: kube.Clients,
+    namespace: str,
+    test_labels: dict[str, str],
+    layout: layouts.Instance,
+    timeouts: Timeouts,
+) -> workflow_ops.Workflows:
+    """Submit and await workflows in the test's namespace, for its layout's instance."""
+    return workflow_ops.Workflows(
+        clients=kube_clients,
+        namespace=namespace,
+        labels=test_labels,
+        instance=layout,
+        timeouts=timeouts,
+    )
+
+
+@pytest.fixture
+def manifest(
+    request: pytest.FixtureRequest, declaration: markers.Declaration
+) -> Callable[..., dict[str, Any]]:
+    """Load `manifests/<kebab-short-name>.yaml` (or `manifests/<name>`) beside the test."""
+    folder = Path(request.node.path).parent / "manifests"
+
+    def load(name: str | None = None) -> dict[str, Any]:
+        return workflow_ops.load_manifest(
+            folder / (name or f"{markers.kebab(declaration.short_name)}.yaml")
+        )
+
+    return load
+
+
+@dataclass(frozen=True)
+class Controller:
+    """The profile's controller commands, bound to one instance."""
+
+    driver: driving.Driver
+    instance: layouts.Instance
+
+    def restart(self) -> None:
+        """Restart the instance's controller (the profile decides how)."""
+        self.driver.control("restart", self.instance)
+
+    def stop(self) -> None:
+        """Stop the instance's controller."""
+        self.driver.control("stop", self.instance)
+
+    def start(self) -> None:
+        """Start the instance's controller again."""
+        self.driver.control("start", self.instance)
+
+    def set_layout(self, layout: str) -> None:
+        """Switch the instance to another layout (controller-wide in Argo)."""
+        self.driver.control("setLayout", self.instance, layout=layout)
+
+    def set_status_finalizer(self, *, enabled: bool) -> None:
+        """Switch the pod status-capture finalizer of the instance."""
+        self.driver.control(
+            "setStatusFinalizer", self.instance, enabled="true" if enabled else "false"
+        )
+
+
+def _driver(config: pytest.Config, context: RunContext) -> driving.Driver:
+    settings = config.stash[state.SETTINGS]
+    return driving.Driver(
+        profile=config.stash[state.PROFILE],
+        values=context.placeholders,
+        log_dir=settings.reports_dir / "logs",
+        timeout=config.stash[state.TIMEOUTS].install,
+    )
+
+
+@pytest.fixture
+def controller(
+    pytestconfig: pytest.Config, run_context: RunContext, layout: layouts.Instance
+) -> Controller:
+    """Controller commands for the instance serving this test's layout."""
+    return Controller(driver=_driver(pytestconfig, run_context), instance=layout)
+
+
+@pytest.fixture
+def dedicated_instance(
+    pytestconfig: pytest.Config, run_context: RunContext, wpc_layout: str | None
+) -> Iterator[Controller]:
+    """A private controller instance (installed now, uninstalled after the test)."""
+    profile = pytestconfig.stash[state.PROFILE]
+    instance_id = f"wpc-t-{uuid.uuid4().hex[:8]}"
+    values = {"instance_id": instance_id, "layout": wpc_layout or layouts.LEGACY}
+    instance = layouts.Instance(
+        layout=values["layout"],
+        instance_id=instance_id,
+        namespace=profile.controller_namespace.format_map(values),
+    )
+    ctl = Controller(driver=_driver(pytestconfig, run_context), instance=instance)
+    ctl.driver.control("install", instance)
+    yield ctl
+    ctl.driver.control("uninstall", instance)

@@ -1,0 +1,187 @@
+"""Prepare a run once: find the cluster, check its marker, install, fingerprint.
+
+This is the default `pytest_wpc_prepare_run` implementation; it runs in the
+pytest-xdist controller (or the only pytest process), never in a worker.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import re
+import shutil
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+from conformance import driving
+from conformance import implementations
+from conformance import kube
+from conformance.errors import ClusterRefused
+from conformance.errors import CommandError
+from conformance.settings import Environment
+from conformance.settings import RunContext
+from conformance.settings import RunSettings
+
+logger = logging.getLogger(__name__)
+
+REPO = Path(__file__).resolve().parent.parent
+FEATURE_GATE = re.compile(
+    r'^kubernetes_feature_enabled\{name="([^"]+)",stage="([^"]*)"\} (\d)'
+)
+
+
+def new_session_id() -> str:
+    """A run ID that is a valid label value and sorts by time."""
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y%m%d-%H%M%S")
+    return f"{now}-{uuid.uuid4().hex[:6]}"
+
+
+def _clusters_cli(verb: str, settings: RunSettings) -> str:
+    argv = [
+        sys.executable,
+        "-m",
+        "clusters",
+        verb,
+        "--provider",
+        settings.provider,
+        "--name",
+        settings.cluster_name,
+    ]
+    proc = subprocess.run(
+        argv, capture_output=True, text=True, check=False
+    )  # argv list
+    if proc.returncode != 0:
+        raise CommandError(
+            command=argv, returncode=proc.returncode, output=proc.stdout + proc.stderr
+        )
+    return proc.stdout.strip().splitlines()[-1]
+
+
+def locate_cluster(settings: RunSettings) -> tuple[str, str]:
+    """Return (kubeconfig path, kubectl path) for the selected cluster."""
+    if settings.kubeconfig is not None:
+        return str(settings.kubeconfig), shutil.which("kubectl") or "kubectl"
+    return _clusters_cli("kubeconfig", settings), _clusters_cli(
+        "kubectl-path", settings
+    )
+
+
+def check_marker(clients: kube.Clients, *, allow_foreign: bool) -> dict[str, str]:
+    """The marker's data; ClusterRefused unless the cluster is WPC's or allowed."""
+    from clusters import marker
+    from clusters.errors import MarkerMissingError
+
+    try:
+        return marker.check(clients.core)
+    except MarkerMissingError as exc:
+        if not allow_foreign:
+            raise ClusterRefused(str(exc)) from exc
+        logger.warning("Running against a foreign cluster as allowed: %s", exc)
+        return {}
+
+
+def feature_gates(clients: kube.Clients) -> dict[str, bool]:
+    """Alpha and beta feature gates of the API server, from its /metrics."""
+    method, url, headers, _body, _post = clients.api.param_serialize(
+        "GET", "/metrics", auth_settings=["BearerToken"]
+    )
+    response = clients.api.call_api(method, url, header_params=headers)
+    text = response.read().decode()
+    gates = {}
+    for line in text.splitlines():
+        match = FEATURE_GATE.match(line)
+        if match and match.group(2) in {"ALPHA", "BETA"}:
+            gates[match.group(1)] = match.group(3) == "1"
+    return gates
+
+
+def environment(
+    clients: kube.Clients, *, marker: dict[str, str], provider: str
+) -> dict[str, Any]:
+    """Kubernetes and runtime versions, nodes, feature gates: the report's fingerprint."""
+    from kubernetes import client
+
+    version = client.VersionApi(clients.api).get_code()
+    nodes = [
+        {
+            "name": n.metadata.name,
+            "osImage": n.status.node_info.os_image,
+            "kernelVersion": n.status.node_info.kernel_version,
+            "containerRuntimeVersion": n.status.node_info.container_runtime_version,
+            "kubeletVersion": n.status.node_info.kubelet_version,
+            "architecture": n.status.node_info.architecture,
+        }
+        for n in clients.core.list_node().items
+    ]
+    try:
+        gates = feature_gates(clients)
+    except (
+        Exception
+    ) as exc:  # broad on purpose: a fingerprint detail, not worth failing the run
+        logger.warning("Cannot read feature gates from /metrics: %s", exc)
+        gates = {}
+    return {
+        "provider": marker.get("provider", provider),
+        "kubernetesVersion": version.git_version,
+        "containerRuntimeVersions": sorted(
+            {n["containerRuntimeVersion"] for n in nodes}
+        ),
+        "nodes": nodes,
+        "featureGates": gates,
+        "clusterMarker": marker,
+    }
+
+
+def image_digests(clients: kube.Clients, refs: list[str]) -> dict[str, str]:
+    """Image reference -> digest, as the nodes' image lists show them."""
+    digests: dict[str, str] = {}
+    for node in clients.core.list_node().items:
+        for image in node.status.images or []:
+            names = image.names or []
+            digest = next((n.split("@", 1)[1] for n in names if "@" in n), None)
+            for ref in refs:
+                if digest and any(n == ref or n.endswith("/" + ref) for n in names):
+                    digests[ref] = digest
+    return {ref: digests.get(ref, "unknown (not on any node)") for ref in refs}
+
+
+def prepare_run(
+    settings: RunSettings, profile: implementations.Profile, timeout: float
+) -> RunContext:
+    """Check the cluster, install the implementation, fingerprint the environment."""
+    kubeconfig, kubectl = locate_cluster(settings)
+    clients = kube.connect(kubeconfig)
+    marker = check_marker(clients, allow_foreign=settings.allow_foreign_cluster)
+    layouts = tuple(layout for layout in settings.layouts if layout in profile.layouts)
+    instances = tuple(profile.instance(layout) for layout in layouts)
+    placeholders = {
+        "repo": str(REPO),
+        "python": sys.executable,
+        "kubeconfig": kubeconfig,
+        "kubectl": kubectl,
+        "provider": settings.provider,
+        "cluster": settings.cluster_name,
+        "cache_dir": str(Environment.from_env().cache_dir),
+    }
+    if not settings.skip_install:
+        driver = driving.Driver(
+            profile=profile,
+            values=placeholders,
+            log_dir=settings.reports_dir / "logs",
+            timeout=timeout,
+        )
+        driver.prepare(layouts)
+        driver.install(list(instances))
+    return RunContext(
+        session_id=new_session_id(),
+        started_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        kubeconfig=kubeconfig,
+        kubectl=kubectl,
+        instances=instances,
+        environment=environment(clients, marker=marker, provider=settings.provider),
+        images=image_digests(clients, sorted(profile.images.values())),
+        placeholders=placeholders,
+    )

@@ -1,0 +1,48 @@
+"""Typed stash keys: all of the plugin's state lives on `config.stash` / `item.stash`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance import implementations
+from conformance import kube
+from conformance.markers import Declaration
+from conformance.observing import Observations
+from conformance.reports import ScenarioDiff
+from conformance.results import Results
+from conformance.settings import RunContext
+from conformance.settings import RunSettings
+from conformance.timeouts import Timeouts
+
+# config.stash
+ACTIVE = pytest.StashKey[bool]()
+SETTINGS = pytest.StashKey[RunSettings]()
+SPEC = pytest.StashKey[Any]()
+"""The loaded `conformance.spec.Spec`."""
+PROFILE = pytest.StashKey[implementations.Profile]()
+CLAIMED = pytest.StashKey[frozenset[str]]()
+"""Features the run treats as claimed: --features, else the profile's."""
+TIMEOUTS = pytest.StashKey[Timeouts]()
+CONTEXT = pytest.StashKey[RunContext]()
+RESULTS = pytest.StashKey[Results]()
+DECLARATIONS = pytest.StashKey[dict[str, Declaration]]()
+"""Every collected suite test's declaration by scenario, for the coverage ledger."""
+LEAKS = pytest.StashKey[list[str]]()
+FINISHED = pytest.StashKey[str]()
+
+# item.stash
+DECLARATION = pytest.StashKey[Declaration]()
+LAYOUT = pytest.StashKey[str]()
+SUPPORT = pytest.StashKey[str]()
+OBSERVATIONS = pytest.StashKey[Observations]()
+NAMESPACE = pytest.StashKey[str]()
+STARTED = pytest.StashKey[float]()
+"""Wall-clock start of the test (time.time()), for the controller-log window."""
+CLIENTS = pytest.StashKey[kube.Clients]()
+"""Cached `kube.Clients` of this process."""
+DIFFS = pytest.StashKey[list[ScenarioDiff]]()
+"""The layout comparisons (`reports.ScenarioDiff`) of this run."""
+WRITTEN = pytest.StashKey[list[str]]()
+"""Paths of the reports this run wrote, for the terminal summary."""

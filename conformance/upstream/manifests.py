@@ -1,0 +1,185 @@
+"""Per-instance manifests for an upstream Argo Workflows controller.
+
+One namespace per instance, a ClusterRole and binding named after the
+instance, the controller ConfigMap (`instanceID`, `initlessPod`, executor pull
+policy) and the Deployment. Written from the contract's facts (controller RBAC,
+ConfigMap keys, flags, env), not copied from upstream's kustomize tree.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+CONFIGMAP = "workflow-controller-configmap"
+DEPLOYMENT = "workflow-controller"
+APP_LABEL = "app.kubernetes.io/name"
+INSTANCE_LABEL = "wpc.dev/instance-id"
+
+ALL_VERBS = ["create", "get", "list", "watch", "update", "patch", "delete"]
+CONTROLLER_RULES: list[dict[str, Any]] = [
+    {"apiGroups": [""], "resources": ["pods", "pods/exec"], "verbs": ALL_VERBS},
+    {
+        "apiGroups": [""],
+        "resources": ["configmaps", "namespaces"],
+        "verbs": ["get", "watch", "list"],
+    },
+    {
+        "apiGroups": [""],
+        "resources": ["persistentvolumeclaims", "persistentvolumeclaims/finalizers"],
+        "verbs": ["create", "update", "delete", "get"],
+    },
+    {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "patch"]},
+    {"apiGroups": [""], "resources": ["serviceaccounts"], "verbs": ["get", "list"]},
+    {"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]},
+    {
+        "apiGroups": ["argoproj.io"],
+        "resources": [
+            "workflows",
+            "workflows/finalizers",
+            "workflowtasksets",
+            "workflowtasksets/finalizers",
+            "workflowartifactgctasks",
+        ],
+        "verbs": [*ALL_VERBS, "deletecollection"],
+    },
+    {
+        "apiGroups": ["argoproj.io"],
+        "resources": ["workflowtaskresults"],
+        "verbs": ["list", "watch", "deletecollection"],
+    },
+    {
+        "apiGroups": ["argoproj.io"],
+        "resources": [
+            "workflowtemplates",
+            "workflowtemplates/finalizers",
+            "clusterworkflowtemplates",
+            "clusterworkflowtemplates/finalizers",
+            "cronworkflows",
+            "cronworkflows/finalizers",
+        ],
+        "verbs": ["get", "list", "watch"],
+    },
+    {
+        "apiGroups": ["coordination.k8s.io"],
+        "resources": ["leases"],
+        "verbs": ["create", "get", "update"],
+    },
+]
+
+
+def render(
+    *,
+    instance_id: str,
+    layout: str,
+    namespace: str,
+    controller_image: str,
+    executor_image: str,
+) -> list[dict[str, Any]]:
+    """The objects of one controller instance."""
+    labels = {
+        "app.kubernetes.io/managed-by": "wpc",
+        INSTANCE_LABEL: instance_id,
+        APP_LABEL: DEPLOYMENT,
+    }
+    name = f"wpc-argo-{instance_id}"
+    initless = "true" if layout == "initless" else "false"
+    return [
+        {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": {"name": namespace, "labels": labels},
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "ServiceAccount",
+            "metadata": {"name": "argo", "namespace": namespace, "labels": labels},
+        },
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRole",
+            "metadata": {"name": name, "labels": labels},
+            "rules": CONTROLLER_RULES,
+        },
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRoleBinding",
+            "metadata": {"name": name, "labels": labels},
+            "roleRef": {
+                "apiGroup": "rbac.authorization.k8s.io",
+                "kind": "ClusterRole",
+                "name": name,
+            },
+            "subjects": [
+                {"kind": "ServiceAccount", "name": "argo", "namespace": namespace}
+            ],
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": CONFIGMAP, "namespace": namespace, "labels": labels},
+            "data": {
+                "instanceID": instance_id,
+                "initlessPod": f"enabled: {initless}\n",
+                "executor": "imagePullPolicy: IfNotPresent\n",
+            },
+        },
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": DEPLOYMENT, "namespace": namespace, "labels": labels},
+            "spec": {
+                "replicas": 1,
+                "selector": {
+                    "matchLabels": {APP_LABEL: DEPLOYMENT, INSTANCE_LABEL: instance_id}
+                },
+                "template": {
+                    "metadata": {"labels": labels},
+                    "spec": {
+                        "serviceAccountName": "argo",
+                        "containers": [
+                            {
+                                "name": "workflow-controller",
+                                "image": controller_image,
+                                "imagePullPolicy": "IfNotPresent",
+                                "args": [
+                                    "--configmap",
+                                    CONFIGMAP,
+                                    "--executor-image",
+                                    executor_image,
+                                    "--executor-image-pull-policy",
+                                    "IfNotPresent",
+                                ],
+                                "env": [
+                                    {
+                                        "name": "LEADER_ELECTION_DISABLE",
+                                        "value": "true",
+                                    },
+                                    {
+                                        "name": "ARGO_POD_STATUS_CAPTURE_FINALIZER",
+                                        "value": "true",
+                                    },
+                                ],
+                            }
+                        ],
+                    },
+                },
+            },
+        },
+    ]
+
+
+def write(objects: list[dict[str, Any]], path: Path) -> None:
+    """Write a multi-document YAML file for `kubectl apply -f`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump_all(objects, sort_keys=False))
+
+
+def crds(module_dir: Path, subdir: str) -> list[dict[str, Any]]:
+    """The CRDs shipped in the downloaded module."""
+    objects: list[dict[str, Any]] = []
+    for path in sorted((module_dir / subdir).glob("*.yaml")):
+        objects.extend(d for d in yaml.safe_load_all(path.read_text()) if d)
+    return objects

@@ -1,0 +1,71 @@
+"""Shared helpers for the plugin's own tests: pytester runs without a cluster."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures" / "plugin"
+SPEC = FIXTURES / "spec.yaml"
+PROFILE = FIXTURES / "profile.yaml"
+PROFILE_LEGACY_ONLY = FIXTURES / "profile-legacy-only.yaml"
+DIVERGENCES = FIXTURES / "divergences.yaml"
+
+# Implements the plugin's hook so a run needs no cluster; counts its calls in a
+# file so a pytest-xdist test can prove it ran once per run, not per worker.
+FAKE_CLUSTER_CONFTEST = textwrap.dedent(
+    """
+    from conformance.settings import RunContext
+
+
+    def pytest_wpc_prepare_run(config, settings, profile, timeouts):
+        with open(config.invocation_params.dir / "prepared.log", "a") as log:
+            log.write("prepared\\n")
+        return RunContext(
+            session_id="test-session",
+            started_at="2026-01-01T00:00:00+00:00",
+            kubeconfig="/nonexistent/kubeconfig",
+            kubectl="kubectl",
+            instances=tuple(profile.instance(l) for l in settings.layouts if l in profile.layouts),
+            environment={
+                "provider": "fake",
+                "kubernetesVersion": "v1.36.4",
+                "containerRuntimeVersions": ["containerd://2.3.7"],
+                "nodes": [{"name": "n1", "osImage": "Debian 12", "kernelVersion": "6.1",
+                           "containerRuntimeVersion": "containerd://2.3.7"}],
+                "featureGates": {},
+            },
+            images={"example.test/executor:1.2.3": "sha256:" + "0" * 64},
+        )
+    """
+)
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A pytester directory with the fake cluster hook installed."""
+    pytester.makeconftest(FAKE_CLUSTER_CONFTEST)
+    pytester.makeini(
+        "[pytest]\n"
+    )  # keep the repository's pyproject.toml out of the run
+    return pytester
+
+
+def wpc_args(*extra: str, profile: Path = PROFILE) -> list[str]:
+    """The options of a run against the fixture spec and the fake profile."""
+    return [
+        "--implementation",
+        str(profile),
+        "--wpc-spec",
+        str(SPEC),
+        "--wpc-divergences",
+        str(DIVERGENCES),
+        "-p",
+        "no:cacheprovider",
+        # In-process runs re-import the already imported `conformance` package.
+        "-W",
+        "ignore::pytest.PytestAssertRewriteWarning",
+        *extra,
+    ]

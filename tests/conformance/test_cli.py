@@ -1,0 +1,91 @@
+"""We test these aspects of `python -m conformance` and its helpers (no cluster):
+
+- `run` brings the cluster up first, unless a kubeconfig is given;
+- the pytest command carries the plugin options and the report paths named
+  after the implementation;
+- `load-images` parses `<ref> <context>` lines and refuses malformed or `latest` ones;
+- a failing command reports its command line, exit code and output.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance import driving
+from conformance import loading
+from conformance import running
+from conformance.errors import CommandError
+from conformance.errors import DataError
+
+
+def request(**changes: object) -> running.RunRequest:
+    values: dict[str, object] = {
+        "implementation": "reference",
+        "layout": "both",
+        "provider": "local",
+        "cluster": "wpc",
+        "kubeconfig": None,
+        "reports_dir": Path("reports"),
+        "report": None,
+        "features": None,
+        "timeout_scale": 1.0,
+        "skip_install": False,
+        "allow_foreign_cluster": False,
+        "workers": 0,
+        "pytest_args": (),
+    }
+    values.update(changes)
+    return running.RunRequest(**values)  # type: ignore[arg-type]
+
+
+def test_run_brings_the_cluster_up_first():
+    assert running.cluster_commands(request()) == [
+        [sys.executable, "-m", "clusters", "up", "--provider", "local", "--name", "wpc"]
+    ]
+    assert running.cluster_commands(request(kubeconfig=Path("/k"))) == []
+
+
+def test_pytest_command_names_reports_after_the_implementation():
+    argv = running.pytest_command(request(workers=2, pytest_args=("-k", "Hello")))
+    joined = " ".join(argv)
+    assert "--implementation reference --layout both" in joined
+    assert "--report reports/conformance-reference.yaml" in joined
+    assert "--wpc-junit reports/junit-reference.xml" in joined
+    assert "--alluredir reports/allure-reference" in joined
+    assert "--provider local --cluster-name wpc" in joined
+    assert argv[-4:] == ["-n", "2", "-k", "Hello"]
+
+
+def test_image_contexts_are_parsed():
+    images = loading.parse_contexts(
+        "# built\nwpc.local/a:1 /tmp/a\n\nwpc.local/b:2 /tmp/b\n"
+    )
+    assert [(i.ref, str(i.context)) for i in images] == [
+        ("wpc.local/a:1", "/tmp/a"),
+        ("wpc.local/b:2", "/tmp/b"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("wpc.local/a:1\n", "expected '<image ref> <context dir>'"),
+        ("x:latest /c\n", "must not use the latest tag"),
+    ],
+)
+def test_bad_image_contexts_are_refused(text, message):
+    with pytest.raises(DataError, match=message):
+        loading.parse_contexts(text)
+
+
+def test_failing_command_carries_evidence(tmp_path):
+    argv = [sys.executable, "-c", "import sys; print('proxy said no'); sys.exit(3)"]
+    with pytest.raises(CommandError) as info:
+        driving.run_command(argv, log_path=tmp_path / "x.log", timeout=30)
+    message = str(info.value)
+    assert "exit code 3" in message
+    assert "proxy said no" in message
+    assert f"log file: {tmp_path / 'x.log'}" in message

@@ -1,0 +1,46 @@
+"""We test these aspects of the JUnit writer:
+
+- failed, error and skipped records become <failure>, <error> and <skipped>;
+- clause IDs, layout and attempts are properties of each test case.
+"""
+
+from __future__ import annotations
+
+from conformance import junit
+from conformance.outcomes import Outcome
+from conformance.results import TestRecord
+
+
+def record(name: str, outcome: Outcome) -> TestRecord:
+    rec = TestRecord(
+        nodeid=f"conformance/tests/test_x.py::test_{name}[legacy]",
+        short_name="X",
+        layout="legacy",
+        clauses=["WPC-POD-001"],
+        features=[],
+        support="Core",
+        profiles=["pod"],
+        scenario=f"conformance/tests/test_x.py::test_{name}",
+        message=f"{name} message",
+    )
+    rec.call_outcomes.append(outcome)
+    return rec
+
+
+def test_outcomes_map_to_junit_elements():
+    tree = junit.document(
+        [record(o.value, o) for o in Outcome], suite_name="wpc-reference"
+    ).getroot()
+    assert tree.attrib["failures"] == "1"
+    assert tree.attrib["errors"] == "1"
+    assert tree.attrib["skipped"] == "1"
+    tags = {c.attrib["name"]: [e.tag for e in c if e.tag != "properties"] for c in tree}
+    assert tags == {
+        "test_passed[legacy]": [],
+        "test_failed[legacy]": ["failure"],
+        "test_skipped[legacy]": ["skipped"],
+        "test_error[legacy]": ["error"],
+    }
+    props = {p.attrib["name"]: p.attrib["value"] for p in tree[0].iter("property")}
+    assert props["clauses"] == "WPC-POD-001"
+    assert props["layout"] == "legacy"

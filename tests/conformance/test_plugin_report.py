@@ -1,0 +1,136 @@
+"""We test these aspects of the run's reports, end to end with pytester:
+
+- the ConformanceReport validates against report.schema.json and carries the
+  implementation, environment, per-layout Core/Extended results, the coverage
+  ledger and a reproduce command;
+- an undeclared difference between layouts fails as its own check; a declared
+  one is listed, not failed;
+- --require-must-coverage fails a run that leaves a MUST clause untested;
+- under pytest-xdist the run is prepared once, not once per worker.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+import pytest
+import yaml
+
+from conformance import reports
+from tests.conformance.conftest import wpc_args
+
+OBSERVING = textwrap.dedent(
+    """
+    import pytest
+
+    @pytest.mark.conformance(short_name="Observing", clauses=["WPC-POD-001"])
+    def test_observing(observations, wpc_layout):
+        observations.record("workflow.phase", "Succeeded")
+        observations.record("pods.main.auxContainer", "wait" if wpc_layout == "legacy" else "supervisor")
+        observations.record("nodes.main.exitCode", "0" if wpc_layout == "legacy" else "65")
+    """
+)
+
+FINALIZER = textwrap.dedent(
+    """
+    import pytest
+
+    @pytest.mark.conformance(short_name="Finalizer", clauses=["WPC-FINALIZER-001"])
+    def test_finalizer():
+        pass
+    """
+)
+
+
+def run_with_report(
+    suite: pytest.Pytester, *extra: str
+) -> tuple[pytest.RunResult, dict[str, Any]]:
+    report = suite.path / "reports" / "conformance-fake.yaml"
+    result = suite.runpytest(*wpc_args("--report", str(report), *extra))
+    return result, yaml.safe_load(report.read_text())
+
+
+def test_report_validates_and_carries_results_per_layout(
+    suite: pytest.Pytester,
+) -> None:
+    suite.makepyfile(test_finalizer=FINALIZER)
+    result, doc = run_with_report(suite)
+    result.assert_outcomes(passed=2)
+    reports.validate(doc)
+    assert doc["implementation"]["name"] == "fake"
+    assert doc["implementation"]["images"] == [
+        {
+            "role": "executor",
+            "ref": "example.test/executor:1.2.3",
+            "digest": "sha256:" + "0" * 64,
+        }
+    ]
+    assert doc["environment"]["kubernetesVersion"] == "v1.36.4"
+    assert doc["run"]["sessionId"] == "test-session"
+    assert "--implementation" in doc["run"]["reproduce"]
+    legacy = next(r for r in doc["results"] if r["layout"] == "legacy")
+    assert legacy["profile"] == "status-finalizer"
+    assert legacy["extended"]["statistics"]["passed"] == 1
+    assert legacy["core"]["result"] == "empty"
+    assert doc["result"] == "success"
+
+
+def test_report_ledger_lists_uncovered_must_clauses(suite: pytest.Pytester) -> None:
+    suite.makepyfile(test_finalizer=FINALIZER)
+    _, doc = run_with_report(suite)
+    assert doc["coverage"]["covered"] == [
+        {"id": "WPC-FINALIZER-001", "tests": ["Finalizer"]}
+    ]
+    assert doc["coverage"]["uncoveredMust"] == [
+        "WPC-POD-001",
+        "WPC-POD-002",
+        "WPC-INITLESS-001",
+    ]
+
+
+def test_undeclared_layout_divergence_fails_as_its_own_check(
+    suite: pytest.Pytester,
+) -> None:
+    suite.makepyfile(test_observing=OBSERVING)
+    result, doc = run_with_report(suite)
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["*test_observing?layout-divergence?*"])
+    assert doc["summary"]["divergenceFailures"] == 1
+    assert doc["result"] == "failure"
+    undeclared = doc["layoutDivergences"]["undeclared"][0]["differences"]
+    assert undeclared == [
+        {
+            "key": "nodes.main.exitCode",
+            "values": {"legacy": "0", "initless": "65"},
+            "divergence": None,
+        }
+    ]
+    declared = doc["layoutDivergences"]["declared"]
+    assert [d["divergence"] for d in declared] == ["aux-container-name"]
+
+
+def test_require_must_coverage_fails_the_run(suite: pytest.Pytester) -> None:
+    suite.makepyfile(test_finalizer=FINALIZER)
+    result, _ = run_with_report(suite, "--require-must-coverage")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        ["*MUST clauses without a test: WPC-POD-001, WPC-POD-002, WPC-INITLESS-001*"]
+    )
+
+
+@pytest.mark.slow
+def test_xdist_prepares_the_run_once(suite: pytest.Pytester) -> None:
+    suite.makepyfile(
+        test_finalizer=FINALIZER, test_observing=OBSERVING.replace("65", "0")
+    )
+    report = suite.path / "reports" / "conformance-fake.yaml"
+    result = suite.runpytest_subprocess(*wpc_args("-n", "2", "--report", str(report)))
+    result.assert_outcomes(passed=4)
+    assert (suite.path / "prepared.log").read_text().count("prepared") == 1
+    doc = yaml.safe_load(report.read_text())
+    assert doc["layoutDivergences"]["compared"] == 1
+    assert {c["id"] for c in doc["coverage"]["covered"]} == {
+        "WPC-POD-001",
+        "WPC-FINALIZER-001",
+    }

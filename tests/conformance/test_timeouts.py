@@ -1,0 +1,60 @@
+"""We test these aspects of the named timeouts:
+
+- every field has an attribute docstring (the spec's limit, or why the budget);
+- the waits that check a spec limit state it as "Max value for a conformant implementation";
+- scaled() multiplies the waits but not the poll interval or the spec cadences.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+import itertools
+
+import pytest
+
+from conformance import timeouts
+
+
+def _field_docstrings() -> dict[str, str]:
+    tree = ast.parse(inspect.getsource(timeouts.Timeouts))
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    docs = {}
+    for node, following in itertools.pairwise(body):
+        if isinstance(node, ast.AnnAssign) and isinstance(following, ast.Expr):
+            assert isinstance(node.target, ast.Name)
+            assert isinstance(following.value, ast.Constant)
+            docs[node.target.id] = str(following.value.value)
+    return docs
+
+
+def test_every_timeout_is_documented():
+    names = {f.name for f in dataclasses.fields(timeouts.Timeouts)}
+    assert set(_field_docstrings()) == names
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "status_marker_appears",
+        "status_marker_stale",
+        "heartbeat_interval",
+        "plugin_socket",
+    ],
+)
+def test_spec_limits_are_stated(name):
+    assert "Max value for a conformant implementation" in _field_docstrings()[name]
+
+
+def test_scaling_multiplies_waits_only():
+    base = timeouts.Timeouts()
+    doubled = base.scaled(2)
+    assert doubled.workflow_completed == 2 * base.workflow_completed
+    assert doubled.poll_interval == base.poll_interval
+    assert doubled.heartbeat_interval == base.heartbeat_interval
+
+
+def test_scale_must_be_positive():
+    with pytest.raises(ValueError, match="must be positive"):
+        timeouts.Timeouts().scaled(0)
