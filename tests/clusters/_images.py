@@ -24,7 +24,7 @@ APPLETS = (
     "test",
     "true",
 )
-PROBE_SRC = Path(__file__).parent / "probe"
+PROBE_SRC = Path(__file__).resolve().parents[2] / "conformance" / "tools" / "probe"
 TOOLBOX_TAG = "wpc.local/cluster-proofs/toolbox:1"
 DATA_TAG = "wpc.local/cluster-proofs/data:1"
 DATA_TEXT = "served from an image volume\n"
