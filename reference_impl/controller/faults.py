@@ -1,0 +1,68 @@
+"""Deliberate faults: negative controls for the conformance suite.
+
+A conformance suite that never fails proves nothing. Each fault below makes the reference
+controller break exactly one clause of the contract, so a test that claims to check that
+clause can be shown to fail against it. One switch selects at most one fault: the
+environment variable `WPC_REFERENCE_FAULT`, read once at start-up
+(`ControllerSettings.from_env`). An unknown name is a start-up error that names the value.
+
+Controller-side faults (this process misbehaves):
+
+=======================  ==================================================================
+name                     what breaks
+=======================  ==================================================================
+keep-old-layout          the pod layout chosen at start-up is kept; later `initlessPod`
+                         changes in the ConfigMap are ignored
+leave-finalizer          the `workflows.argoproj.io/status` finalizer is never removed from
+                         pods whose workflow was deleted (delete handler, orphan and
+                         deleting-pod paths)
+main-message-first       on a main exit 65 the node message comes from `main`, not from the
+                         supervisor (breaks the exit-65 precedence of `inferFailedReason`)
+no-wait-for-ready-env    init-less pods lack `ARGO_WAIT_FOR_READY=true` on wrapped containers
+wrong-container-order    user containers come before the aux container (`wait`/`supervisor`)
+no-owner-reference       pods are created without the Workflow ownerReference
+=======================  ==================================================================
+
+Executor-side faults (`common.EXECUTOR_FAULTS`, owned by the executor) are accepted here and
+only passed through, in the same variable, to every container that runs the executor.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from reference_impl import common
+from reference_impl.controller import errors
+
+
+class Fault(enum.Enum):
+    """A controller-side fault; see the module docstring for what each one breaks."""
+
+    KEEP_OLD_LAYOUT = "keep-old-layout"
+    LEAVE_FINALIZER = "leave-finalizer"
+    MAIN_MESSAGE_FIRST = "main-message-first"
+    NO_WAIT_FOR_READY_ENV = "no-wait-for-ready-env"
+    WRONG_CONTAINER_ORDER = "wrong-container-order"
+    NO_OWNER_REFERENCE = "no-owner-reference"
+
+
+def known_names() -> list[str]:
+    """Return every accepted fault name, controller-side first, sorted within each side."""
+    return sorted(f.value for f in Fault) + sorted(common.EXECUTOR_FAULTS)
+
+
+def parse(value: str) -> Fault | None:
+    """Return the controller-side fault for `value`, None for no fault or an executor fault.
+
+    Raises SettingsError naming the value when it is neither empty nor a known name.
+    """
+    name = value.strip()
+    if not name or name in common.EXECUTOR_FAULTS:
+        return None
+    try:
+        return Fault(name)
+    except ValueError:
+        raise errors.SettingsError(
+            f"{common.ENV_REFERENCE_FAULT}={value!r} is not a known fault; "
+            f"known faults: {', '.join(known_names())}"
+        ) from None

@@ -1,0 +1,159 @@
+"""The `argoexec` command line: parse, wire, dispatch. No work happens here.
+
+    argoexec init        [logopts]            legacy init container
+    argoexec wait        [logopts]            legacy aux container
+    argoexec supervisor  [logopts]            init-less aux container
+    argoexec emissary    [logopts] -- cmd...  wraps every user container
+    argoexec kill        SIG PID              used by the controller through pods/exec
+
+`logopts` are Argo's `--loglevel`, `--log-format` and `--gloglevel`; unknown
+extra options (config `executor.args`) are accepted and ignored. Each
+subcommand imports its modules only when chosen, so the emissary, which runs
+in every user container, does not pay for the API client or artifact drivers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from reference_impl.executor.errors import ExecutorError
+from reference_impl.executor.protocol import Paths
+
+if TYPE_CHECKING:
+    from reference_impl.executor.clocks import Clock
+    from reference_impl.executor.settings import ExecutorSettings
+    from reference_impl.executor.taskresults import Reporter
+
+logger = logging.getLogger(__name__)
+
+_LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warn": logging.WARNING,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+    "fatal": logging.CRITICAL,
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="argoexec", description="WPC reference executor"
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name in ("init", "wait", "supervisor", "emissary"):
+        cmd = sub.add_parser(name)
+        cmd.add_argument("--loglevel", default="info", choices=sorted(_LEVELS))
+        cmd.add_argument("--log-format", default="text", choices=("text", "json"))
+        cmd.add_argument("--gloglevel", default="0")
+        if name == "emissary":
+            cmd.add_argument(
+                "argv", nargs=argparse.REMAINDER, help="-- the command to run"
+            )
+    kill = sub.add_parser("kill")
+    kill.add_argument("signal", type=int)
+    kill.add_argument("pid", type=int)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, *, root: Path = Path("/")) -> int:
+    """Run argoexec; return the process exit code.
+
+    `root` is where the pod's filesystem is: `/`, except in tests.
+    """
+    args, _ignored = _parser().parse_known_args(argv)
+    if args.command == "kill":
+        from reference_impl.executor import killing
+
+        killing.kill_process(signal_number=args.signal, pid=args.pid, out=sys.stdout)
+        return 0
+    _configure_logging(args.loglevel, args.log_format)
+    paths = Paths(root=root)
+    try:
+        return _dispatch(args, paths)
+    except ExecutorError as err:
+        # Reached only for errors before a subcommand's own handling (settings).
+        from reference_impl.executor import exits
+
+        return exits.finish(paths=paths, error=err)
+
+
+def _dispatch(args: argparse.Namespace, paths: Paths) -> int:
+    from reference_impl.executor.clocks import SystemClock
+    from reference_impl.executor.settings import ExecutorSettings
+
+    settings = ExecutorSettings.from_env()
+    clock = SystemClock()
+    if args.command == "emissary":
+        from reference_impl.executor.emissary import run_emissary
+        from reference_impl.executor.watching import DirectoryWatch
+
+        command = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
+        watch = DirectoryWatch(paths.var_run_argo) if settings.wait_for_ready else None
+        return run_emissary(
+            settings=settings,
+            paths=paths,
+            argv=command,
+            workdir=os.getcwd(),
+            clock=clock,
+            pause=watch.pause if watch else None,
+        )
+    from reference_impl.executor import stores
+
+    stores_for = stores.s3_store_factory(paths)
+    if args.command == "init":
+        from reference_impl.executor.initializing import run_init
+
+        return run_init(settings=settings, paths=paths, stores_for=stores_for)
+    reporter = _reporter(settings, clock)
+    if args.command == "wait":
+        from reference_impl.executor.waiting import run_wait
+
+        return run_wait(
+            settings=settings,
+            paths=paths,
+            clock=clock,
+            reporter=reporter,
+            stores_for=stores_for,
+        )
+    from reference_impl.executor.supervising import run_supervisor
+
+    return run_supervisor(
+        settings=settings,
+        paths=paths,
+        clock=clock,
+        reporter=reporter,
+        stores_for=stores_for,
+    )
+
+
+def _reporter(settings: ExecutorSettings, clock: Clock) -> Reporter:
+    from reference_impl.executor import kubeapi
+    from reference_impl.executor import taskresults
+
+    kube = kubeapi.KubeSettings.from_env()
+    return taskresults.Reporter(
+        api=kubeapi.InClusterClient(kube),
+        identity=taskresults.Identity(
+            namespace=kube.namespace,
+            node_id=settings.node_id,
+            workflow_name=settings.workflow_name,
+            workflow_uid=settings.workflow_uid,
+            instance_id=settings.instance_id,
+        ),
+        clock=clock,
+    )
+
+
+def _configure_logging(level: str, fmt: str) -> None:
+    if fmt == "json":
+        pattern = '{"time":"%(asctime)s","level":"%(levelname)s","logger":"%(name)s","msg":"%(message)s"}'
+    else:
+        pattern = "time=%(asctime)s level=%(levelname)s msg=%(message)s"
+    logging.basicConfig(level=_LEVELS[level], format=pattern, stream=sys.stderr)

@@ -1,0 +1,91 @@
+"""Killing: by signal file (other containers), and `argoexec kill SIG PID` (this one).
+
+Kill by file (contract 5.1): for each container write 15 to its signal file,
+wait up to the grace period for every exitcode file, then write 9 and wait up
+to 10 s more. The emissary of each container acts on the file (`children`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from typing import TextIO
+
+from reference_impl.executor.clocks import Clock
+from reference_impl.executor.protocol import Paths
+from reference_impl.executor.protocol import make_ctr_dir
+
+logger = logging.getLogger(__name__)
+
+SIGTERM = 15
+SIGKILL = 9
+
+
+def write_signal(*, paths: Paths, container: str, signal_number: int) -> None:
+    """Ask `container`'s emissary to signal its child."""
+    make_ctr_dir(paths, container)
+    fd = os.open(paths.signal(container), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    try:
+        os.write(fd, str(signal_number).encode())
+    finally:
+        os.close(fd)
+
+
+def wait_for_exit(
+    *,
+    paths: Paths,
+    containers: Sequence[str],
+    timeout: float,
+    clock: Clock,
+    poll: float,
+) -> bool:
+    """Wait until every container has an exitcode file; False if `timeout` passed first."""
+    deadline = clock.monotonic() + timeout
+    while True:
+        if all(paths.exitcode(c).exists() for c in containers):
+            return True
+        remaining = deadline - clock.monotonic()
+        if remaining <= 0:
+            return False
+        clock.sleep(min(poll, remaining))
+
+
+def kill_containers(
+    *,
+    paths: Paths,
+    containers: Sequence[str],
+    grace: float,
+    clock: Clock,
+    poll: float,
+    after_sigkill: float = 10.0,
+) -> bool:
+    """Terminate, then kill, containers through their signal files; True if all exited."""
+    if not containers:
+        return True
+    logger.info("Killing containers %s (grace %.0f s).", list(containers), grace)
+    for name in containers:
+        write_signal(paths=paths, container=name, signal_number=SIGTERM)
+    if wait_for_exit(
+        paths=paths, containers=containers, timeout=grace, clock=clock, poll=poll
+    ):
+        return True
+    for name in containers:
+        write_signal(paths=paths, container=name, signal_number=SIGKILL)
+    exited = wait_for_exit(
+        paths=paths,
+        containers=containers,
+        timeout=after_sigkill,
+        clock=clock,
+        poll=poll,
+    )
+    if not exited:
+        logger.warning("Containers %s did not exit after SIGKILL.", list(containers))
+    return exited
+
+
+def kill_process(*, signal_number: int, pid: int, out: TextIO) -> None:
+    """`argoexec kill SIG PID`: say what is about to happen, then signal the process."""
+    out.write(f"killing {pid} with {signal_number}\n")
+    out.flush()
+    os.kill(pid, signal_number)

@@ -1,0 +1,59 @@
+"""What must be on the shared volumes before main runs (init, or the supervisor).
+
+`init` (legacy) does all of it and also copies the executor binary; the
+supervisor (init-less) does the same minus the copy, since mains run argoexec
+from the read-only /argo-bin image volume instead. Input artifacts are in
+`loading`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+from pathlib import Path
+
+from reference_impl.executor.protocol import Paths
+from reference_impl.executor.templates import Template
+
+logger = logging.getLogger(__name__)
+
+EXECUTOR_MODE = 0o555
+TEMPLATE_MODE = 0o444
+SCRIPT_MODE = 0o755
+
+
+def copy_executor(*, binary: Path, paths: Paths) -> None:
+    """Copy the executor to /var/run/argo/argoexec (0555), whole or not at all."""
+    dest = paths.executor_copy
+    tmp = dest.with_name(dest.name + ".tmp")
+    shutil.copyfile(binary, tmp)
+    os.chmod(tmp, EXECUTOR_MODE)
+    os.replace(tmp, dest)
+    logger.info("Copied the executor %s to %s.", binary, dest)
+
+
+def write_template(*, template: Template, paths: Paths) -> None:
+    """Write the template JSON to /var/run/argo/template (0444), whole or not at all."""
+    dest = paths.template
+    tmp = dest.with_name(dest.name + ".tmp")
+    tmp.write_text(json.dumps(template.raw))
+    os.chmod(tmp, TEMPLATE_MODE)
+    os.replace(tmp, dest)
+
+
+def stage_files(*, template: Template, paths: Paths) -> None:
+    """Stage the script source (0755) or the resource manifest, if the template has one."""
+    if template.script_source is not None:
+        logger.info("Staging the script source at %s.", paths.script)
+        _write(paths.script, template.script_source, SCRIPT_MODE)
+    elif template.resource_manifest is not None:
+        logger.info("Staging the resource manifest at %s.", paths.resource_manifest)
+        _write(paths.resource_manifest, template.resource_manifest, 0o644)
+
+
+def _write(path: Path, text: str, mode: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    os.chmod(path, mode)

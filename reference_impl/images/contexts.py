@@ -1,0 +1,144 @@
+"""Build contexts for the three reference images: Dockerfile + rootfs, keyed by inputs.
+
+Each context is `<out>/<image>-<key>/` holding `Dockerfile` (copied from this
+package) and `rootfs/`, which the Dockerfile copies to `/`. The key hashes the
+Dockerfile and every file put into the rootfs; a context whose `.complete` stamp
+exists is reused as it stands. The directory is assembled next to its final
+name and renamed into place, so a half-written context never looks complete;
+older contexts of the same image are then removed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from reference_impl import common
+from reference_impl.images import freezing
+from reference_impl.images.settings import PackagingSettings
+
+logger = logging.getLogger(__name__)
+
+HERE = Path(__file__).resolve().parent
+STAMP = ".complete"
+
+
+@dataclass(frozen=True)
+class RootFile:
+    """One entry of a rootfs: a file copied in, a symlink, or an empty directory."""
+
+    path: str
+    """Absolute path in the image, e.g. `/bin/argoexec`."""
+    source: Path | None = None
+    link: str | None = None
+    mode: int = 0o755
+
+
+def _digest(dockerfile: Path, entries: list[RootFile]) -> str:
+    digest = hashlib.sha256(dockerfile.read_bytes())
+    for entry in sorted(entries, key=lambda e: e.path):
+        digest.update(f"{entry.path}|{entry.link}|{entry.mode:o}".encode())
+        if entry.source is not None:
+            digest.update(entry.source.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def assemble(
+    *, name: str, dockerfile: Path, entries: list[RootFile], out: Path
+) -> Path:
+    """Return the context directory for these inputs, creating it if needed."""
+    context = out / f"{name}-{_digest(dockerfile, entries)}"
+    if (context / STAMP).exists():
+        logger.info("Reusing the %s context %s.", name, context)
+        return context
+    tmp = context.with_name(context.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    rootfs = tmp / "rootfs"
+    rootfs.mkdir(parents=True)
+    shutil.copyfile(dockerfile, tmp / "Dockerfile")
+    for entry in entries:
+        target = rootfs / entry.path.lstrip("/")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if entry.link is not None:
+            target.symlink_to(entry.link)
+            continue
+        if entry.source is None:
+            target.mkdir(exist_ok=True)
+        else:
+            shutil.copyfile(entry.source, target)
+        os.chmod(target, entry.mode)
+    (tmp / STAMP).touch()
+    shutil.rmtree(context, ignore_errors=True)
+    tmp.rename(context)
+    for stale in out.glob(f"{name}-*"):
+        if stale != context and (stale / STAMP).exists():
+            shutil.rmtree(stale)  # superseded contexts; one per image is kept
+    logger.info("Prepared the %s context %s.", name, context)
+    return context
+
+
+def executor(*, settings: PackagingSettings, out: Path) -> Path:
+    """The argoexec image: /bin/argoexec, and a /tmp for when none is mounted."""
+    binary = freezing.freeze(program=freezing.EXECUTOR, settings=settings)
+    return assemble(
+        name="executor",
+        dockerfile=HERE / "executor" / "Dockerfile",
+        entries=[
+            RootFile("/bin/argoexec", source=binary),
+            RootFile("/tmp", mode=0o1777),
+        ],
+        out=out,
+    )
+
+
+def controller(*, settings: PackagingSettings, out: Path) -> Path:
+    """The controller image: /bin/workflow-controller (its /tmp is an emptyDir)."""
+    binary = freezing.freeze(program=freezing.CONTROLLER, settings=settings)
+    return assemble(
+        name="controller",
+        dockerfile=HERE / "controller" / "Dockerfile",
+        entries=[
+            RootFile("/bin/workflow-controller", source=binary),
+            RootFile("/tmp", mode=0o1777),
+        ],
+        out=out,
+    )
+
+
+def busybox_applets(busybox: Path) -> list[str]:
+    """Every applet the busybox binary was built with (`busybox --list`)."""
+    listed = subprocess.run(
+        [str(busybox), "--list"], capture_output=True, text=True, check=True
+    )
+    return sorted({a for a in listed.stdout.split() if a and a != "busybox"})
+
+
+def testimage(*, settings: PackagingSettings, out: Path) -> Path:
+    """The test image: /bin/busybox, a link per applet, and /tmp."""
+    entries = [
+        RootFile("/bin/busybox", source=settings.busybox),
+        RootFile("/tmp", mode=0o1777),
+    ]
+    entries += [
+        RootFile(f"/bin/{a}", link="busybox") for a in busybox_applets(settings.busybox)
+    ]
+    return assemble(
+        name="testimage",
+        dockerfile=HERE / "testimage" / "Dockerfile",
+        entries=entries,
+        out=out,
+    )
+
+
+PREPARERS: dict[str, tuple[str, Callable[..., Path]]] = {
+    "executor": (common.EXECUTOR_IMAGE, executor),
+    "controller": (common.CONTROLLER_IMAGE, controller),
+    "testimage": (common.TEST_IMAGE, testimage),
+}
+"""Image name -> (image reference, context preparer)."""
