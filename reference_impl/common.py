@@ -46,7 +46,8 @@ EMISSARY_INITLESS = "/argo-bin/bin/argoexec"
 TEMPLATE_FILE = "/var/run/argo/template"
 STATUS_MARKER = "/var/run/argo/status"
 STATUS_MARKER_TMP = "/var/run/argo/status.tmp"
-CTR_DIR = "/var/run/argo/ctr"  # /var/run/argo/ctr/<name>/{exitcode,signal,stdout,combined}
+# Per-container files: /var/run/argo/ctr/<name>/{exitcode,signal,stdout,combined}.
+CTR_DIR = "/var/run/argo/ctr"
 OUTPUTS_DIR = "/var/run/argo/outputs"
 PROGRESS_FILE = "/var/run/argo/progress"
 
