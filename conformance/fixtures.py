@@ -151,10 +151,13 @@ def manifest(
 ) -> Callable[..., dict[str, Any]]:
     """Load `manifests/<kebab-short-name>.yaml` (or `manifests/<name>`) beside the test."""
     folder = Path(request.node.path).parent / "manifests"
+    profile = request.config.stash[state.PROFILE]
+    images = {f"{key}_image": ref for key, ref in profile.images.items()}
 
-    def load(name: str | None = None) -> dict[str, Any]:
+    def load(name: str | None = None, **extra: str) -> dict[str, Any]:
         return workflow_ops.load_manifest(
-            folder / (name or f"{markers.kebab(declaration.short_name)}.yaml")
+            folder / (name or f"{markers.kebab(declaration.short_name)}.yaml"),
+            substitutions={**images, **extra},
         )
 
     return load

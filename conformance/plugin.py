@@ -39,6 +39,7 @@ from conformance import evidence
 from conformance import finishing
 from conformance import hookspecs
 from conformance import implementations
+from conformance import layouts
 from conformance import kube
 from conformance import markers
 from conformance import options
@@ -111,7 +112,13 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[state.SETTINGS] = settings
     config.stash[state.SPEC] = spec
     config.stash[state.PROFILE] = profile
-    config.stash[state.CLAIMED] = (
+    # Core features are not a choice: every implementation is judged on them, as
+    # Gateway API conformance always runs its core tests. Only Extended features
+    # (and the layouts) are claimed.
+    core = frozenset(f.name for f in spec.features if f.support == "Core") - frozenset(
+        layouts.FEATURES.values()
+    )
+    config.stash[state.CLAIMED] = core | (
         settings.features if settings.features is not None else profile.features
     )
     config.stash[state.TIMEOUTS] = Timeouts().scaled(settings.timeout_scale)

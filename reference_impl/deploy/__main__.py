@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from reference_impl.deploy import rendering
 
 DEPLOYMENT = "deployment/workflow-controller"
-ROLLOUT_TIMEOUT = "--timeout=300s"
+ROLLOUT_TIMEOUT = "--timeout=180s"
 
 
 class KubectlError(Exception):
