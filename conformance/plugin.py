@@ -39,8 +39,8 @@ from conformance import evidence
 from conformance import finishing
 from conformance import hookspecs
 from conformance import implementations
-from conformance import layouts
 from conformance import kube
+from conformance import layouts
 from conformance import markers
 from conformance import options
 from conformance import state
