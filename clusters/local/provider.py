@@ -187,9 +187,17 @@ def create(s: LocalSettings, *, retain: bool = False) -> Creation:
     """Create the cluster; on failure delete it again unless `retain`."""
     c = Creation(settings=s)
     if s.state_dir.exists() and processes.processes_under(str(s.state_dir)):
-        raise ClusterError(
-            f"local cluster {s.name!r} is already running (state {s.state_dir})"
-        )
+        # `up` means "make sure it is up": a healthy running cluster is success,
+        # so `make conformance` and `make test` can both call it.
+        try:
+            kubeapi.Client(s).wait_node_ready(s.node_name)
+        except Exception as exc:
+            raise ClusterError(
+                f"local cluster {s.name!r} is running (state {s.state_dir}) but not "
+                f"healthy: {exc}; run `python -m clusters down --name {s.name}` first"
+            ) from exc
+        logger.info("Cluster %s is already running; its node is Ready.", s.name)
+        return c
     steps: list[tuple[str, Callable[[Creation], None]]] = [
         ("build binaries", lambda c: setattr(c, "bins", ensure_binaries(c.settings))),
         ("clean stale state", lambda c: _discard(delete(c.settings, check=False))),
