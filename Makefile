@@ -37,12 +37,20 @@ cluster-up: setup
 cluster-down: setup
 	$(PY) -m clusters down --provider $(PROVIDER) --name $(CLUSTER)
 
-# The project's own tests: unit tests, then the cluster proofs on a real local
-# cluster, then the teardown proof (down leaves nothing behind).
+# The project's own tests, in order:
+#   1. unit tests (no cluster; the S3 server is built first for its real-server tests),
+#   2. the cluster proofs on a real local Kubernetes 1.36 (built from pinned upstream
+#      modules on first use, cached under $(WPC_CACHE_DIR) afterwards),
+#   3. the reference implementation end to end on that cluster, both layouts, through
+#      the conformance plugin (HelloWorld; the full suite is `make conformance`),
+#   4. the teardown proof: `down` leaves nothing behind.
 test: setup
-	$(PY) -m pytest -m "not cluster" $(PYTEST_ARGS)
+	$(PY) -m clusters host-deps
+	$(PY) -m reference_impl.artifacts build
+	$(PY) -m pytest -m "not cluster" -n 2 $(PYTEST_ARGS)
 	$(PY) -m clusters up --provider local --name $(CLUSTER)
 	$(PY) -m pytest -m "cluster and not teardown" $(PYTEST_ARGS)
+	$(PY) -m conformance run --implementation reference --layout both --provider local --cluster $(CLUSTER) --reports-dir reports/smoke -- -k HelloWorld
 	$(PY) -m pytest -m "cluster and teardown" $(PYTEST_ARGS)
 
 conformance: setup

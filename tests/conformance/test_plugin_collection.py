@@ -166,3 +166,21 @@ def test_invalid_profile_is_a_usage_error_naming_the_key(
     result = suite.runpytest(*wpc_args(profile=bad))
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*features[[]0[]]: unknown feature 'WARP_DRIVE'*"])
+
+
+def test_core_features_are_judged_even_when_the_profile_does_not_list_them(
+    suite: pytest.Pytester,
+) -> None:
+    suite.makepyfile(
+        test_status=textwrap.dedent(
+            """
+            import pytest
+
+            @pytest.mark.conformance(short_name="Status", clauses=["WPC-POD-002"], features=["NODE_STATUS"])
+            def test_status():
+                pass
+            """
+        )
+    )
+    result = suite.runpytest(*wpc_args("-rs"))
+    result.assert_outcomes(passed=2)
