@@ -89,7 +89,13 @@ class ControllerSettings:
             status_capture_finalizer=env.get(common.ENV_STATUS_CAPTURE_FINALIZER)
             == "true",
             fault=faults.parse(fault_value),
-            fault_passthrough=fault_value.strip(),
+            # Only executor-side faults go to the pods: a controller-side fault name
+            # would make every executor refuse to start (unknown fault, exit 64).
+            fault_passthrough=(
+                fault_value.strip()
+                if fault_value.strip() in common.EXECUTOR_FAULTS
+                else ""
+            ),
             requeue_seconds=_duration(env, "DEFAULT_REQUEUE_TIME", 10.0),
             recently_started_pod_seconds=_duration(
                 env, "RECENTLY_STARTED_POD_DURATION", 10.0

@@ -8,6 +8,7 @@ exit code and output when kubectl does.
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -130,6 +131,9 @@ def main(argv: list[str] | None = None) -> int:
             _kubectl(k, *ns, "rollout", "status", DEPLOYMENT, ROLLOUT_TIMEOUT)
         elif args.verb == "set-layout":
             data = rendering.config_data(inst)["initlessPod"]
+            # Keep the value a whole YAML document (trailing newline): the controller
+            # joins keys into one document, and "initlessPod: enabled: true" is invalid.
+            patch = json.dumps({"data": {"initlessPod": data}})
             _kubectl(
                 k,
                 *ns,
@@ -139,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
                 "--type",
                 "merge",
                 "-p",
-                f'{{"data":{{"initlessPod":"{data.strip()}"}}}}',
+                patch,
             )
         elif args.verb == "set-finalizer":
             _kubectl(
