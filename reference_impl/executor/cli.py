@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -112,6 +113,11 @@ def _dispatch(args: argparse.Namespace, paths: Paths) -> int:
 
         return run_init(settings=settings, paths=paths, stores_for=stores_for)
     reporter = _reporter(settings, clock)
+    # The controller's terminateContainers signals every running container once
+    # main is done, wait/supervisor included (Argo's signalContainers does the
+    # same). Like argoexec, finish saving outputs: the SIGKILL after the grace
+    # period is the limit, not the SIGTERM.
+    signal.signal(signal.SIGTERM, _note_sigterm)
     if args.command == "wait":
         from reference_impl.executor.waiting import run_wait
 
@@ -130,6 +136,13 @@ def _dispatch(args: argparse.Namespace, paths: Paths) -> int:
         clock=clock,
         reporter=reporter,
         stores_for=stores_for,
+    )
+
+
+def _note_sigterm(signum: int, frame: object) -> None:
+    """Log SIGTERM and carry on with post-main work (see `_dispatch`)."""
+    logging.getLogger(__name__).info(
+        "Received SIGTERM; finishing output collection before exiting."
     )
 
 
