@@ -9,6 +9,7 @@ delete into a declared volume mount, which is refused.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -17,6 +18,12 @@ from pathlib import Path
 from reference_impl.executor.errors import PreMainFailure
 from reference_impl.executor.protocol import Paths
 from reference_impl.executor.templates import Template
+
+
+def _quoted(name: str) -> str:
+    """Quote like Go's %q (double quotes), as argoexec's messages do."""
+    return json.dumps(name)
+
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +42,7 @@ def link_input_artifacts(*, template: Template, paths: Paths) -> None:
             os.symlink(src, dst)
         except OSError as err:
             raise PreMainFailure(
-                f"failed to symlink input artifact {art.name!r} ({dst} -> {src}): {err}"
+                f"failed to symlink input artifact {_quoted(art.name)} ({dst} -> {src}): {err}"
             ) from None
         logger.info("Linked input artifact %s: %s -> %s.", art.name, dst, src)
 
@@ -48,14 +55,14 @@ def _clear(*, template: Template, paths: Paths, name: str, dst: Path) -> None:
     mount = template.overlapping_mount(in_container)
     if mount is not None:
         raise PreMainFailure(
-            f"refusing to stage input artifact {name!r} at {dst}: it resolves to {in_container} "
-            f"inside volume mount {mount.name!r} ({mount.mount_path})"
+            f"refusing to stage input artifact {_quoted(name)} at {dst}: it resolves to {in_container} "
+            f"inside volume mount {_quoted(mount.name)} ({mount.mount_path})"
         )
     for mount in template.volume_mounts:
         if mount.mount_path.startswith(in_container.rstrip("/") + "/"):
             raise PreMainFailure(
-                f"refusing to stage input artifact {name!r} at {dst}: it resolves to "
-                f"{in_container} which contains volume mount {mount.name!r} ({mount.mount_path})"
+                f"refusing to stage input artifact {_quoted(name)} at {dst}: it resolves to "
+                f"{in_container} which contains volume mount {_quoted(mount.name)} ({mount.mount_path})"
             )
     if dst.is_dir() and not dst.is_symlink():
         shutil.rmtree(dst)
