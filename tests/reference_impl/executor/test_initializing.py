@@ -92,7 +92,7 @@ def test_clearing_into_a_volume_mount_is_refused(paths):
         "inputs": {"artifacts": [{"name": "a", "path": "/data/x"}]},
         "container": {"volumeMounts": [{"name": "vol", "mountPath": "/data"}]},
     }
-    with pytest.raises(PreMainFailure, match="refusing to stage input artifact "a""):
+    with pytest.raises(PreMainFailure, match='refusing to stage input artifact "a"'):
         linked(paths, raw)
     assert paths.at("/data/x").is_dir()
 
