@@ -7,8 +7,9 @@ Three duties besides start-and-wait (contract 1.5 steps 4-6):
   `ctr/<c>/combined` when the script output is wanted;
 - act on the signal file `ctr/<c>/signal`: read the number, remove the file,
   signal the child.
-The exit code is the child's, or 137 when a signal ended it (upstream maps Go's
-`ExitCode() == -1` to 137 whatever the signal).
+The exit code is the child's, or 128 + N when signal N ended it, as a shell and
+upstream's Linux emissary report it (`osspecific.Wait` in signal_linux.go); 137 is
+only the fallback when no code is known.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ from reference_impl.executor.protocol import Paths
 
 logger = logging.getLogger(__name__)
 
-SIGNALLED_EXIT_CODE = 137
 _NOT_FORWARDED = {
     signal.SIGKILL,
     signal.SIGSTOP,  # cannot be caught
@@ -55,7 +55,7 @@ TEE_JOIN_TIMEOUT = 10.0
 
 def exit_code_of(returncode: int) -> int:
     """Map a Popen return code to the emissary's exit code."""
-    return returncode if returncode >= 0 else SIGNALLED_EXIT_CODE
+    return returncode if returncode >= 0 else 128 - returncode
 
 
 class SignalForwarder:

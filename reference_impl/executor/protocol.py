@@ -47,7 +47,7 @@ Signals
     writes 9 and waits up to 10 s more.
 
 Exit codes
-    child's own code (137 if it died of a signal); 64 emissary/executor error;
+    child's own code (128 + N if signal N ended it); 64 emissary/executor error;
     65 init-less pre-main failure.
 
 Executor temp directory (packaging, not Argo)

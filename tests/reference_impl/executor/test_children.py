@@ -2,7 +2,7 @@
 
 the signal file is obeyed (a real `sleep` child is terminated, the file is
 removed) and ignored under `ignore-signal-file`; signals caught before the
-child exists are queued and delivered on attach; exit codes map signals to 137.
+child exists are queued and delivered on attach; exit codes map signal N to 128 + N.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def test_signal_file_terminates_a_real_child(paths, clock):
         clock=clock,
         poll=0.01,
     )
-    assert code == 137
+    assert code == 143  # SIGTERM: 128 + 15
     assert not paths.signal("main").exists()
 
 
@@ -105,7 +105,7 @@ def test_forwarder_installs_and_restores_handlers():
 def test_exit_codes():
     assert children.exit_code_of(0) == 0
     assert children.exit_code_of(42) == 42
-    assert children.exit_code_of(-15) == 137
+    assert children.exit_code_of(-15) == 143
     assert children.exit_code_of(-9) == 137
     assert signal.SIGCHLD not in children.FORWARDED
     assert signal.SIGTERM in children.FORWARDED

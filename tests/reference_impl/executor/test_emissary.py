@@ -65,9 +65,9 @@ def test_success_writes_zero(paths, clock):
     assert paths.exitcode("main").read_text() == "0"
 
 
-def test_a_signalled_child_counts_as_137(paths, clock):
-    assert emissary(paths, clock, ["sh", "-c", "kill -TERM $$"]) == 137
-    assert paths.exitcode("main").read_text() == "137"
+def test_a_signalled_child_counts_as_128_plus_the_signal(paths, clock):
+    assert emissary(paths, clock, ["sh", "-c", "kill -TERM $$"]) == 143
+    assert paths.exitcode("main").read_text() == "143"
 
 
 def test_command_not_on_path_exits_64_with_a_termination_message(paths, clock):
@@ -223,8 +223,8 @@ def test_a_template_sidecar_kills_itself_once_main_has_exited(paths, clock):
     code = emissary(
         paths, clock, ["sleep", "30"], container_name="sc", template_env=template
     )
-    assert code == 137
-    assert paths.exitcode("sc").read_text() == "137"
+    assert code == 143  # it signals itself with SIGTERM
+    assert paths.exitcode("sc").read_text() == "143"
 
 
 def test_container_set_member_waits_for_its_dependencies(paths, clock):
