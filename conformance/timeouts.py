@@ -80,6 +80,50 @@ class Timeouts:
     max(podGC delay, 2 min)), plus reconciliation latency.
     """
 
+    cleanup: float = 60.0
+    """The spec's *cleanup timeout*: a completed node's pod is cleaned up.
+
+    Covers the `completed` label, the status finalizer's removal, pod GC
+    deletes (after any `deleteDelayDuration`) and a workflow's completion
+    once its pods have terminated. The spec names the limit without a value;
+    this is the suite's budget for it.
+    """
+
+    timing_tolerance: float = 3.0
+    """Slack added to the upper bound of a timing clause (never to a lower bound).
+
+    Covers the 1 s granularity of container timestamps and the delay between
+    an event and the signal that follows it (the spec's *named tolerance*).
+    """
+
+    user_command_started: float = 120.0
+    """A workflow pod's user commands are running (probe file written).
+
+    No spec limit: includes scheduling, image unpacking and, in the initless
+    layout, the supervisor's pre-main phase.
+    """
+
+    webhook_ready: float = 60.0
+    """The suite's injecting admission webhook serves and is called; harness budget."""
+
+    config_propagation: float = 90.0
+    """The spec's *config-propagation timeout*: a ConfigMap change (such as
+    `initlessPod.enabled`) shows in pods built afterwards.
+
+    No spec limit; Argo reacts to its ConfigMap within seconds. Includes
+    creating the probe pods that reveal the change.
+    """
+
+    artifact_server_ready: float = 60.0
+    """The suite's HTTP artifact server pod in a test namespace is Ready; harness budget."""
+
+    unprocessed_window: float = 5.0
+    """How long a Workflow no instance may process is watched for a status or pods.
+
+    The spec gives no window; the watch starts only after a Workflow submitted
+    later to a serving instance has completed.
+    """
+
     evidence: float = 30.0
     """Collecting one piece of failure evidence (a log, an exec)."""
 

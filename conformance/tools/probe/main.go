@@ -5,6 +5,10 @@
 //	probe serve ADDR TEXT          serve TEXT over plain HTTP
 //	probe webhook ADDR CERT KEY    a mutating admission webhook that injects a sidecar
 //
+// The webhook appends a container named "injected" running the image in
+// INJECT_IMAGE and the command in INJECT_COMMAND (a JSON array of strings;
+// default ["/bin/sleep", "3600"]).
+//
 // Standard library only, built static, so it runs FROM scratch.
 package main
 
@@ -106,11 +110,29 @@ type reviewResponse struct {
 	Patch     []byte `json:"patch,omitempty"`
 }
 
+// injectCommand is INJECT_COMMAND parsed as a JSON array, or the default sleep.
+func injectCommand() ([]string, error) {
+	raw := os.Getenv("INJECT_COMMAND")
+	if raw == "" {
+		return []string{"/bin/sleep", "3600"}, nil
+	}
+	var command []string
+	if err := json.Unmarshal([]byte(raw), &command); err != nil || len(command) == 0 {
+		return nil, fmt.Errorf("INJECT_COMMAND must be a non-empty JSON array of strings: %q", raw)
+	}
+	return command, nil
+}
+
 // mutate appends a container named "injected" that the pod's author never wrote.
 func mutate(w http.ResponseWriter, r *http.Request) {
 	var in review
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Request == nil {
 		http.Error(w, "bad AdmissionReview", http.StatusBadRequest)
+		return
+	}
+	command, err := injectCommand()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
 	image := os.Getenv("INJECT_IMAGE")
@@ -121,7 +143,7 @@ func mutate(w http.ResponseWriter, r *http.Request) {
 			"name":            "injected",
 			"image":           image,
 			"imagePullPolicy": "Never",
-			"command":         []string{"/bin/sleep", "3600"},
+			"command":         command,
 		},
 	}}
 	raw, _ := json.Marshal(patch)

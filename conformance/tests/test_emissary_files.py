@@ -1,0 +1,154 @@
+"""EmissaryFiles: the files the emissary keeps under /var/run/argo, seen from inside the pod.
+
+We test these aspects, in a two-step workflow whose first step (`produce`, a
+script template) prints `out-line` to stdout and `err-line` to stderr, writes
+the output parameter file `/tmp/param.txt` and then waits for the suite:
+
+- while `produce` still runs, `kubectl exec` finds `/var/run/argo/ctr/main/`
+  and `/var/run/argo/ctr/probe/` (the sidecar) as directories with mode 0777
+  and no `exitcode` yet; the user command itself found `ctr/main/` with mode
+  0777 when it started (WPC-EMISSARY-001);
+- after `main` ended, the `probe` sidecar (stopped only once `main`'s
+  `exitcode` exists) finds `exitcode` holding `0` without a trailing newline
+  (WPC-EMISSARY-001), `stdout` holding exactly `out-line\\n` and `combined`
+  holding both lines, because the next step references the result
+  (WPC-EMISSARY-006), and the parameter staged at
+  `/var/run/argo/outputs/parameters/tmp/param.txt` (WPC-EMISSARY-007).
+
+Not covered here: the `.tgz` staging of output artifacts (WPC-EMISSARY-007),
+which needs an artifact repository the suite does not provide yet.
+Matrix: legacy and initless.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance import executing
+from conformance import kube
+from conformance.timeouts import Timeouts
+from conformance.waiting import NotYet
+from conformance.waiting import until
+
+NODE_NAME = "workflows.argoproj.io/node-name"
+DIRECTORY = "777 directory"
+WHILE_RUNNING = (
+    "cat /tmp/ctr-at-start; "
+    "stat -c '%a %F' /var/run/argo/ctr/main /var/run/argo/ctr/probe; "
+    "test -e /var/run/argo/ctr/main/exitcode && echo exitcode || echo no-exitcode"
+)
+
+
+def _exec(
+    kube_clients: kube.Clients,
+    namespace: str,
+    pod: str,
+    container: str,
+    script: str,
+    timeouts: Timeouts,
+) -> str:
+    result = executing.run(
+        kube_clients,
+        namespace=namespace,
+        pod=pod,
+        container=container,
+        command=["sh", "-c", script],
+        timeout=timeouts.api_call,
+    )
+    assert result.returncode == 0, f"exec {script!r} in {pod}/{container}: {result}"
+    return result.output
+
+
+def _produce_pod(kube_clients: kube.Clients, namespace: str, workflow: str) -> Any:
+    for pod in kube_clients.core.list_namespaced_pod(
+        namespace, label_selector=f"workflows.argoproj.io/workflow={workflow}"
+    ).items:
+        if (pod.metadata.annotations or {}).get(NODE_NAME, "").endswith(".produce"):
+            return pod
+    return None
+
+
+def _running(pod: Any, *containers: str) -> bool:
+    states = {
+        s.name: bool(s.state and s.state.running)
+        for s in pod.status.container_statuses or []
+    }
+    return all(states.get(c) for c in containers)
+
+
+def _sections(report: str) -> dict[str, str]:
+    """Split the probe's report into `key=value` lines and `@section` bodies."""
+    head, _, rest = report.partition("@stdout\n")
+    found = dict(line.split("=", 1) for line in head.splitlines() if "=" in line)
+    found["stdout"], _, rest = rest.partition("@combined\n")
+    found["combined"], _, rest = rest.partition("@param\n")
+    found["param"], _, _ = rest.partition("\n@end")
+    return found
+
+
+@pytest.mark.conformance(
+    short_name="EmissaryFiles",
+    clauses=["WPC-EMISSARY-001", "WPC-EMISSARY-006", "WPC-EMISSARY-007"],
+)
+def test_emissary_keeps_exit_code_output_and_parameters_under_var_run_argo(
+    workflows, manifest, observations, kube_clients, namespace, timeouts
+):
+    name = workflows.submit(manifest())
+
+    def armed():
+        pod = _produce_pod(kube_clients, namespace, name)
+        if pod is None or not _running(pod, "main", "probe"):
+            return NotYet("produce's main and probe are not both running yet")
+        out = {
+            c: _exec(
+                kube_clients,
+                namespace,
+                pod.metadata.name,
+                c,
+                "ls /tmp/armed",
+                timeouts,
+            )
+            for c in ("main", "probe")
+        }
+        ready = all(o.strip() == "/tmp/armed" for o in out.values())
+        return pod if ready else NotYet(out)
+
+    pod = until(
+        armed,
+        timeout=timeouts.user_command_started,
+        interval=timeouts.poll_interval,
+        describe="produce's main and probe sidecar to start their commands",
+    )
+    during = _exec(
+        kube_clients, namespace, pod.metadata.name, "main", WHILE_RUNNING, timeouts
+    )
+    _exec(kube_clients, namespace, pod.metadata.name, "main", "touch /tmp/go", timeouts)
+
+    workflow = workflows.wait_completed(name)
+    observations.record_workflow(workflow)
+    nodes = "\n".join(
+        f"{n['displayName']}: {n['phase']} {n.get('message', '')!r}"
+        for n in workflow["status"]["nodes"].values()
+    )
+    assert workflow["status"]["phase"] == "Succeeded", f"nodes:\n{nodes}"
+
+    assert during.splitlines() == [DIRECTORY, DIRECTORY, DIRECTORY, "no-exitcode"], (
+        "while main ran: ctr/main at the command's start, ctr/main and ctr/probe "
+        f"now, exitcode presence: {during!r}"
+    )
+    pod = _produce_pod(kube_clients, namespace, name)
+    probe = next(s for s in pod.status.container_statuses if s.name == "probe")
+    assert probe.state.terminated, f"probe sidecar did not terminate: {probe.state}"
+    report = probe.state.terminated.message or ""
+    found = _sections(report)
+    assert found.get("ctr") == DIRECTORY, report
+    assert (found.get("exitcode"), found.get("exitcode_bytes", "").strip()) == (
+        "[0]",
+        "1",
+    ), f"exitcode must hold `0` without a newline: {report!r}"
+    assert found["stdout"] == "out-line\n", report
+    assert sorted(found["combined"].splitlines()) == ["err-line", "out-line"], report
+    assert found["combined"].endswith("\n"), report
+    assert found["param"] == "param-value", report

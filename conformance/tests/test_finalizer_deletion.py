@@ -1,0 +1,148 @@
+"""FinalizerDeletion: deleted pods and deleted Workflows with the status finalizer.
+
+We test these aspects, with the status-capture finalizer switched on for the
+layout's controller instance and a workflow `first` -> `held`, where `held`'s
+main traps SIGTERM, records it and exits 3 (grace period 5 s):
+
+- a user deletes `held`'s running pod: it stays readable until the controller
+  has recorded the node from the container statuses (checked by reading the
+  Workflow the moment the finalizer goes), the node is `Failed` with `main:
+  Error (exit code 3)...`, never `pod deleted`, and the pod is gone within the
+  cleanup timeout (WPC-FINALIZER-005);
+- a user deletes the Workflow while `held` runs: every pod of it (the
+  completed `first` and the running `held`) is gone within the grace period
+  plus the cleanup timeout (WPC-FINALIZER-006).
+
+Matrix: legacy and initless.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance import executing
+from conformance import kube
+from conformance import watching
+from conformance.waiting import NotYet
+from conformance.waiting import until
+
+GRACE = 5
+NODE_NAME = "workflows.argoproj.io/node-name"
+NODE_ID = "workflows.argoproj.io/node-id"
+DONE = frozenset({"Succeeded", "Failed", "Error"})
+
+
+def _pods(kube_clients: kube.Clients, namespace: str, workflow: str) -> list[Any]:
+    pods: list[Any] = kube_clients.core.list_namespaced_pod(
+        namespace, label_selector=f"workflows.argoproj.io/workflow={workflow}"
+    ).items
+    return pods
+
+
+def _started_held_pod(
+    kube_clients: kube.Clients, namespace: str, workflow: str, timeouts: Any
+) -> Any:
+    pod = until(
+        lambda: (
+            next(
+                (
+                    p
+                    for p in _pods(kube_clients, namespace, workflow)
+                    if p.metadata.annotations[NODE_NAME].endswith(".held")
+                ),
+                None,
+            )
+            or NotYet("no pod for step held yet")
+        ),
+        timeout=timeouts.workflow_completed,
+        interval=timeouts.poll_interval,
+        describe=f"the pod of step held of {workflow}",
+    )
+    executing.wait_for_file(
+        kube_clients,
+        namespace=namespace,
+        pod=pod.metadata.name,
+        path="/tmp/started",
+        timeouts=timeouts,
+    )
+    assert kube.STATUS_FINALIZER in (pod.metadata.finalizers or []), (
+        f"{pod.metadata.name} was created without {kube.STATUS_FINALIZER}: "
+        f"{pod.metadata.finalizers}"
+    )
+    return pod
+
+
+@pytest.mark.conformance(short_name="FinalizerDeletion", clauses=["WPC-FINALIZER-005"])
+def test_a_deleted_running_pod_is_recorded_from_its_containers_not_as_pod_deleted(
+    workflows, manifest, kube_clients, namespace, controller, timeouts
+):
+    controller.set_status_finalizer(enabled=True)
+    name = workflows.submit(manifest())
+    pod = _started_held_pod(kube_clients, namespace, name, timeouts)
+    node_id = pod.metadata.annotations[NODE_ID]
+
+    kube_clients.core.delete_namespaced_pod(pod.metadata.name, namespace)
+
+    def released(version: Any) -> dict[str, Any] | NotYet:
+        if kube.STATUS_FINALIZER in (version.metadata.finalizers or []):
+            return NotYet(f"still held: {version.metadata.finalizers}")
+        # The finalizer just went: the node must already be recorded.
+        return dict(workflows.get(name)["status"]["nodes"][node_id])
+
+    node = watching.watch_until(
+        kube_clients.core.list_namespaced_pod,
+        namespace,
+        check=released,
+        timeout=GRACE + timeouts.cleanup,
+        describe=f"the controller to release the deleted pod {pod.metadata.name}",
+        field_selector=f"metadata.name={pod.metadata.name}",
+    )
+    assert node["phase"] in DONE, f"finalizer removed while the node was {node}"
+    assert node.get("message") != "pod deleted"
+    assert (node["phase"], node.get("message", "")[:25]) == (
+        "Failed",
+        "main: Error (exit code 3)",
+    ), f"node {node['phase']} {node.get('message')!r}"
+
+    until(
+        lambda: (
+            pod.metadata.name
+            not in {p.metadata.name for p in _pods(kube_clients, namespace, name)}
+            or NotYet("the deleted pod still exists")
+        ),
+        timeout=timeouts.cleanup,
+        interval=timeouts.poll_interval,
+        describe=f"the deleted pod {pod.metadata.name} to disappear",
+    )
+    final = workflows.wait_completed(name)
+    assert final["status"]["nodes"][node_id]["phase"] == "Failed"
+
+
+@pytest.mark.conformance(short_name="FinalizerDeletion", clauses=["WPC-FINALIZER-006"])
+def test_deleting_a_workflow_releases_and_removes_all_of_its_pods(
+    workflows, manifest, kube_clients, namespace, controller, timeouts
+):
+    controller.set_status_finalizer(enabled=True)
+    name = workflows.submit(manifest())
+    _started_held_pod(kube_clients, namespace, name, timeouts)
+
+    kube_clients.custom.delete_namespaced_custom_object(
+        kube.WORKFLOW_GROUP, kube.WORKFLOW_VERSION, namespace, "workflows", name
+    )
+
+    until(
+        lambda: (
+            not (
+                left := {
+                    p.metadata.name: p.metadata.finalizers
+                    for p in _pods(kube_clients, namespace, name)
+                }
+            )
+            or NotYet(left)
+        ),
+        timeout=GRACE + timeouts.cleanup,
+        interval=timeouts.poll_interval,
+        describe=f"every pod of the deleted workflow {name} to be gone",
+    )

@@ -1,0 +1,169 @@
+"""FinalizerLifecycle: the status finalizer is added at creation and removed per node.
+
+We test these aspects, with the status-capture finalizer switched on for the
+layout's controller instance (idempotent: the suite never switches it off on a
+shared instance) and a three-step workflow `first` -> `held` -> `last`:
+
+- the first observed version (the ADDED event) of every pod carries
+  `workflows.argoproj.io/status` (WPC-FINALIZER-001);
+- `first`'s pod loses it within the cleanup timeout while `held` still runs,
+  and every pod has lost it within the cleanup timeout after the workflow
+  completed (WPC-FINALIZER-003);
+- a foreign finalizer `wpc.dev/keep` added to `held`'s running pod is still
+  there after the controller removed its own (WPC-FINALIZER-008); the test
+  removes it itself, also when it fails.
+
+Matrix: legacy and initless.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance import executing
+from conformance import kube
+from conformance import recording
+from conformance.waiting import NotYet
+from conformance.waiting import until
+
+KEEP = "wpc.dev/keep"
+NODE_NAME = "workflows.argoproj.io/node-name"
+
+
+def _step_pods(
+    kube_clients: kube.Clients, namespace: str, workflow: str
+) -> dict[str, Any]:
+    pods = kube_clients.core.list_namespaced_pod(
+        namespace, label_selector=f"workflows.argoproj.io/workflow={workflow}"
+    ).items
+    return {p.metadata.annotations[NODE_NAME].rsplit(".", 1)[-1]: p for p in pods}
+
+
+def _finalizers(
+    kube_clients: kube.Clients, namespace: str, workflow: str, step: str
+) -> list[str]:
+    pod = _step_pods(kube_clients, namespace, workflow)[step]
+    return list(pod.metadata.finalizers or [])
+
+
+def _drop_keep(kube_clients: kube.Clients, namespace: str, pod: str) -> None:
+    current = (
+        kube_clients.core.read_namespaced_pod(pod, namespace).metadata.finalizers or []
+    )
+    kept = [f for f in current if f != KEEP]
+    kube_clients.core.patch_namespaced_pod(
+        pod,
+        namespace,
+        [{"op": "replace", "path": "/metadata/finalizers", "value": kept}],
+    )
+
+
+@pytest.mark.conformance(
+    short_name="FinalizerLifecycle",
+    clauses=["WPC-FINALIZER-001", "WPC-FINALIZER-003", "WPC-FINALIZER-008"],
+)
+def test_status_finalizer_is_added_at_creation_and_removed_once_each_node_is_done(
+    workflows, manifest, kube_clients, namespace, controller, timeouts
+):
+    controller.set_status_finalizer(enabled=True)
+    wait = {"interval": timeouts.poll_interval}
+    with recording.Recorder.pods(kube_clients, namespace) as recorder:
+        name = workflows.submit(manifest())
+        held = until(
+            lambda: (
+                _step_pods(kube_clients, namespace, name).get("held")
+                or NotYet(sorted(_step_pods(kube_clients, namespace, name)))
+            ),
+            timeout=timeouts.workflow_completed,
+            describe=f"the pod of step held of {name}",
+            **wait,
+        ).metadata.name
+        executing.wait_for_file(
+            kube_clients,
+            namespace=namespace,
+            pod=held,
+            path="/tmp/started",
+            timeouts=timeouts,
+        )
+
+        # WPC-FINALIZER-003: first's pod is cleaned up while the workflow runs.
+        until(
+            lambda: (
+                kube.STATUS_FINALIZER
+                not in (found := _finalizers(kube_clients, namespace, name, "first"))
+                or NotYet(found)
+            ),
+            timeout=timeouts.cleanup,
+            describe="the status finalizer to leave the pod of step first",
+            **wait,
+        )
+        assert workflows.get(name)["status"]["phase"] == "Running"
+
+        # WPC-FINALIZER-008: the controller leaves other finalizers alone.
+        kube_clients.core.patch_namespaced_pod(
+            held,
+            namespace,
+            [{"op": "add", "path": "/metadata/finalizers/-", "value": KEEP}],
+        )
+        try:
+            executing.touch(
+                kube_clients,
+                namespace=namespace,
+                pod=held,
+                path="/tmp/go",
+                timeouts=timeouts,
+            )
+            until(
+                lambda: (
+                    (found := _finalizers(kube_clients, namespace, name, "held"))
+                    == [KEEP]
+                    or NotYet(found)
+                ),
+                timeout=timeouts.cleanup,
+                describe=f"only {KEEP} to remain on the pod of step held",
+                consecutive=3,
+                **wait,
+            )
+        finally:
+            _drop_keep(kube_clients, namespace, held)
+
+        workflow = workflows.wait_completed(name)
+        assert workflow["status"]["phase"] == "Succeeded", workflow["status"].get(
+            "message"
+        )
+        until(
+            lambda: (
+                not (
+                    left := {
+                        step: p.metadata.finalizers
+                        for step, p in _step_pods(kube_clients, namespace, name).items()
+                        if kube.STATUS_FINALIZER in (p.metadata.finalizers or [])
+                    }
+                )
+                or NotYet(left)
+            ),
+            timeout=timeouts.cleanup,
+            describe=f"every pod of {name} to lose the status finalizer",
+            **wait,
+        )
+
+    # WPC-FINALIZER-001: the first version of every pod carried the finalizer.
+    first: dict[str, recording.Event] = {}
+    for event in recorder.events():
+        if (
+            event.obj["metadata"]
+            .get("labels", {})
+            .get("workflows.argoproj.io/workflow")
+            == name
+        ):
+            first.setdefault(event.uid, event)
+    assert len(first) == 3, f"expected 3 pods, saw {len(first)}"
+    bad = {
+        e.obj["metadata"]["name"]: (e.kind, e.obj["metadata"].get("finalizers"))
+        for e in first.values()
+        if e.kind != "ADDED"
+        or kube.STATUS_FINALIZER not in (e.obj["metadata"].get("finalizers") or [])
+    }
+    assert not bad, f"pods whose first version lacked {kube.STATUS_FINALIZER}: {bad}"

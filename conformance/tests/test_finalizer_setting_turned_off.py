@@ -1,0 +1,138 @@
+"""FinalizerSettingTurnedOff: pods keep being released after the setting goes off.
+
+We test these aspects on a dedicated controller instance: two pods are
+created with the status finalizer, then the instance is restarted with
+`ARGO_POD_STATUS_CAPTURE_FINALIZER` off. `released` then completes and must
+lose the finalizer within the cleanup timeout; the Workflow is then deleted
+and `running`'s pod must be gone within the grace period plus the cleanup
+timeout (WPC-FINALIZER-009, a SHOULD that Argo v4.1.x is expected to fail,
+OQ-2).
+
+Matrix: legacy and initless.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from conformance import executing
+from conformance import kube
+from conformance import state
+from conformance.errors import HarnessError
+from conformance.waiting import NotYet
+from conformance.waiting import until
+
+GRACE = 5
+NODE_NAME = "workflows.argoproj.io/node-name"
+DONE = frozenset({"Succeeded", "Failed", "Error"})
+
+
+@pytest.fixture
+def own_controller(
+    request: pytest.FixtureRequest,
+    pytestconfig: pytest.Config,
+    run_context: Any,
+    wpc_layout: str,
+) -> Any:
+    """A dedicated instance, refused where it would replace a shared one."""
+    profile = pytestconfig.stash[state.PROFILE]
+    values = {"instance_id": "wpc-t-probe", "layout": wpc_layout}
+    target = profile.controller_namespace.format_map(values)
+    if target in {i.namespace for i in run_context.instances}:
+        raise HarnessError(
+            f"profile {profile.name}: controller.namespace {profile.controller_namespace!r} "
+            f"puts dedicated instances into the shared namespace {target}"
+        )
+    return request.getfixturevalue("dedicated_instance")
+
+
+def _step_pods(
+    kube_clients: kube.Clients, namespace: str, workflow: str
+) -> dict[str, Any]:
+    pods = kube_clients.core.list_namespaced_pod(
+        namespace, label_selector=f"workflows.argoproj.io/workflow={workflow}"
+    ).items
+    return {p.metadata.annotations[NODE_NAME].rsplit(".", 1)[-1]: p for p in pods}
+
+
+def _finalizers(kube_clients: kube.Clients, namespace: str, workflow: str) -> list[str]:
+    pod = _step_pods(kube_clients, namespace, workflow)["released"]
+    return list(pod.metadata.finalizers or [])
+
+
+def _node(workflow: dict[str, Any], step: str) -> dict[str, Any]:
+    nodes = (workflow.get("status") or {}).get("nodes") or {}
+    return next((n for n in nodes.values() if n.get("displayName") == step), {})
+
+
+@pytest.mark.conformance(
+    short_name="FinalizerSettingTurnedOff", clauses=["WPC-FINALIZER-009"]
+)
+def test_pods_created_with_the_finalizer_lose_it_after_the_setting_is_turned_off(
+    own_controller, workflows, manifest, kube_clients, namespace, timeouts
+):
+    own_controller.set_status_finalizer(enabled=True)
+    own = dataclasses.replace(workflows, instance=own_controller.instance)
+    poll = {"interval": timeouts.poll_interval}
+    name = own.submit(manifest())
+
+    def both() -> dict[str, Any] | NotYet:
+        found = _step_pods(kube_clients, namespace, name)
+        return found if len(found) == 2 else NotYet(sorted(found))
+
+    pods = until(
+        both, timeout=timeouts.pod_created, describe=f"the pods of {name}", **poll
+    )
+    for pod in pods.values():
+        executing.wait_for_file(
+            kube_clients,
+            namespace=namespace,
+            pod=pod.metadata.name,
+            path="/tmp/started",
+            timeouts=timeouts,
+        )
+        assert kube.STATUS_FINALIZER in (pod.metadata.finalizers or []), pod.metadata
+
+    own_controller.set_status_finalizer(enabled=False)
+    executing.touch(
+        kube_clients,
+        namespace=namespace,
+        pod=pods["released"].metadata.name,
+        path="/tmp/go",
+        timeouts=timeouts,
+    )
+    until(
+        lambda: (
+            (node := _node(own.get(name), "released")).get("phase") in DONE
+            or NotYet(node)
+        ),
+        timeout=timeouts.workflow_completed,
+        describe="the node of the released pod to complete",
+        **poll,
+    )
+    until(
+        lambda: (
+            kube.STATUS_FINALIZER
+            not in (found := _finalizers(kube_clients, namespace, name))
+            or NotYet(found)
+        ),
+        timeout=timeouts.cleanup,
+        describe="the completed pod to lose the status finalizer",
+        **poll,
+    )
+
+    kube_clients.custom.delete_namespaced_custom_object(
+        kube.WORKFLOW_GROUP, kube.WORKFLOW_VERSION, namespace, "workflows", name
+    )
+    until(
+        lambda: (
+            not (left := sorted(_step_pods(kube_clients, namespace, name)))
+            or NotYet(f"still there: {left}")
+        ),
+        timeout=GRACE + timeouts.cleanup,
+        describe=f"the pods of the deleted workflow {name} to be gone",
+        **poll,
+    )

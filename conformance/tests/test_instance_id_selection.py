@@ -1,0 +1,174 @@
+"""InstanceIdSelection: a controller with an instanceID serves only its own Workflows.
+
+We test these aspects, with the controller instance of the test's layout (it has
+an instanceID, as every instance the suite installs does) and three copies of
+`manifests/instance-id-selection.yaml`, submitted in this order: one labelled
+for an instance ID nobody serves, one without the instance label, one labelled
+for the test's instance:
+
+- the instance's Workflow runs; every version of its pods and of its
+  WorkflowTaskResults (recorded while they exist) carries
+  `workflows.argoproj.io/controller-instanceid: <id>`, and the executor
+  containers carry `ARGO_INSTANCE_ID=<id>` (WPC-INSTANCE-001);
+- after the instance's Workflow completed, the other two still have no status
+  and no pods, observed throughout the `unprocessed_window` timeout
+  (WPC-INSTANCE-002).
+
+Matrix: legacy and init-less (each layout's instance).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import uuid
+from typing import Any
+
+import pytest
+
+from conformance import kube
+from conformance import layouts
+from conformance import recording
+from conformance.waiting import NotYet
+from conformance.waiting import until
+
+EXECUTOR_CONTAINERS = ("init", "wait", "supervisor")
+WORKFLOW_LABEL = "workflows.argoproj.io/workflow"
+
+
+def task_results(kube_clients: kube.Clients, namespace: str) -> recording.Recorder:
+    """A recorder of the namespace's WorkflowTaskResults (on a client of its own)."""
+    from kubernetes import client
+
+    api = client.ApiClient(kube_clients.api.configuration)
+    return recording.Recorder(
+        api,
+        client.CustomObjectsApi(api).list_namespaced_custom_object,
+        kube.WORKFLOW_GROUP,
+        kube.WORKFLOW_VERSION,
+        namespace,
+        "workflowtaskresults",
+    )
+
+
+def create_unserved(
+    kube_clients: kube.Clients,
+    namespace: str,
+    body: dict[str, Any],
+    labels: dict[str, str],
+) -> str:
+    """Create a copy of `body` with exactly `labels` (no instance label unless given)."""
+    body = copy.deepcopy(body)
+    body["metadata"]["labels"] = labels
+    created = kube_clients.custom.create_namespaced_custom_object(
+        kube.WORKFLOW_GROUP, kube.WORKFLOW_VERSION, namespace, "workflows", body
+    )
+    return str(created["metadata"]["name"])
+
+
+def instance_labels(events: list[recording.Event]) -> dict[str, set[str | None]]:
+    """Object name -> every instance label value its recorded versions had."""
+    seen: dict[str, set[str | None]] = {}
+    for event in events:
+        meta = event.obj["metadata"]
+        seen.setdefault(meta["name"], set()).add(
+            (meta.get("labels") or {}).get(layouts.INSTANCE_LABEL)
+        )
+    return seen
+
+
+@pytest.mark.conformance(
+    short_name="InstanceIdSelection", clauses=["WPC-INSTANCE-001", "WPC-INSTANCE-002"]
+)
+def test_instance_labels_its_pods_and_results_and_ignores_other_workflows(
+    workflows,
+    manifest,
+    observations,
+    kube_clients,
+    namespace,
+    layout,
+    test_labels,
+    timeouts,
+):
+    body, instance_id = manifest(), layout.instance_id
+    nobody = f"wpc-nobody-{uuid.uuid4().hex[:8]}"
+    unserved = {
+        "labelled for nobody": create_unserved(
+            kube_clients,
+            namespace,
+            body,
+            {**test_labels, layouts.INSTANCE_LABEL: nobody},
+        ),
+        "unlabelled": create_unserved(kube_clients, namespace, body, dict(test_labels)),
+    }
+    with (
+        recording.Recorder.pods(kube_clients, namespace) as pods,
+        task_results(kube_clients, namespace) as results,
+    ):
+        name = workflows.submit(body)
+        workflow = workflows.wait_completed(name)
+    observations.record_workflow(workflow)
+    assert workflow["status"]["phase"] == "Succeeded", (
+        f"workflow {name}: {workflow['status'].get('message')!r}"
+    )
+
+    own = [
+        e
+        for e in pods.events()
+        if (e.obj["metadata"].get("labels") or {}).get(WORKFLOW_LABEL) == name
+    ]
+    pod_labels = instance_labels(own)
+    last = {e.obj["metadata"]["name"]: e.obj for e in own}
+    instance_env = {
+        f"{pod}/{c['name']}": next(
+            (
+                v.get("value")
+                for v in c.get("env") or []
+                if v["name"] == "ARGO_INSTANCE_ID"
+            ),
+            None,
+        )
+        for pod, obj in last.items()
+        for c in [
+            *(obj["spec"].get("initContainers") or []),
+            *obj["spec"]["containers"],
+        ]
+        if c["name"] in EXECUTOR_CONTAINERS
+    }
+    result_labels = instance_labels(results.events())
+    checks = [
+        ("instance labels of every recorded pod version", pod_labels),
+        (
+            "ARGO_INSTANCE_ID of the executor containers",
+            {k: {v} for k, v in instance_env.items()},
+        ),
+        ("instance labels of every recorded task result version", result_labels),
+    ]
+    problems = [
+        f"WPC-INSTANCE-001: {what}: expected {instance_id!r} on each of at least one, got {got}"
+        for what, got in checks
+        if not got or any(values != {instance_id} for values in got.values())
+    ]
+    assert not problems, "\n".join(problems)
+
+    def untouched() -> bool | NotYet:
+        touched = {}
+        for what, wf_name in unserved.items():
+            current = workflows.get(wf_name)
+            listed = kube_clients.core.list_namespaced_pod(
+                namespace, label_selector=f"{WORKFLOW_LABEL}={wf_name}"
+            ).items
+            if current.get("status") or listed:
+                touched[what] = {
+                    "status": current.get("status"),
+                    "pods": [p.metadata.name for p in listed],
+                }
+        return True if not touched else NotYet(touched)
+
+    until(
+        untouched,
+        timeout=timeouts.unprocessed_window + timeouts.api_call,
+        interval=timeouts.poll_interval,
+        consecutive=math.ceil(timeouts.unprocessed_window / timeouts.poll_interval) + 1,
+        describe=f"WPC-INSTANCE-002: workflows {unserved} to stay without status and pods",
+    )

@@ -1,0 +1,110 @@
+"""KillEmissaryCommand: `<emissary> kill <signal> 1` signals a wrapped container.
+
+We test these aspects: while `main`'s user command runs (it traps SIGTERM and
+has written /tmp/started), the suite executes the emissary's kill command
+inside `main` (`/var/run/argo/argoexec kill 15 1` in legacy,
+`/argo-bin/bin/argoexec kill 15 1` in initless); PID 1 forwards SIGTERM to the
+user command, which records it in its termination message and exits 143
+(WPC-KILL-007).
+
+Matrix: legacy and initless.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance import executing
+from conformance import kube
+from conformance import layouts
+from conformance.timeouts import Timeouts
+from conformance.waiting import NotYet
+from conformance.waiting import until
+
+EMISSARY = {
+    layouts.LEGACY: "/var/run/argo/argoexec",
+    layouts.INITLESS: "/argo-bin/bin/argoexec",
+}
+STARTED = ["test", "-f", "/tmp/started"]
+
+
+def _exec(
+    kube_clients: kube.Clients,
+    namespace: str,
+    pod: str,
+    command: list[str],
+    timeouts: Timeouts,
+) -> executing.Result:
+    return executing.run(
+        kube_clients,
+        namespace=namespace,
+        pod=pod,
+        container="main",
+        command=command,
+        timeout=timeouts.api_call,
+    )
+
+
+def _started_pod(
+    kube_clients: kube.Clients, namespace: str, workflow: str, timeouts: Timeouts
+) -> str | NotYet:
+    from kubernetes.client.exceptions import ApiException
+
+    pods = kube_clients.core.list_namespaced_pod(
+        namespace, label_selector=f"workflows.argoproj.io/workflow={workflow}"
+    ).items
+    running = [
+        p.metadata.name
+        for p in pods
+        for s in p.status.container_statuses or []
+        if s.name == "main" and s.state.running
+    ]
+    if not running:
+        return NotYet(
+            f"no running main container among {[p.metadata.name for p in pods]}"
+        )
+    try:
+        result = _exec(kube_clients, namespace, running[0], STARTED, timeouts)
+    except ApiException as exc:
+        return NotYet(f"exec refused: HTTP {exc.status} {exc.reason}")
+    return running[0] if result.returncode == 0 else NotYet(f"not started: {result}")
+
+
+@pytest.mark.conformance(short_name="KillEmissaryCommand", clauses=["WPC-KILL-007"])
+def test_emissary_kill_command_delivers_the_signal_to_the_user_command(
+    workflows, manifest, kube_clients, namespace, layout, timeouts
+):
+    name = workflows.submit(manifest())
+    pod = until(
+        lambda: _started_pod(kube_clients, namespace, name, timeouts),
+        timeout=timeouts.user_command_started,
+        interval=timeouts.poll_interval,
+        describe=f"the user command of workflow {name} to start",
+    )
+
+    killed = _exec(
+        kube_clients,
+        namespace,
+        pod,
+        [EMISSARY[layout.layout], "kill", "15", "1"],
+        timeouts,
+    )
+    assert killed.returncode == 0, f"the emissary's kill command failed: {killed}"
+
+    workflow = workflows.wait_completed(name)
+    main = next(
+        s
+        for s in kube_clients.core.read_namespaced_pod(
+            pod, namespace
+        ).status.container_statuses
+        if s.name == "main"
+    )
+    terminated = main.state.terminated
+    assert terminated is not None, f"main has not terminated: {main.state}"
+    assert (terminated.exit_code, (terminated.message or "").strip()) == (
+        143,
+        "TERM",
+    ), (
+        f"main: exit code {terminated.exit_code}, termination message "
+        f"{terminated.message!r}; workflow {workflow['status'].get('message')!r}"
+    )

@@ -1,0 +1,132 @@
+"""KillSidecars: user sidecars are stopped once every main container has exited.
+
+We test these aspects, in one workflow of three parallel steps whose pods get a
+5 s grace period through `podSpecPatch` (so G = 5 s):
+
+- `stopped`: a sidecar running `sleep 3600` is stopped and the node succeeds as
+  `main` decided (WPC-KILL-001); a second sidecar that records every catchable
+  signal in its termination log sees SIGTERM first and exits 143 on it
+  (WPC-KILL-002);
+- `stubborn`: a sidecar whose command ignores SIGTERM (it only notes when the
+  signal came) is killed with SIGKILL (exit 137) no earlier than G and no
+  later than G + 10 s (plus the timing tolerance) after that SIGTERM, and the
+  node still succeeds (WPC-KILL-003);
+- `failing`: `main` exits 1 next to a `sleep 3600` sidecar; the pod terminates
+  within G plus the cleanup timeout and the node is `Failed` with `main`'s
+  message (WPC-KILL-004).
+
+Matrix: legacy and initless. The stubborn sidecar notes the SIGTERM's time in
+whole epoch seconds and `finishedAt` has 1 s granularity: both truncate, so
+the difference can never undercut G for a conformant implementation and the
+lower bound needs no tolerance.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance import kube
+
+GRACE = 5
+"""terminationGracePeriodSeconds set by the manifest's podSpecPatch."""
+SIGKILL_WINDOW = 10
+"""WPC-KILL-003: the SIGKILL comes no later than G + 10 s after the SIGTERM."""
+
+
+def _pods_by_step(
+    kube_clients: kube.Clients, namespace: str, workflow: dict[str, Any]
+) -> dict[str, Any]:
+    nodes = workflow["status"]["nodes"]
+    pods = kube_clients.core.list_namespaced_pod(
+        namespace,
+        label_selector=f"workflows.argoproj.io/workflow={workflow['metadata']['name']}",
+    ).items
+    by_step = {}
+    for pod in pods:
+        node_id = (pod.metadata.annotations or {}).get("workflows.argoproj.io/node-id")
+        if node_id in nodes:
+            by_step[nodes[node_id]["displayName"]] = pod
+    return by_step
+
+
+def _terminated(pod: Any, container: str) -> Any:
+    for status in pod.status.container_statuses or []:
+        if status.name == container:
+            assert status.state.terminated, (
+                f"{pod.metadata.name}/{container} has not terminated: {status.state}"
+            )
+            return status.state.terminated
+    raise AssertionError(f"{pod.metadata.name} has no container {container}")
+
+
+def _node(workflow: dict[str, Any], step: str) -> dict[str, Any]:
+    return next(
+        n for n in workflow["status"]["nodes"].values() if n["displayName"] == step
+    )
+
+
+@pytest.mark.conformance(
+    short_name="KillSidecars",
+    clauses=["WPC-KILL-001", "WPC-KILL-002", "WPC-KILL-003", "WPC-KILL-004"],
+)
+def test_sidecars_are_stopped_after_main_exits_and_nodes_end_as_main_decided(
+    workflows, manifest, kube_clients, namespace, timeouts, observations
+):
+    name = workflows.submit(manifest())
+
+    workflow = workflows.wait_completed(name)
+    observations.record_workflow(workflow)
+    pods = _pods_by_step(kube_clients, namespace, workflow)
+    assert set(pods) == {"stopped", "stubborn", "failing"}, f"pods: {sorted(pods)}"
+
+    # WPC-KILL-001: the sleeper stopped; the node is what main decided.
+    stopped = pods["stopped"]
+    assert _terminated(stopped, "main").exit_code == 0
+    _terminated(stopped, "sleeper")
+    assert (
+        _node(workflow, "stopped")["phase"],
+        _node(workflow, "stopped").get("message", ""),
+    ) == ("Succeeded", "")
+
+    # WPC-KILL-002: SIGTERM is the first signal the recorder's command receives.
+    recorder = _terminated(stopped, "recorder")
+    assert (recorder.exit_code, (recorder.message or "").split()) == (143, ["TERM"]), (
+        f"recorder: exit code {recorder.exit_code}, signals seen {recorder.message!r}"
+    )
+
+    # WPC-KILL-003: SIGKILL between G and G + 10 s after the SIGTERM, whose
+    # time (epoch seconds) the sidecar noted in its termination log.
+    stubborn = pods["stubborn"]
+    assert _terminated(stubborn, "main").exit_code == 0
+    killed = _terminated(stubborn, "stubborn")
+    noted = (killed.message or "").split()
+    assert (killed.exit_code, noted[:1]) == (137, ["TERM"]), (
+        f"stubborn sidecar: exit code {killed.exit_code}, log {killed.message!r}"
+    )
+    waited = killed.finished_at.timestamp() - int(noted[1])
+    limit = GRACE + SIGKILL_WINDOW + timeouts.timing_tolerance
+    assert GRACE <= waited <= limit, (
+        f"stubborn sidecar killed {waited:g} s after its SIGTERM; "
+        f"expected between {GRACE} s and {limit:g} s"
+    )
+    assert _node(workflow, "stubborn")["phase"] == "Succeeded"
+
+    # WPC-KILL-004: main failed next to a running sidecar; the pod still ended.
+    failing = pods["failing"]
+    main_failed = _terminated(failing, "main")
+    last = max(
+        _terminated(failing, s.name).finished_at
+        for s in failing.status.container_statuses
+    )
+    took = (last - main_failed.finished_at).total_seconds()
+    assert took <= GRACE + timeouts.cleanup, (
+        f"pod {failing.metadata.name} took {took:g} s to terminate after main failed"
+    )
+    node = _node(workflow, "failing")
+    assert (node["phase"], node.get("message")) == (
+        "Failed",
+        "main: Error (exit code 1)",
+    )
+    assert workflow["status"]["phase"] == "Failed"

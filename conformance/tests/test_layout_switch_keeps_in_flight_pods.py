@@ -1,0 +1,247 @@
+"""LayoutSwitchKeepsInFlightPods: switching the layout spares running pods.
+
+We test these aspects, with a private controller instance (the suite's
+`dedicated_instance`) started in the test's layout and
+`manifests/layout-switch-keeps-in-flight-pods.yaml` (step `produce` runs until
+the test releases it through exec; step `consume` receives its output):
+
+- with `produce` running, the test switches the instance to the other layout
+  (`initlessPod.enabled` in its configuration) and submits probe workflows until
+  a new pod shows the new layout; after the workflow completed it switches back
+  and probes again, within the config-propagation timeout each time, while the
+  controller's pods stay the same (no restart) (WPC-LAYOUT-003);
+- `produce`'s pod keeps its uid, containers, init containers and volumes, and
+  its main container runs to completion with exit code 0 (WPC-LAYOUT-004);
+- the workflow succeeds, `consume`'s pod is in the new layout, and the value
+  produced under the old layout reaches it (WPC-LAYOUT-005).
+
+Matrix: legacy and init-less (the layout the instance starts in).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance import executing
+from conformance import layouts
+from conformance import state
+from conformance import workflows as workflow_ops
+from conformance.errors import HarnessError
+from conformance.waiting import NotYet
+from conformance.waiting import until
+
+VALUE = "crossed the layout switch"
+PROBE = "layout-switch-keeps-in-flight-pods-probe.yaml"
+
+
+@pytest.fixture
+def private_namespace(
+    pytestconfig: pytest.Config, run_context: Any, wpc_layout: str
+) -> None:
+    """Refuse to run if a dedicated instance would land in a shared instance's namespace.
+
+    Requested before `dedicated_instance`, so that its install (and uninstall)
+    never replaces the controller other tests are using.
+    """
+    profile = pytestconfig.stash[state.PROFILE]
+    target = profile.controller_namespace.format_map(
+        {"instance_id": "wpc-t-probe", "layout": wpc_layout}
+    )
+    if target in {i.namespace for i in run_context.instances}:
+        raise HarnessError(
+            f"profile {profile.name}: controller.namespace {profile.controller_namespace!r} puts a "
+            f"dedicated instance into the shared namespace {target}; it needs {{instance_id}}"
+        )
+
+
+def layout_of(pod: dict[str, Any]) -> str:
+    """The layout a pod's shape shows (WPC-LAYOUT-001 and -002)."""
+    inits = {c["name"] for c in pod["spec"].get("initContainers") or []}
+    containers = {c["name"] for c in pod["spec"]["containers"]}
+    if "init" in inits and "wait" in containers and "supervisor" not in containers:
+        return layouts.LEGACY
+    if "init" not in inits and "supervisor" in containers and "wait" not in containers:
+        return layouts.INITLESS
+    return f"unknown (init containers {sorted(inits)}, containers {sorted(containers)})"
+
+
+def pods_of(kube_clients: Any, namespace: str, workflow: str) -> list[dict[str, Any]]:
+    listing = kube_clients.core.list_namespaced_pod(
+        namespace, label_selector=f"workflows.argoproj.io/workflow={workflow}"
+    )
+    return [kube_clients.api.sanitize_for_serialization(p) for p in listing.items]
+
+
+def controller_pods(
+    kube_clients: Any, pytestconfig: pytest.Config, instance: layouts.Instance
+) -> dict[str, int]:
+    """uid -> restart count of the instance's controller pods."""
+    selector = pytestconfig.stash[state.PROFILE].controller_pod_selector.format_map(
+        {"instance_id": instance.instance_id, "layout": instance.layout}
+    )
+    pods = kube_clients.core.list_namespaced_pod(
+        instance.namespace, label_selector=selector
+    ).items
+    if not pods:
+        raise HarnessError(
+            f"no controller pod matches {selector!r} in {instance.namespace}"
+        )
+    return {
+        p.metadata.uid: sum(s.restart_count for s in p.status.container_statuses or [])
+        for p in pods
+    }
+
+
+def probe_until(
+    target: str, *, wfs: workflow_ops.Workflows, probe: dict[str, Any], timeouts: Any
+) -> str:
+    """Submit probes until one's pod is in the `target` layout; return that pod's name."""
+    submitted: list[str] = []
+
+    def check() -> str | NotYet:
+        seen = "no probe yet"
+        if submitted:
+            pods = pods_of(wfs.clients, wfs.namespace, submitted[-1])
+            if not pods:
+                return NotYet(f"probe {submitted[-1]} has no pod yet")
+            seen = f"probe {submitted[-1]}'s pod is {layout_of(pods[0])}"
+            if layout_of(pods[0]) == target:
+                return str(pods[0]["metadata"]["name"])
+            phase = (wfs.get(submitted[-1]).get("status") or {}).get("phase")
+            if phase not in workflow_ops.COMPLETED:  # one probe at a time
+                return NotYet(f"{seen}; waiting for it to complete before the next")
+        submitted.append(wfs.submit(probe))
+        return NotYet(f"{seen}; submitted probe {submitted[-1]}")
+
+    return until(
+        check,
+        timeout=timeouts.config_propagation,
+        interval=timeouts.poll_interval,
+        describe=f"WPC-LAYOUT-003: a new pod in the {target} layout after the switch",
+    )
+
+
+@pytest.mark.conformance(
+    short_name="LayoutSwitchKeepsInFlightPods",
+    clauses=["WPC-LAYOUT-003", "WPC-LAYOUT-004", "WPC-LAYOUT-005"],
+)
+def test_layout_switch_applies_to_new_pods_only_and_rolls_back(
+    private_namespace,
+    dedicated_instance,
+    manifest,
+    observations,
+    kube_clients,
+    namespace,
+    test_labels,
+    timeouts,
+    pytestconfig,
+):
+    ctl = dedicated_instance
+    start = ctl.instance.layout
+    switched = layouts.INITLESS if start == layouts.LEGACY else layouts.LEGACY
+    wfs = workflow_ops.Workflows(
+        clients=kube_clients,
+        namespace=namespace,
+        labels=test_labels,
+        instance=ctl.instance,
+        timeouts=timeouts,
+    )
+    controllers = controller_pods(kube_clients, pytestconfig, ctl.instance)
+    name = wfs.submit(manifest())
+
+    def produce_running() -> dict[str, Any] | NotYet:
+        pods = pods_of(kube_clients, namespace, name)
+        for pod in pods:
+            statuses = {
+                s["name"]: s
+                for s in (pod.get("status") or {}).get("containerStatuses") or []
+            }
+            if "running" in (statuses.get("main", {}).get("state") or {}):
+                return pod
+        return NotYet(
+            f"pods of {name}: {[(p['metadata']['name'], p.get('status', {}).get('phase')) for p in pods]}"
+        )
+
+    before = until(
+        produce_running,
+        timeout=timeouts.user_command_started,
+        interval=timeouts.poll_interval,
+        describe=f"the main container of {name}'s first pod to run",
+    )
+    assert layout_of(before) == start, (
+        f"the instance started in {start}, but built {layout_of(before)}"
+    )
+    ctl.set_layout(switched)
+    probe_until(switched, wfs=wfs, probe=manifest(PROBE), timeouts=timeouts)
+    released = executing.run(
+        kube_clients,
+        namespace=namespace,
+        pod=before["metadata"]["name"],
+        container="main",
+        command=["touch", "/tmp/release"],
+        timeout=timeouts.api_call,
+    )
+    assert released.returncode == 0, (
+        f"releasing {before['metadata']['name']} through exec: {released}"
+    )
+    workflow = wfs.wait_completed(name)
+    observations.record_workflow(workflow)
+    ctl.set_layout(start)
+    probe_until(start, wfs=wfs, probe=manifest(PROBE), timeouts=timeouts)
+
+    after = {p["metadata"]["name"]: p for p in pods_of(kube_clients, namespace, name)}
+    kept = after.get(before["metadata"]["name"], {"metadata": {}, "spec": {}})
+    later = [p for n, p in after.items() if n != before["metadata"]["name"]]
+    main = {
+        s["name"]: s for s in (kept.get("status") or {}).get("containerStatuses") or []
+    }.get("main", {})
+    nodes = {n.get("displayName"): n for n in workflow["status"]["nodes"].values()}
+    got = (nodes.get("consume", {}).get("outputs") or {}).get("parameters") or [{}]
+    shape = ("containers", "initContainers", "volumes")
+    checks = [
+        (
+            "WPC-LAYOUT-003",
+            "controller pods (uid: restarts) after both switches",
+            controller_pods(kube_clients, pytestconfig, ctl.instance),
+            controllers,
+        ),
+        (
+            "WPC-LAYOUT-004",
+            "uid of the pod running across the switch",
+            kept["metadata"].get("uid"),
+            before["metadata"]["uid"],
+        ),
+        (
+            "WPC-LAYOUT-004",
+            "its containers, init containers and volumes",
+            [kept["spec"].get(k) for k in shape],
+            [before["spec"].get(k) for k in shape],
+        ),
+        (
+            "WPC-LAYOUT-004",
+            "its main container's exit code",
+            ((main.get("state") or {}).get("terminated") or {}).get("exitCode"),
+            0,
+        ),
+        ("WPC-LAYOUT-005", "workflow phase", workflow["status"]["phase"], "Succeeded"),
+        (
+            "WPC-LAYOUT-005",
+            "layouts of the pods built after the switch",
+            [layout_of(p) for p in later],
+            [switched],
+        ),
+        (
+            "WPC-LAYOUT-005",
+            "value the second step received",
+            got[0].get("value"),
+            VALUE,
+        ),
+    ]
+    problems = [
+        f"{clause}: {what}: expected {want!r}, got {have!r}"
+        for clause, what, have, want in checks
+        if have != want
+    ]
+    assert not problems, "\n".join(problems)

@@ -1,0 +1,98 @@
+"""RecoveryInitlessHandshake: the supervisor-emissary handshake needs no controller.
+
+We test these aspects on a dedicated initless controller instance: the
+controller is stopped right after it created the pod, whose containers can
+only start once the suite creates a ConfigMap it mounts; so the supervisor's
+pre-main phase, the handshake and the user command all run while the
+controller is down. After the pod completed the controller is started again,
+and the node is `Succeeded` with an empty message, exit code "0" and the
+output parameter, as without the downtime (WPC-RECOVERY-008).
+
+Matrix: initless only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from conformance import kube
+from conformance import state
+from conformance.errors import HarnessError
+from conformance.waiting import NotYet
+from conformance.waiting import until
+
+ANSWER = "42"
+
+
+@pytest.fixture
+def own_controller(
+    request: pytest.FixtureRequest,
+    pytestconfig: pytest.Config,
+    run_context: Any,
+    wpc_layout: str,
+) -> Any:
+    """A dedicated instance, refused where it would replace a shared one."""
+    profile = pytestconfig.stash[state.PROFILE]
+    values = {"instance_id": "wpc-t-probe", "layout": wpc_layout}
+    target = profile.controller_namespace.format_map(values)
+    if target in {i.namespace for i in run_context.instances}:
+        raise HarnessError(
+            f"profile {profile.name}: controller.namespace {profile.controller_namespace!r} "
+            f"puts dedicated instances into the shared namespace {target}"
+        )
+    return request.getfixturevalue("dedicated_instance")
+
+
+def _pods(kube_clients: kube.Clients, namespace: str, workflow: str) -> list[Any]:
+    pods: list[Any] = kube_clients.core.list_namespaced_pod(
+        namespace, label_selector=f"workflows.argoproj.io/workflow={workflow}"
+    ).items
+    return pods
+
+
+@pytest.mark.conformance(
+    short_name="RecoveryInitlessHandshake", clauses=["WPC-RECOVERY-008"]
+)
+def test_a_pod_whose_pre_main_phase_runs_during_downtime_completes_normally(
+    own_controller, workflows, manifest, kube_clients, namespace, test_labels, timeouts
+):
+    own = dataclasses.replace(workflows, instance=own_controller.instance)
+    name = own.submit(manifest())
+    until(
+        lambda: _pods(kube_clients, namespace, name) or NotYet("no pod yet"),
+        timeout=timeouts.pod_created,
+        interval=timeouts.poll_interval,
+        describe=f"the controller to create the pod of {name}",
+    )
+    own_controller.stop()
+    kube_clients.core.create_namespaced_config_map(
+        namespace,
+        {
+            "metadata": {"name": "wpc-gate", "labels": test_labels},
+            "data": {"answer": ANSWER},
+        },
+    )
+    until(
+        lambda: (
+            (phases := [p.status.phase for p in _pods(kube_clients, namespace, name)])
+            == ["Succeeded"]
+            or NotYet(phases)
+        ),
+        timeout=timeouts.workflow_completed,
+        interval=timeouts.poll_interval,
+        describe=f"the pod of {name} to succeed while the controller is down",
+    )
+    own_controller.start()
+
+    workflow = own.wait_completed(name)
+    node = workflow["status"]["nodes"][name]
+    outputs = node.get("outputs") or {}
+    assert (node["phase"], node.get("message", "")) == ("Succeeded", ""), node
+    assert outputs.get("exitCode") == "0", outputs
+    assert [(p["name"], p.get("value")) for p in outputs.get("parameters") or []] == [
+        ("answer", ANSWER)
+    ], outputs
+    assert workflow["status"]["phase"] == "Succeeded"

@@ -1,0 +1,248 @@
+"""RecoveryWithStatusFinalizer: restarts and downtime with the status finalizer on.
+
+We test these aspects on a dedicated controller instance with the status
+finalizer switched on, and two runs of one workflow (`deleted-down`, whose
+main records SIGTERM and exits 3, next to `finish-down`, which writes an
+output parameter once released), recording every version of pods and
+Workflows. The controller is restarted right after the submissions, then
+stopped once all pods run; while it is down the suite deletes the second
+Workflow, deletes the first one's `deleted-down` pod and releases its
+`finish-down`, then starts the controller again:
+
+- the deleted pod stayed readable, and its node gets its phase and message
+  from the container statuses (`Failed`, `main: Error (exit code 3)...`, not
+  `pod deleted`); the pod then loses the finalizer and is gone
+  (WPC-RECOVERY-005);
+- `finish-down` is `Succeeded` with exit code "0" and its output parameter, as
+  without downtime (WPC-RECOVERY-001);
+- the orphaned pods of the deleted Workflow lose the finalizer and are gone
+  after the start (WPC-FINALIZER-007): they are being deleted, so the limit is
+  the one for deleted pods (`status_finalizer_removed`, upstream's 2 min
+  backstop counted from their last transition, plus latency);
+- no pod keeps the finalizer beyond the cleanup timeout after its workflow
+  completed, or beyond that limit after it was deleted (WPC-RECOVERY-004), remaining pods are labelled
+  completed (WPC-RECOVERY-003), no node ever had two pods (WPC-RECOVERY-002),
+  and no completed phase or Succeeded node changed (WPC-RECOVERY-009).
+
+Matrix: legacy and initless.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any
+
+import pytest
+
+from conformance import executing
+from conformance import kube
+from conformance import recording
+from conformance import state
+from conformance.errors import HarnessError
+from conformance.waiting import NotYet
+from conformance.waiting import until
+
+GRACE = 5
+NODE_NAME = "workflows.argoproj.io/node-name"
+STEPS = ("deleted-down", "finish-down")
+
+
+@pytest.fixture
+def own_controller(
+    request: pytest.FixtureRequest,
+    pytestconfig: pytest.Config,
+    run_context: Any,
+    wpc_layout: str,
+) -> Any:
+    """A dedicated instance, refused where it would replace a shared one."""
+    profile = pytestconfig.stash[state.PROFILE]
+    values = {"instance_id": "wpc-t-probe", "layout": wpc_layout}
+    target = profile.controller_namespace.format_map(values)
+    if target in {i.namespace for i in run_context.instances}:
+        raise HarnessError(
+            f"profile {profile.name}: controller.namespace {profile.controller_namespace!r} "
+            f"puts dedicated instances into the shared namespace {target}"
+        )
+    return request.getfixturevalue("dedicated_instance")
+
+
+def _step_pods(
+    kube_clients: kube.Clients, namespace: str, workflow: str
+) -> dict[str, Any]:
+    pods = kube_clients.core.list_namespaced_pod(
+        namespace, label_selector=f"workflows.argoproj.io/workflow={workflow}"
+    ).items
+    return {p.metadata.annotations[NODE_NAME].rsplit(".", 1)[-1]: p for p in pods}
+
+
+def _started(
+    kube_clients: kube.Clients, namespace: str, workflow: str, timeouts: Any
+) -> dict[str, Any]:
+    def all_pods() -> dict[str, Any] | NotYet:
+        found = _step_pods(kube_clients, namespace, workflow)
+        return found if found.keys() == set(STEPS) else NotYet(sorted(found))
+
+    pods: dict[str, Any] = until(
+        all_pods,
+        timeout=timeouts.pod_created + timeouts.controller_ready,
+        interval=timeouts.poll_interval,
+        describe=f"the pods of {workflow}",
+    )
+    for pod in pods.values():
+        executing.wait_for_file(
+            kube_clients,
+            namespace=namespace,
+            pod=pod.metadata.name,
+            path="/tmp/started",
+            timeouts=timeouts,
+        )
+        assert kube.STATUS_FINALIZER in (pod.metadata.finalizers or []), pod.metadata
+    return pods
+
+
+def _held_pods(
+    kube_clients: kube.Clients, namespace: str, workflow: str
+) -> dict[str, Any]:
+    return {
+        step: (
+            p.metadata.finalizers,
+            p.metadata.labels.get("workflows.argoproj.io/completed"),
+        )
+        for step, p in _step_pods(kube_clients, namespace, workflow).items()
+        if kube.STATUS_FINALIZER in (p.metadata.finalizers or [])
+        or p.metadata.labels.get("workflows.argoproj.io/completed") != "true"
+    }
+
+
+@pytest.mark.conformance(
+    short_name="RecoveryWithStatusFinalizer",
+    clauses=[
+        "WPC-FINALIZER-007",
+        "WPC-RECOVERY-001",
+        "WPC-RECOVERY-002",
+        "WPC-RECOVERY-003",
+        "WPC-RECOVERY-004",
+        "WPC-RECOVERY-005",
+        "WPC-RECOVERY-009",
+    ],
+)
+def test_downtime_with_the_status_finalizer_loses_no_status_and_leaves_no_pod_behind(
+    own_controller,
+    workflows,
+    manifest,
+    kube_clients,
+    namespace,
+    timeouts,
+    observations,
+):
+    controller = own_controller
+    controller.set_status_finalizer(enabled=True)
+    own = dataclasses.replace(workflows, instance=controller.instance)
+    poll = {"interval": timeouts.poll_interval}
+    with (
+        recording.Recorder.pods(kube_clients, namespace) as pods,
+        recording.Recorder.workflows(kube_clients, namespace) as versions,
+    ):
+        kept, orphaned = own.submit(manifest()), own.submit(manifest())
+        controller.restart()
+        running = _started(kube_clients, namespace, kept, timeouts)
+        orphans = _started(kube_clients, namespace, orphaned, timeouts)
+
+        controller.stop()
+        kube_clients.custom.delete_namespaced_custom_object(
+            kube.WORKFLOW_GROUP, kube.WORKFLOW_VERSION, namespace, "workflows", orphaned
+        )
+        deleted = running["deleted-down"].metadata.name
+        kube_clients.core.delete_namespaced_pod(deleted, namespace)
+        executing.touch(
+            kube_clients,
+            namespace=namespace,
+            pod=running["finish-down"].metadata.name,
+            path="/tmp/go",
+            timeouts=timeouts,
+        )
+
+        def all_terminated() -> bool | NotYet:
+            current = _step_pods(kube_clients, namespace, kept)
+            states = {
+                step: [
+                    bool(s.state.terminated) for s in p.status.container_statuses or []
+                ]
+                for step, p in current.items()
+            }
+            done = current.keys() == set(STEPS) and all(
+                all(s) and s for s in states.values()
+            )
+            return done or NotYet(states)
+
+        # The finalizer keeps the deleted pod readable while nobody can release it.
+        until(
+            all_terminated,
+            timeout=GRACE + timeouts.workflow_completed,
+            describe=f"every container of {kept} to terminate while the controller is down",
+            **poll,
+        )
+        controller.start()
+        restarted = time.monotonic()
+
+        workflow = own.wait_completed(kept)
+        observations.record_workflow(workflow)
+        until(
+            lambda: (
+                not (left := _held_pods(kube_clients, namespace, kept)) or NotYet(left)
+            ),
+            timeout=timeouts.cleanup,
+            describe=f"the pods of {kept} to lose the finalizer and be labelled completed",
+            **poll,
+        )
+
+        until(
+            lambda: (
+                deleted
+                not in {
+                    p.metadata.name
+                    for p in _step_pods(kube_clients, namespace, kept).values()
+                }
+                or NotYet(f"{deleted} still exists")
+            ),
+            timeout=timeouts.cleanup,
+            describe=f"the deleted pod {deleted} to be gone",
+            **poll,
+        )
+
+    nodes = {n["displayName"]: n for n in workflow["status"]["nodes"].values()}
+    held = nodes["deleted-down"]
+    assert held.get("message") != "pod deleted"
+    assert (held["phase"], held.get("message", "")[:25]) == (
+        "Failed",
+        "main: Error (exit code 3)",
+    ), f"deleted-down: {held['phase']} {held.get('message')!r}"
+    finished = nodes["finish-down"]
+    outputs = finished.get("outputs") or {}
+    assert (finished["phase"], finished.get("message", "")) == ("Succeeded", "")
+    assert outputs.get("exitCode") == "0", outputs
+    assert [(p["name"], p.get("value")) for p in outputs.get("parameters") or []] == [
+        ("answer", "42")
+    ], outputs
+    assert len(orphans) == len(STEPS)
+
+    events = pods.events()
+    for name in (kept, orphaned):
+        duplicates = {
+            n: u for n, u in recording.pods_by_node(events, name).items() if len(u) > 1
+        }
+        assert not duplicates, f"{name}: nodes with more than one pod: {duplicates}"
+    regressions = recording.phase_regressions(versions.events(), kept)
+    assert not regressions, "\n".join(regressions)
+
+    # Last, as it may take longest: the orphans of the deleted Workflow.
+    until(
+        lambda: (
+            not (left := sorted(_step_pods(kube_clients, namespace, orphaned)))
+            or NotYet(f"orphans still there: {left}")
+        ),
+        timeout=max(0.0, restarted + GRACE + timeouts.cleanup - time.monotonic()),
+        describe=f"the orphaned pods of {orphaned} to be gone after the restart",
+        **poll,
+    )

@@ -1,0 +1,236 @@
+"""RecoveryWithoutStatusFinalizer: deleted pods and controller downtime, no finalizer.
+
+We test these aspects on a dedicated controller instance with the status
+finalizer switched off (the switch is controller-wide and restarts the
+controller, so a shared instance is not touched), and one workflow of three
+parallel pods, while recording every version of its pods and of the Workflow:
+
+- no version of any pod carries `workflows.argoproj.io/status`
+  (WPC-FINALIZER-002);
+- `deleted-live` is force-deleted while running: its node becomes `Error` with
+  `pod deleted` (WPC-STATUS-007);
+- with the controller stopped, `deleted-down` is force-deleted and
+  `finish-down` is released and completes; after the start, `deleted-down` is
+  `Error` with `pod deleted` and the workflow completes (WPC-RECOVERY-006), and
+  `finish-down` is `Succeeded` with exit code "0" and its output parameter, as
+  without downtime (WPC-RECOVERY-001);
+- at most one pod ever existed per node (WPC-RECOVERY-002); after completion
+  every remaining pod is labelled completed within the cleanup timeout
+  (WPC-RECOVERY-003); across a restart after completion no completed phase
+  and no Succeeded node changes (WPC-RECOVERY-009).
+
+Matrix: legacy and initless.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from conformance import executing
+from conformance import kube
+from conformance import recording
+from conformance import state
+from conformance.errors import HarnessError
+from conformance.waiting import NotYet
+from conformance.waiting import until
+
+NODE_NAME = "workflows.argoproj.io/node-name"
+STEPS = ("deleted-live", "deleted-down", "finish-down")
+
+
+@pytest.fixture
+def own_controller(
+    request: pytest.FixtureRequest,
+    pytestconfig: pytest.Config,
+    run_context: Any,
+    wpc_layout: str,
+) -> Any:
+    """A dedicated instance, refused where it would replace a shared one."""
+    profile = pytestconfig.stash[state.PROFILE]
+    values = {"instance_id": "wpc-t-probe", "layout": wpc_layout}
+    target = profile.controller_namespace.format_map(values)
+    if target in {i.namespace for i in run_context.instances}:
+        raise HarnessError(
+            f"profile {profile.name}: controller.namespace {profile.controller_namespace!r} "
+            f"puts dedicated instances into the shared namespace {target}"
+        )
+    return request.getfixturevalue("dedicated_instance")
+
+
+def _step_pods(
+    kube_clients: kube.Clients, namespace: str, workflow: str
+) -> dict[str, Any]:
+    pods = kube_clients.core.list_namespaced_pod(
+        namespace, label_selector=f"workflows.argoproj.io/workflow={workflow}"
+    ).items
+    return {p.metadata.annotations[NODE_NAME].rsplit(".", 1)[-1]: p for p in pods}
+
+
+def _all_step_pods(
+    kube_clients: kube.Clients, namespace: str, workflow: str
+) -> dict[str, Any] | NotYet:
+    found = _step_pods(kube_clients, namespace, workflow)
+    return found if found.keys() == set(STEPS) else NotYet(sorted(found))
+
+
+def _nodes(workflow: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    nodes = (workflow.get("status") or {}).get("nodes") or {}
+    return {n["displayName"]: n for n in nodes.values()}
+
+
+def _phases(workflow: dict[str, Any]) -> dict[str, str]:
+    phases = {name: str(n.get("phase")) for name, n in _nodes(workflow).items()}
+    return {**phases, "<workflow>": str(workflow["status"].get("phase"))}
+
+
+@pytest.mark.conformance(
+    short_name="RecoveryWithoutStatusFinalizer",
+    clauses=[
+        "WPC-FINALIZER-002",
+        "WPC-STATUS-007",
+        "WPC-RECOVERY-001",
+        "WPC-RECOVERY-002",
+        "WPC-RECOVERY-003",
+        "WPC-RECOVERY-006",
+        "WPC-RECOVERY-009",
+    ],
+)
+def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_nothing(
+    own_controller,
+    workflows,
+    manifest,
+    kube_clients,
+    namespace,
+    timeouts,
+    observations,
+):
+    controller = own_controller
+    controller.set_status_finalizer(enabled=False)
+    own = dataclasses.replace(workflows, instance=controller.instance)
+    poll = {"interval": timeouts.poll_interval}
+    with (
+        recording.Recorder.pods(kube_clients, namespace) as pods,
+        recording.Recorder.workflows(kube_clients, namespace) as versions,
+    ):
+        name = own.submit(manifest())
+        started = until(
+            lambda: _all_step_pods(kube_clients, namespace, name),
+            timeout=timeouts.pod_created,
+            describe=f"the three pods of {name}",
+            **poll,
+        )
+        for pod in started.values():
+            executing.wait_for_file(
+                kube_clients,
+                namespace=namespace,
+                pod=pod.metadata.name,
+                path="/tmp/started",
+                timeouts=timeouts,
+            )
+
+        # WPC-STATUS-007: a running pod force-deleted under a live controller.
+        kube_clients.core.delete_namespaced_pod(
+            started["deleted-live"].metadata.name, namespace, grace_period_seconds=0
+        )
+        until(
+            lambda: (
+                (node := _nodes(own.get(name))["deleted-live"])["phase"] == "Error"
+                or NotYet(node)
+            ),
+            timeout=timeouts.pod_deleted_reported,
+            describe="node deleted-live to become Error",
+            **poll,
+        )
+
+        # Downtime: one pod removed, one pod completing.
+        controller.stop()
+        down = started["deleted-down"].metadata.name
+        kube_clients.core.delete_namespaced_pod(down, namespace, grace_period_seconds=0)
+        finish = started["finish-down"].metadata.name
+        executing.touch(
+            kube_clients,
+            namespace=namespace,
+            pod=finish,
+            path="/tmp/go",
+            timeouts=timeouts,
+        )
+        until(
+            lambda: (
+                (
+                    (
+                        pod := kube_clients.core.read_namespaced_pod(finish, namespace)
+                    ).status.phase
+                    in {"Succeeded", "Failed"}
+                    and down not in _step_pods(kube_clients, namespace, name)
+                )
+                or NotYet(f"finish-down {pod.status.phase}")
+            ),
+            timeout=timeouts.workflow_completed,
+            describe="finish-down to complete and deleted-down to vanish while stopped",
+            **poll,
+        )
+        controller.start()
+
+        workflow = own.wait_completed(name)
+        observations.record_workflow(workflow)
+        until(
+            lambda: (
+                not (
+                    left := [
+                        s
+                        for s, p in _step_pods(kube_clients, namespace, name).items()
+                        if (p.metadata.labels or {}).get(
+                            "workflows.argoproj.io/completed"
+                        )
+                        != "true"
+                    ]
+                )
+                or NotYet(f"not labelled completed: {left}")
+            ),
+            timeout=timeouts.cleanup,
+            describe=f"the pods of {name} to be labelled completed",
+            **poll,
+        )
+        settled = _phases(workflow)
+        controller.restart()
+        until(
+            lambda: (now := _phases(own.get(name))) == settled or NotYet(now),
+            timeout=timeouts.cleanup,
+            describe="the phases to stay as they were before the restart",
+            consecutive=5,
+            **poll,
+        )
+
+    nodes = _nodes(workflow)
+    for step in ("deleted-live", "deleted-down"):
+        assert (nodes[step]["phase"], nodes[step].get("message")) == (
+            "Error",
+            "pod deleted",
+        )
+    finished = nodes["finish-down"]
+    outputs = finished.get("outputs") or {}
+    assert (finished["phase"], finished.get("message", "")) == ("Succeeded", "")
+    assert outputs.get("exitCode") == "0", outputs
+    assert [(p["name"], p.get("value")) for p in outputs.get("parameters") or []] == [
+        ("answer", "42")
+    ], outputs
+    assert workflow["status"]["phase"] in {"Failed", "Error"}
+
+    events = pods.events()
+    with_finalizer = {
+        e.obj["metadata"]["name"]
+        for e in events
+        if kube.STATUS_FINALIZER in (e.obj["metadata"].get("finalizers") or [])
+    }
+    assert not with_finalizer, (
+        f"pods carrying {kube.STATUS_FINALIZER}: {with_finalizer}"
+    )
+    duplicates = {
+        n: u for n, u in recording.pods_by_node(events, name).items() if len(u) > 1
+    }
+    assert not duplicates, f"nodes with more than one pod: {duplicates}"
+    regressions = recording.phase_regressions(versions.events(), name)
+    assert not regressions, "\n".join(regressions)

@@ -1,0 +1,202 @@
+"""StatusArtifactFailure: an input download that fails before main, in each layout.
+
+The suite's HTTP server (busybox httpd in the test namespace, serving no
+files) answers 404 for the template's input artifact. We test these aspects:
+
+- legacy: `init` exits non-zero and the node is `Error` with
+  `init: <Reason> (exit code N)[: <msg>]` (WPC-STATUS-004);
+- initless: the supervisor's marker cause starts with `failed to load
+  non-plugin input artifacts: ` (WPC-HANDSHAKE-005); `main` exits 65 without
+  running its command, with `supervisor reported pre-main failure: <cause>`
+  (WPC-HANDSHAKE-006); the supervisor exits 64 with the termination message
+  `<cause>`, no earlier than `main`, after completing its task result
+  (`report-outputs-completed: "true"`, no output parameters)
+  (WPC-HANDSHAKE-011); the node is `Error` with the supervisor's outcome
+  `supervisor: <Reason> (exit code 64): <cause>` (WPC-STATUS-005).
+
+The marker itself cannot be read: the pod is over within a second of the 404,
+before an exec could look; `main`'s message carries the cause it read from
+the marker, and the supervisor's carries the cause it wrote.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance import kube
+from conformance import recording
+from conformance.timeouts import Timeouts
+from conformance.waiting import NotYet
+from conformance.waiting import until
+
+SERVER = "mkdir -p /www && exec httpd -f -p 8080 -h /www"
+CAUSE_PREFIX = "failed to load non-plugin input artifacts: "
+COMPLETED = "workflows.argoproj.io/report-outputs-completed"
+
+
+def start_server(
+    kube_clients: kube.Clients,
+    namespace: str,
+    labels: dict[str, str],
+    image: str,
+    timeouts: Timeouts,
+) -> str:
+    """Run an HTTP server that answers 404 to everything; return its base URL."""
+    container = {
+        "name": "httpd",
+        "image": image,
+        "imagePullPolicy": "IfNotPresent",
+        "command": ["sh", "-c", SERVER],
+        "readinessProbe": {"tcpSocket": {"port": 8080}, "periodSeconds": 1},
+    }
+    kube_clients.core.create_namespaced_pod(
+        namespace,
+        {
+            "metadata": {"name": "http-server", "labels": labels},
+            "spec": {"terminationGracePeriodSeconds": 1, "containers": [container]},
+        },
+    )
+
+    def ready() -> str | NotYet:
+        pod = kube_clients.core.read_namespaced_pod("http-server", namespace)
+        conditions = {c.type: c.status for c in pod.status.conditions or []}
+        if conditions.get("Ready") == "True" and pod.status.pod_ip:
+            return f"http://{pod.status.pod_ip}:8080"
+        return NotYet(f"phase={pod.status.phase} conditions={conditions}")
+
+    return until(
+        ready,
+        timeout=timeouts.artifact_server_ready,
+        interval=timeouts.poll_interval,
+        describe="the suite's HTTP server pod to be ready",
+    )
+
+
+def run_failing_download(
+    workflows: Any, manifest: Any, kube_clients: kube.Clients, namespace: str, **kw: Any
+) -> tuple[dict[str, Any], Any]:
+    """Submit the workflow against the 404 server; return it completed, and its pod."""
+    body = manifest()
+    template = body["spec"]["templates"][0]
+    base = start_server(
+        kube_clients, namespace, image=template["container"]["image"], **kw
+    )
+    template["inputs"]["artifacts"][0]["http"]["url"] = f"{base}/missing.txt"
+    name = workflows.submit(body)
+    workflow = workflows.wait_completed(name)
+    pods = kube_clients.core.list_namespaced_pod(
+        namespace, label_selector=f"workflows.argoproj.io/workflow={name}"
+    ).items
+    assert len(pods) == 1, f"expected one pod, found {len(pods)}"
+    return workflow, pods[0]
+
+
+def terminated(pod: Any, name: str) -> Any:
+    """The terminated state of one of the pod's (init) containers."""
+    statuses = (pod.status.init_container_statuses or []) + (
+        pod.status.container_statuses or []
+    )
+    state = next(s for s in statuses if s.name == name).state
+    assert state.terminated, f"{pod.metadata.name}/{name} did not terminate: {state}"
+    return state.terminated
+
+
+def outcome(name: str, term: Any) -> str:
+    """`<name>: <Reason> (exit code N)[: <msg>]`."""
+    text = f"{name}: {term.reason} (exit code {term.exit_code})"
+    return f"{text}: {term.message}" if term.message else text
+
+
+@pytest.mark.conformance(
+    short_name="StatusArtifactFailure",
+    clauses=["WPC-STATUS-004"],
+    features=["INPUT_ARTIFACTS_HTTP"],
+)
+def test_a_failed_download_in_init_makes_the_node_error(
+    workflows, manifest, kube_clients, namespace, test_labels, timeouts
+):
+    workflow, pod = run_failing_download(
+        workflows,
+        manifest,
+        kube_clients,
+        namespace,
+        labels=test_labels,
+        timeouts=timeouts,
+    )
+    init = terminated(pod, "init")
+    assert init.exit_code != 0, f"init exited 0: {init}"
+    node = workflow["status"]["nodes"][workflow["metadata"]["name"]]
+    assert (node["phase"], node.get("message")) == ("Error", outcome("init", init))
+
+
+@pytest.mark.conformance(
+    short_name="StatusArtifactFailure",
+    clauses=[
+        "WPC-HANDSHAKE-005",
+        "WPC-HANDSHAKE-006",
+        "WPC-HANDSHAKE-011",
+        "WPC-STATUS-005",
+    ],
+    features=["INPUT_ARTIFACTS_HTTP"],
+)
+def test_a_failed_download_in_the_supervisor_stops_main_and_makes_the_node_error(
+    workflows, manifest, kube_clients, namespace, test_labels, timeouts
+):
+    from kubernetes import client
+
+    api = client.ApiClient(kube_clients.api.configuration)
+    results = recording.Recorder(
+        api,
+        client.CustomObjectsApi(api).list_namespaced_custom_object,
+        kube.WORKFLOW_GROUP,
+        kube.WORKFLOW_VERSION,
+        namespace,
+        "workflowtaskresults",
+    )
+    with results:
+        workflow, pod = run_failing_download(
+            workflows,
+            manifest,
+            kube_clients,
+            namespace,
+            labels=test_labels,
+            timeouts=timeouts,
+        )
+        node_id = workflow["metadata"]["name"]
+
+        def completed() -> dict[str, Any] | NotYet:
+            versions = [
+                e.obj for e in results.events() if e.obj["metadata"]["name"] == node_id
+            ]
+            done = [
+                v for v in versions if v["metadata"]["labels"].get(COMPLETED) == "true"
+            ]
+            return done[-1] if done else NotYet(f"{len(versions)} incomplete versions")
+
+        result = until(
+            completed,
+            timeout=timeouts.task_result_reported,
+            interval=timeouts.poll_interval,
+            describe=f"task result {node_id} to be recorded as complete",
+        )
+
+    supervisor, main = terminated(pod, "supervisor"), terminated(pod, "main")
+    cause = supervisor.message or ""
+    assert cause.startswith(CAUSE_PREFIX), f"supervisor's message {cause!r}"
+    assert (main.exit_code, main.message) == (
+        65,
+        f"supervisor reported pre-main failure: {cause}",
+    ), "main must exit 65 without running the user command (which exits 42)"
+    assert supervisor.exit_code == 64, f"supervisor exited {supervisor.exit_code}"
+    assert supervisor.finished_at >= main.finished_at, "supervisor ended before main"
+    params = (result.get("outputs") or {}).get("parameters") or []
+    assert not params, (
+        f"task result reports parameters after a pre-main failure: {params}"
+    )
+    node = workflow["status"]["nodes"][node_id]
+    assert (node["phase"], node.get("message")) == (
+        "Error",
+        outcome("supervisor", supervisor),
+    )

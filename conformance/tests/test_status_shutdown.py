@@ -1,0 +1,130 @@
+"""StatusShutdown: `spec.shutdown` Stop and Terminate end the workflow as Failed.
+
+We test these aspects (WPC-STATUS-014), with two workflows at once, each with
+a long first step `a`, a second step `b` and an onExit handler; once `a`'s
+main runs, the suite sets `spec.shutdown` to `Stop` on one and `Terminate` on
+the other:
+
+- the workflow ends `Failed` with `Stopped with strategy '<Stop|Terminate>'`;
+- `a`'s node ends `Failed` or `Error`; `b` never gets a pod;
+- with `Stop` the onExit handler still runs (its node `Succeeded`, one pod);
+  with `Terminate` no onExit node exists and no onExit pod is created.
+
+Pods are recorded from before the submission, and the pod count is checked
+over several observations after the workflows completed. Matrix: legacy and
+initless.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import pytest
+
+from conformance import kube
+from conformance import recording
+from conformance.waiting import NotYet
+from conformance.waiting import until
+
+WORKFLOW = "workflows.argoproj.io/workflow"
+ON_EXIT = "workflows.argoproj.io/on-exit"
+STRATEGIES = ("Stop", "Terminate")
+
+
+def a_is_running(
+    kube_clients: kube.Clients, workflows: Any, name: str
+) -> bool | NotYet:
+    """Whether step `a`'s node is Running and its main container runs."""
+    nodes = (workflows.get(name).get("status") or {}).get("nodes") or {}
+    node = next((n for n in nodes.values() if n.get("displayName") == "a"), None)
+    pods = kube_clients.core.list_namespaced_pod(
+        workflows.namespace, label_selector=f"{WORKFLOW}={name}"
+    ).items
+    running = [
+        p.metadata.name
+        for p in pods
+        for s in p.status.container_statuses or []
+        if s.name == "main" and s.state.running
+    ]
+    if node and node.get("phase") == "Running" and running:
+        return True
+    return NotYet(
+        f"{name}: node a {node and node.get('phase')}, running mains {running}"
+    )
+
+
+def pods_of(events: list[recording.Event], workflow: str) -> dict[str, dict[str, Any]]:
+    """pod uid -> last recorded version, for one workflow."""
+    return {
+        e.uid: e.obj
+        for e in events
+        if (e.obj["metadata"].get("labels") or {}).get(WORKFLOW) == workflow
+    }
+
+
+@pytest.mark.conformance(short_name="StatusShutdown", clauses=["WPC-STATUS-014"])
+def test_stop_runs_the_exit_handler_and_terminate_does_not(
+    workflows, manifest, observations, kube_clients, namespace, timeouts
+):
+    with recording.Recorder.pods(kube_clients, namespace) as recorder:
+        names = {s: workflows.submit(manifest()) for s in STRATEGIES}
+        for strategy, name in names.items():
+            until(
+                functools.partial(a_is_running, kube_clients, workflows, name),
+                timeout=timeouts.user_command_started,
+                interval=timeouts.poll_interval,
+                describe=f"step a of {name} to run",
+            )
+            kube_clients.custom.patch_namespaced_custom_object(
+                kube.WORKFLOW_GROUP,
+                kube.WORKFLOW_VERSION,
+                namespace,
+                "workflows",
+                name,
+                {"spec": {"shutdown": strategy}},
+            )
+        done = {s: workflows.wait_completed(n) for s, n in names.items()}
+        expected = {"Stop": 2, "Terminate": 1}
+
+        def settled() -> dict[str, int] | NotYet:
+            events = recorder.events()
+            counts = {s: len(pods_of(events, names[s])) for s in STRATEGIES}
+            return (
+                counts if counts == expected else NotYet(f"pods per strategy {counts}")
+            )
+
+        until(
+            settled,
+            timeout=timeouts.cleanup,
+            interval=timeouts.poll_interval,
+            consecutive=3,
+            describe=f"the workflows to have had {expected} pods",
+        )
+    for strategy, workflow in done.items():
+        status = workflow["status"]
+        nodes = {n["displayName"]: n for n in status["nodes"].values()}
+        exit_nodes = [
+            n for n in status["nodes"].values() if n["name"].endswith(".onExit")
+        ]
+        observations.record(
+            f"{strategy}.workflow", [status["phase"], status.get("message")]
+        )
+        where = f"{strategy} ({workflow['metadata']['name']})"
+        assert (status["phase"], status.get("message")) == (
+            "Failed",
+            f"Stopped with strategy '{strategy}'",
+        ), where
+        assert nodes["a"]["phase"] in {"Failed", "Error"}, f"{where}: a {nodes['a']}"
+        pods = pods_of(recorder.events(), workflow["metadata"]["name"])
+        on_exit = [
+            p for p in pods.values() if p["metadata"]["labels"].get(ON_EXIT) == "true"
+        ]
+        if strategy == "Stop":
+            assert [n["phase"] for n in exit_nodes] == ["Succeeded"], (
+                f"{where}: {exit_nodes}"
+            )
+            assert len(on_exit) == 1, f"{where}: onExit pods {len(on_exit)}"
+        else:
+            assert not exit_nodes, f"{where}: onExit nodes {exit_nodes}"
+            assert not on_exit, f"{where}: onExit pods {len(on_exit)}"

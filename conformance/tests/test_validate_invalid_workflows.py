@@ -1,0 +1,270 @@
+"""ValidateInvalidWorkflows: bad input fails clearly, creates no pod, stops nothing else.
+
+We test these aspects, with variants derived from one valid workflow and
+submitted together, followed by the valid workflow itself, which must still
+succeed (the controller keeps serving):
+
+- sidecars named `wait`, `supervisor` and `artifact-plugin-wpc` fail
+  validation with exactly `invalid spec: templates.main.sidecars: "<name>" is a
+  reserved Argo container name` (WPC-VALIDATE-002), a missing entrypoint with
+  `invalid spec: spec.entrypoint is required` (WPC-VALIDATE-004); each ends
+  `Failed` with no pod (WPC-VALIDATE-001);
+- a sidecar named `main` and, in legacy, an init container named `init` never
+  run: the workflow ends `Failed` or `Error` and no pod has two containers of
+  one name (WPC-VALIDATE-005);
+- a container without `command` whose image cannot be looked up ends `Error`
+  with `failed to look-up entrypoint/cmd for image "<image>"` and no pod
+  (WPC-VALIDATE-007);
+- containerSet members with reserved names are rejected alike (WPC-VALIDATE-003);
+- sidecars named `main` or `init` and an init container named `init` fail
+  validation as reserved names (WPC-VALIDATE-006, a SHOULD Argo v4.1.x fails,
+  OQ-8);
+- initless: an input artifact at an ancestor of a volume mount fails the node
+  without a pod (WPC-VALIDATE-008).
+
+Matrix: legacy and initless (WPC-VALIDATE-008 initless only).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from conformance import kube
+from conformance import layouts
+from conformance.workflows import Workflows
+
+RESERVED = ("wait", "supervisor", "artifact-plugin-wpc")
+MISSING_IMAGE = "wpc.invalid/no-such-image:0.0.1"
+Doc = dict[str, Any]
+
+
+def _variant(base: Doc, label: str, change: Callable[[Doc], None]) -> Doc:
+    doc = copy.deepcopy(base)
+    doc["metadata"] = {"generateName": f"validate-{label}-"}
+    change(doc["spec"]["templates"][0])
+    return doc
+
+
+def _container(base: Doc, name: str) -> Doc:
+    container = copy.deepcopy(base["spec"]["templates"][0]["container"])
+    return {**container, "name": name, "args": ["sleep 1"]}
+
+
+def _with(base: Doc, key: str, name: str) -> Callable[[Doc], None]:
+    def change(template: Doc) -> None:
+        template[key] = [_container(base, name)]
+
+    return change
+
+
+def _container_set(base: Doc, name: str) -> Callable[[Doc], None]:
+    def change(template: Doc) -> None:
+        template.pop("container")
+        template["containerSet"] = {"containers": [_container(base, name)]}
+
+    return change
+
+
+Results = dict[str, tuple[Doc, list[Any]]]
+
+
+def _run(
+    workflows: Workflows,
+    kube_clients: kube.Clients,
+    namespace: str,
+    docs: dict[str, Doc],
+) -> Results:
+    """Submit every variant, then return label -> (workflow, its pods)."""
+    names = {label: workflows.submit(doc) for label, doc in docs.items()}
+    results = {}
+    for label, name in names.items():
+        workflow = workflows.wait_completed(name)
+        pods = kube_clients.core.list_namespaced_pod(
+            namespace, label_selector=f"workflows.argoproj.io/workflow={name}"
+        ).items
+        results[label] = (workflow, pods)
+    return results
+
+
+def _summary(workflow: Doc, pods: list[Any]) -> str:
+    status = workflow["status"]
+    return (
+        f"phase={status.get('phase')!r} message={status.get('message')!r} "
+        f"pods={[p.metadata.name for p in pods]}"
+    )
+
+
+def _check_rejected(results: Results, expected: dict[str, str], *, exact: bool) -> None:
+    problems = []
+    for label, message in expected.items():
+        workflow, pods = results[label]
+        status = workflow["status"]
+        got = status.get("message", "")
+        ok_message = got == message if exact else got.startswith("invalid spec: ")
+        if status["phase"] != "Failed" or not ok_message or pods or message not in got:
+            problems.append(
+                f"{label}: {_summary(workflow, pods)}; expected {message!r}"
+            )
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.conformance(
+    short_name="ValidateInvalidWorkflows",
+    clauses=[
+        "WPC-VALIDATE-001",
+        "WPC-VALIDATE-002",
+        "WPC-VALIDATE-004",
+        "WPC-VALIDATE-005",
+        "WPC-VALIDATE-007",
+    ],
+)
+def test_invalid_workflows_fail_with_clear_messages_and_no_pods(
+    workflows, manifest, kube_clients, namespace, layout
+):
+    base = manifest()
+    docs = {
+        f"sidecar-{n}": _variant(base, n, _with(base, "sidecars", n)) for n in RESERVED
+    }
+    docs["no-entrypoint"] = _variant(base, "no-entrypoint", lambda _: None)
+    del docs["no-entrypoint"]["spec"]["entrypoint"]
+    docs["sidecar-main"] = _variant(base, "main", _with(base, "sidecars", "main"))
+    if layout.layout == layouts.LEGACY:
+        docs["init-named-init"] = _variant(
+            base, "init", _with(base, "initContainers", "init")
+        )
+
+    def no_command(template: Doc) -> None:
+        template["container"] = {
+            "image": MISSING_IMAGE,
+            "imagePullPolicy": "IfNotPresent",
+        }
+
+    docs["no-command"] = _variant(base, "no-command", no_command)
+    docs["valid"] = base  # last: the controller still serves after the bad ones
+    results = _run(workflows, kube_clients, namespace, docs)
+
+    reserved = {
+        f"sidecar-{n}": f'invalid spec: templates.main.sidecars: "{n}" is a reserved Argo container name'
+        for n in RESERVED
+    }
+    _check_rejected(
+        results,
+        {**reserved, "no-entrypoint": "invalid spec: spec.entrypoint is required"},
+        exact=True,
+    )
+    for label in ("sidecar-main", "init-named-init"):
+        if label not in results:
+            continue
+        workflow, pods = results[label]
+        duplicated = [
+            p.metadata.name
+            for p in pods
+            for group in (p.spec.containers, p.spec.init_containers or [])
+            if len({c.name for c in group}) != len(group)
+        ]
+        assert workflow["status"]["phase"] in {"Failed", "Error"}, _summary(
+            workflow, pods
+        )
+        assert not duplicated, (
+            f"{label}: pods with duplicate container names {duplicated}"
+        )
+
+    workflow, pods = results["no-command"]
+    node = workflow["status"]["nodes"][workflow["metadata"]["name"]]
+    prefix = f'failed to look-up entrypoint/cmd for image "{MISSING_IMAGE}"'
+    assert node["phase"] == "Error", _summary(workflow, pods)
+    assert node.get("message", "").startswith(prefix), _summary(workflow, pods)
+    assert not pods, _summary(workflow, pods)
+
+    workflow, pods = results["valid"]
+    assert workflow["status"]["phase"] == "Succeeded", _summary(workflow, pods)
+
+
+@pytest.mark.conformance(
+    short_name="ValidateInvalidWorkflows", clauses=["WPC-VALIDATE-003"]
+)
+def test_container_set_members_with_reserved_names_fail_validation(
+    workflows, manifest, kube_clients, namespace
+):
+    base = manifest()
+    docs = {n: _variant(base, n, _container_set(base, n)) for n in RESERVED}
+    results = _run(workflows, kube_clients, namespace, docs)
+    _check_rejected(
+        results,
+        {
+            n: f'invalid spec: templates.main.containerSet.containers: "{n}" is a reserved Argo container name'
+            for n in RESERVED
+        },
+        exact=True,
+    )
+
+
+@pytest.mark.conformance(
+    short_name="ValidateInvalidWorkflows", clauses=["WPC-VALIDATE-006"]
+)
+def test_sidecars_and_init_containers_named_main_or_init_fail_validation(
+    workflows, manifest, kube_clients, namespace
+):
+    base = manifest()
+    docs = {
+        "sidecar-main": _variant(base, "main", _with(base, "sidecars", "main")),
+        "sidecar-init": _variant(base, "init", _with(base, "sidecars", "init")),
+        "init-named-init": _variant(
+            base, "init", _with(base, "initContainers", "init")
+        ),
+    }
+    results = _run(workflows, kube_clients, namespace, docs)
+    _check_rejected(
+        results,
+        dict.fromkeys(docs, "is a reserved Argo container name"),
+        exact=False,
+    )
+
+
+@pytest.mark.conformance(
+    short_name="ValidateInvalidWorkflows",
+    clauses=["WPC-VALIDATE-008"],
+    features=["INPUT_ARTIFACTS_HTTP"],
+)
+def test_initless_input_artifact_above_a_volume_mount_fails_without_a_pod(
+    workflows, manifest, kube_clients, namespace
+):
+    base = manifest()
+
+    def artifact_above_mount(template: Doc) -> None:
+        template["inputs"] = {
+            "artifacts": [
+                {
+                    "name": "data",
+                    "path": "/data",
+                    "http": {"url": "http://wpc.invalid/data"},
+                }
+            ]
+        }
+        template["volumes"] = [{"name": "cache", "emptyDir": {}}]
+        template["container"]["volumeMounts"] = [
+            {"name": "cache", "mountPath": "/data/cache"}
+        ]
+
+    results = _run(
+        workflows,
+        kube_clients,
+        namespace,
+        {"overlap": _variant(base, "overlap", artifact_above_mount)},
+    )
+    workflow, pods = results["overlap"]
+    node = workflow["status"]["nodes"][workflow["metadata"]["name"]]
+    message = node.get("message", "")
+    assert node["phase"] == "Error", _summary(workflow, pods)
+    assert (
+        'input artifact "data" path "/data" is an ancestor of volume mount' in message
+    )
+    assert message.endswith(
+        "this is not supported in init-less pod mode because staging the artifact "
+        "would clear the mounted volume"
+    ), message
+    assert not pods, _summary(workflow, pods)
