@@ -10,6 +10,7 @@ LAYOUT ?= both
 PROVIDER ?= local
 CLUSTER ?= wpc
 PYTEST_ARGS ?=
+WORKERS ?= 4
 
 .PHONY: setup lint test unit-test cluster-test conformance cluster-up cluster-down host-deps bench images
 
@@ -54,7 +55,7 @@ test: setup
 	$(PY) -m pytest -m "cluster and teardown" $(PYTEST_ARGS)
 
 conformance: setup
-	$(PY) -m conformance run --implementation $(IMPLEMENTATION) --layout $(LAYOUT) --provider $(PROVIDER) --cluster $(CLUSTER)
+	$(PY) -m conformance run --implementation $(IMPLEMENTATION) --layout $(LAYOUT) --provider $(PROVIDER) --cluster $(CLUSTER) -n $(WORKERS)
 
 bench: setup
 	$(PY) -m reference_impl.bench --cluster $(CLUSTER)
