@@ -29,7 +29,8 @@ def test_no_fault_by_default() -> None:
 def test_every_controller_fault_parses(name):
     parsed = ControllerSettings.from_env({"WPC_REFERENCE_FAULT": name})
     assert parsed.fault is faults.Fault(name)
-    assert parsed.fault_passthrough == name
+    # Controller faults stay in the controller: an executor would refuse the name.
+    assert parsed.fault_passthrough == ""
 
 
 @pytest.mark.parametrize("name", ["never-ready", "exit-1-not-65", "slow-heartbeat"])
