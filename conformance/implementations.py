@@ -5,11 +5,17 @@ against `profiles/profile.schema.json` and then against the spec's feature
 names, so a typo is an error naming the key rather than a silently skipped
 test (Gateway API accepts unknown feature names; we do not). Commands are argv
 lists with `{placeholders}`; `render()` fills them and refuses unknown ones.
+A profile may declare extra placeholders under `variables` (name: default),
+usable in its commands and instance IDs; a run overrides their values with
+`--profile-var NAME=VALUE`, so one profile can drive, say, every deliberate
+fault of the reference implementation, each in instances of its own.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 import string
 from collections.abc import Iterable
 from collections.abc import Mapping
@@ -57,6 +63,9 @@ COMMAND_PLACEHOLDERS = {
 }
 """Extra placeholders per command, on top of the common ones and `<key>_image`."""
 
+BUILTIN_PLACEHOLDERS = COMMON_PLACEHOLDERS.union(*COMMAND_PLACEHOLDERS.values())
+"""Names a profile's `variables` may not take."""
+
 Command = tuple[str, ...]
 
 
@@ -75,6 +84,8 @@ class Profile:
     features: frozenset[str]
     """Features claimed in the file, plus the feature of each claimed layout."""
     commands: Mapping[str, tuple[Command, ...]]
+    variables: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    """Declared `variables` with this run's values (defaults, or --profile-var)."""
 
     def instance(self, layout: str) -> Instance:
         """The controller instance that serves `layout`."""
@@ -117,9 +128,15 @@ def _check_schema(data: object, source: Path) -> None:
 
 def _check_commands(data: Mapping[str, Any], source: Path) -> None:
     image_fields = _image_placeholders(data["images"])
-    problems = []
+    variables = frozenset(data.get("variables", {}))
+    problems = [
+        f"variables.{name}: clashes with the built-in placeholder {{{name}}}"
+        for name in sorted(variables & (BUILTIN_PLACEHOLDERS | image_fields))
+    ]
     for kind, commands in data["commands"].items():
-        allowed = COMMON_PLACEHOLDERS | COMMAND_PLACEHOLDERS[kind] | image_fields
+        allowed = (
+            COMMON_PLACEHOLDERS | COMMAND_PLACEHOLDERS[kind] | image_fields | variables
+        )
         for i, command in enumerate(commands):
             for j, arg in enumerate(command):
                 try:
@@ -180,8 +197,56 @@ def resolve(name_or_path: str) -> Path:
     )
 
 
-def load(name_or_path: str, *, known_features: frozenset[str] | None = None) -> Profile:
-    """Load and validate a profile; DataError names the file and the key."""
+def _variable_values(
+    declared: Mapping[str, str], given: Mapping[str, str], source: Path
+) -> dict[str, str]:
+    unknown = sorted(set(given) - set(declared))
+    if unknown:
+        raise DataError(
+            f"{source}: unknown profile variable(s) {', '.join(unknown)} "
+            f"(the profile declares: {', '.join(sorted(declared)) or 'none'})"
+        )
+    return {**declared, **given}
+
+
+INSTANCE_ID = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+"""A filled-in instanceID: a DNS label (it names namespaces and labels)."""
+
+
+def _instance_ids(
+    data: Mapping[str, Any], variables: Mapping[str, str], source: Path
+) -> dict[str, str]:
+    given = data["controller"].get("instances", {})
+    filled = {}
+    for layout in layouts.ALL:
+        raw = given.get(layout, f"wpc-{layout}")
+        unknown = sorted(set(_placeholders(raw)) - set(variables))
+        if unknown:
+            raise DataError(
+                f"{source}: controller.instances.{layout}: unknown placeholder "
+                f"{{{unknown[0]}}} (the profile declares: {', '.join(sorted(variables)) or 'none'})"
+            )
+        value = raw.format_map(variables)
+        if not INSTANCE_ID.match(value) or len(value) > 40:
+            raise DataError(
+                f"{source}: controller.instances.{layout}: {value!r} (from {raw!r}) "
+                "is not a DNS label of at most 40 characters"
+            )
+        filled[layout] = value
+    return filled
+
+
+def load(
+    name_or_path: str,
+    *,
+    known_features: frozenset[str] | None = None,
+    variables: Mapping[str, str] | None = None,
+) -> Profile:
+    """Load and validate a profile; DataError names the file and the key.
+
+    `variables` overrides the defaults of the profile's declared `variables`
+    (`--profile-var`); a name the profile does not declare is a DataError.
+    """
     source = resolve(name_or_path)
     try:
         data = yaml.safe_load(source.read_text())
@@ -193,7 +258,7 @@ def load(name_or_path: str, *, known_features: frozenset[str] | None = None) -> 
     claimed_layouts = tuple(
         layout for layout in layouts.ALL if layout in data["layouts"]
     )
-    instances = data["controller"].get("instances", {})
+    values = _variable_values(data.get("variables", {}), variables or {}, source)
     return Profile(
         name=data["name"],
         version=str(data["version"]),
@@ -201,9 +266,7 @@ def load(name_or_path: str, *, known_features: frozenset[str] | None = None) -> 
         images=dict(data["images"]),
         controller_namespace=data["controller"]["namespace"],
         controller_pod_selector=data["controller"]["podSelector"],
-        instance_ids={
-            layout: instances.get(layout, f"wpc-{layout}") for layout in layouts.ALL
-        },
+        instance_ids=_instance_ids(data, values, source),
         layouts=claimed_layouts,
         features=frozenset(data["features"])
         | {layouts.FEATURES[layout] for layout in claimed_layouts},
@@ -211,6 +274,7 @@ def load(name_or_path: str, *, known_features: frozenset[str] | None = None) -> 
             kind: tuple(tuple(cmd) for cmd in data["commands"].get(kind, []))
             for kind in COMMAND_PLACEHOLDERS
         },
+        variables=values,
     )
 
 
@@ -225,8 +289,8 @@ def render(command: Command, values: Mapping[str, str]) -> list[str]:
 
 
 def placeholder_values(profile: Profile, base: Mapping[str, str]) -> dict[str, str]:
-    """Common values plus the profile's name, version and `<key>_image` entries."""
-    values = dict(base)
+    """Common values plus the profile's variables, name, version and `<key>_image`."""
+    values = {**profile.variables, **base}
     values["name"] = profile.name
     values["version"] = profile.version
     values.update({f"{key}_image": ref for key, ref in profile.images.items()})

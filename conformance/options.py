@@ -28,6 +28,15 @@ def add(parser: pytest.Parser) -> None:
         "or path to a profile YAML; activates the suite",
     )
     group.addoption(
+        "--profile-var",
+        dest="wpc_profile_vars",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="value of a variable the profile declares (repeatable), "
+        "e.g. --profile-var fault=never-ready",
+    )
+    group.addoption(
         "--layout",
         dest="wpc_layout",
         default="both",
@@ -125,6 +134,21 @@ def is_active(config: pytest.Config) -> bool:
     return False
 
 
+def profile_vars(pairs: list[str]) -> dict[str, str]:
+    """Parse repeated `--profile-var NAME=VALUE` options; UsageError on nonsense."""
+    values: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise pytest.UsageError(
+                f"--profile-var must look like NAME=VALUE, not {pair!r}"
+            )
+        if name.strip() in values:
+            raise pytest.UsageError(f"--profile-var {name.strip()} given twice")
+        values[name.strip()] = value
+    return values
+
+
 def settings(config: pytest.Config) -> RunSettings:
     """Validate the options into RunSettings; UsageError on nonsense."""
     opt = config.getoption
@@ -151,4 +175,5 @@ def settings(config: pytest.Config) -> RunSettings:
         divergences_path=opt("wpc_divergences") or divergences.DEFAULT_PATH,
         require_must_coverage=bool(opt("wpc_require_must")),
         reports_dir=report.parent if report else Path(config.rootpath, "reports"),
+        profile_vars=profile_vars(list(opt("wpc_profile_vars") or [])),
     )

@@ -99,7 +99,11 @@ def pytest_configure(config: pytest.Config) -> None:
     spec = _load_spec(settings.spec_path)
     known = frozenset(f.name for f in spec.features)
     try:
-        profile = implementations.load(settings.implementation, known_features=known)
+        profile = implementations.load(
+            settings.implementation,
+            known_features=known,
+            variables=settings.profile_vars,
+        )
     except DataError as exc:
         raise pytest.UsageError(str(exc)) from exc
     if settings.features is not None:

@@ -10,6 +10,7 @@ install.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
@@ -44,6 +45,8 @@ class RunSettings:
     require_must_coverage: bool
     reports_dir: Path
     """Where logs of profile commands and failure evidence go."""
+    profile_vars: Mapping[str, str] = field(default_factory=dict)
+    """--profile-var values for the profile's declared `variables`."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,83 @@
+"""Session plumbing of the negative controls: the target cluster, the batch, the summary.
+
+See `batching`: the first fault's test runs the session's faults as one batch; at the
+end the reporting process (the only one, or the pytest-xdist controller) writes
+`reports/negative-controls.yaml` with the mutation score and prints it.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from tests.negative import batching
+from tests.negative import controls
+from tests.negative import runner
+
+STARTED = pytest.StashKey[float]()
+SUMMARY = pytest.StashKey[dict[str, Any]]()
+PROVIDER = "local"
+CLUSTER = "wpc"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Note when the session started: verdict files older than that are stale."""
+    config.stash[STARTED] = time.time()
+
+
+@pytest.fixture(scope="session")
+def negative_target() -> runner.Target:
+    """The local cluster, with the images loaded and the shared objects applied."""
+    try:
+        target = runner.Target.locate(
+            provider=PROVIDER, cluster=CLUSTER, out_dir=batching.OUT_DIR
+        )
+    except runner.RunnerError as exc:
+        pytest.fail(str(exc))
+    runner.prepare(target)
+    return target
+
+
+@pytest.fixture(scope="session")
+def negative_verdicts(
+    request: pytest.FixtureRequest, negative_target: runner.Target
+) -> batching.Verdicts:
+    """The verdicts of this session's faults (run together when first asked for)."""
+    selected = []
+    for item in request.session.items:
+        callspec = getattr(item, "callspec", None)
+        control = callspec.params.get("control") if callspec else None
+        if isinstance(control, controls.Control) and control.status != controls.PENDING:
+            selected.append(control)
+    return batching.Verdicts(
+        target=negative_target,
+        selected=tuple(dict.fromkeys(selected)),
+        batch=not hasattr(request.config, "workerinput"),
+    )
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Write the summary with the mutation score from this session's verdicts."""
+    config = session.config
+    if hasattr(config, "workerinput") or STARTED not in config.stash:
+        return
+    document = batching.write_summary(started=config.stash[STARTED])
+    if document is not None:
+        config.stash[SUMMARY] = document
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """One line with the mutation score, and where the summary is."""
+    document = config.stash.get(SUMMARY, None)
+    if document is None:
+        return
+    clauses, faults = document["mutationScore"], document["faultScore"]
+    terminalreporter.write_sep("=", "negative controls")
+    terminalreporter.write_line(
+        f"mutation score {clauses['killed']}/{clauses['total']} MUST clauses "
+        f"({100 * clauses['score']:.1f}%); {faults['killed']}/{faults['total']} "
+        f"faults killed; survivors: {', '.join(faults['survivors']) or 'none'}; "
+        f"{batching.SUMMARY}"
+    )

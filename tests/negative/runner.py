@@ -1,0 +1,268 @@
+"""Run the suite against one faulty reference implementation and judge what it found.
+
+For one row of `controls.yaml`, in order: install the row's layouts through the
+`reference-faulty` profile with `--profile-var fault=<name>` (instances
+`wpc-neg-<fault>-<layout>`, so faults never share a controller and can run side by
+side), run pytest in a subprocess on the row's killers and canaries only, read the
+ConformanceReport it writes, and uninstall, waiting until the instances are gone.
+The subprocess is a real suite run: the plugin's own outcome mapping decides failed
+versus error, and its report names each test's clauses.
+
+Everything a fault's run writes goes to `<out_dir>/<fault>/`: `pytest.log`,
+`conformance.yaml`, `junit.xml`, failure evidence; profile command logs go to
+`<out_dir>/logs/`.
+"""
+
+from __future__ import annotations
+
+import logging
+import shlex
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from collections.abc import Iterable
+from concurrent import futures
+from dataclasses import dataclass
+from pathlib import Path
+
+from conformance import collecting
+from conformance import driving
+from conformance import implementations
+from conformance.errors import ConformanceError
+from conformance.settings import Environment
+from conformance.timeouts import Timeouts
+from tests.negative import results
+from tests.negative import scoring
+from tests.negative.controls import Control
+from tests.negative.controls import TestRef
+
+logger = logging.getLogger(__name__)
+
+REPO = Path(__file__).resolve().parents[2]
+PROFILE = collecting.SUITE_DIR.parent / "profiles" / "reference-faulty.yaml"
+RUN_TIMEOUT = 900.0
+"""Budget of one fault's pytest subprocess; a hung run fails with its log."""
+
+
+class RunnerError(Exception):
+    """A fault's run could not be judged: the command, exit code and log say why."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """The cluster the faulty instances go to, and where results are written."""
+
+    provider: str
+    cluster: str
+    kubeconfig: str
+    kubectl: str
+    cache_dir: Path
+    out_dir: Path
+
+    @classmethod
+    def locate(cls, *, provider: str, cluster: str, out_dir: Path) -> Target:
+        """Find a running cluster through `clusters`; RunnerError if it is down."""
+        from clusters import providers
+
+        found = providers.get(provider)
+        if not found.status(cluster).running:
+            raise RunnerError(
+                f"the {provider} cluster {cluster!r} is not running: "
+                f"run `python -m clusters up --provider {provider} --name {cluster}`"
+            )
+        return cls(
+            provider=provider,
+            cluster=cluster,
+            kubeconfig=str(found.kubeconfig(cluster)),
+            kubectl=str(found.kubectl(cluster)),
+            cache_dir=Environment.from_env().cache_dir,
+            out_dir=out_dir,
+        )
+
+    def placeholders(self) -> dict[str, str]:
+        """The common placeholder values of profile commands."""
+        return {
+            "repo": str(REPO),
+            "python": sys.executable,
+            "kubeconfig": self.kubeconfig,
+            "kubectl": self.kubectl,
+            "provider": self.provider,
+            "cluster": self.cluster,
+            "cache_dir": str(self.cache_dir),
+        }
+
+
+def driver(target: Target, fault: str) -> driving.Driver:
+    """The faulty profile's commands with `fault` filled in."""
+    profile = implementations.load(str(PROFILE), variables={"fault": fault})
+    return driving.Driver(
+        profile=profile,
+        values=target.placeholders(),
+        log_dir=target.out_dir / "logs",
+        timeout=Timeouts().install,
+    )
+
+
+def _each_layout(drv: driving.Driver, kind: str, layouts: Iterable[str]) -> None:
+    with futures.ThreadPoolExecutor(max_workers=2) as pool:
+        jobs = [
+            pool.submit(drv.control, kind, drv.profile.instance(layout))
+            for layout in layouts
+        ]
+        for job in jobs:
+            job.result()  # re-raises the CommandError, with its evidence
+
+
+def prepare(target: Target) -> None:
+    """Load the images and apply the shared objects (once per session)."""
+    drv = driver(target, "")
+    drv.prepare(drv.profile.layouts)
+
+
+def install(target: Target, fault: str, layouts: Iterable[str]) -> None:
+    """Install the fault's instances of `layouts` (and wait until they run)."""
+    _each_layout(driver(target, fault), "install", layouts)
+
+
+def uninstall(target: Target, fault: str, layouts: Iterable[str]) -> None:
+    """Uninstall the fault's instances of `layouts` and wait until they are gone."""
+    _each_layout(driver(target, fault), "uninstall", layouts)
+
+
+def selection(tests: Iterable[TestRef]) -> str:
+    """A `-k` expression selecting exactly these tests in these layouts."""
+    return " or ".join(f"({t.path().name} and [{t.layout}])" for t in sorted(tests))
+
+
+def run_dir(control: Control, target: Target) -> Path:
+    """Where one fault's run writes: pytest.log, conformance.yaml, junit.xml, evidence."""
+    return target.out_dir / control.fault
+
+
+def pytest_argv(control: Control, target: Target, *, workers: int) -> list[str]:
+    """The suite's invocation for one fault: its tests, its layouts, its reports."""
+    folder = run_dir(control, target)
+    layouts = control.layouts
+    argv = [
+        sys.executable,
+        "-m",
+        "pytest",
+        *sorted({str(t.path()) for t in control.tests}),
+        "--implementation",
+        str(PROFILE),
+        "--profile-var",
+        f"fault={control.fault}",
+        "--layout",
+        layouts[0] if len(layouts) == 1 else "both",
+        "--skip-install",
+        "--provider",
+        target.provider,
+        "--cluster-name",
+        target.cluster,
+        "--report",
+        str(folder / "conformance.yaml"),
+        "--wpc-junit",
+        str(folder / "junit.xml"),
+        "--timeout-scale",
+        str(control.timeout_scale),
+        "-k",
+        selection(control.tests),
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        # Short tracebacks keep each failure's reason within the report's message.
+        "--tb=short",
+    ]
+    count = len(set(control.tests))
+    if workers > 1 and count > 1:
+        argv += ["-n", str(min(workers, count))]
+    return argv
+
+
+def _tail(path: Path, lines: int = 40) -> str:
+    try:
+        return "\n".join(path.read_text().splitlines()[-lines:])
+    except OSError as exc:
+        return f"(no log: {exc})"
+
+
+def run_tests(
+    control: Control, target: Target, *, workers: int = 2
+) -> dict[TestRef, results.Observed]:
+    """Run the row's tests against the installed fault; return their results."""
+    folder = run_dir(control, target)
+    folder.mkdir(parents=True, exist_ok=True)
+    report = folder / "conformance.yaml"
+    report.unlink(missing_ok=True)
+    log = folder / "pytest.log"
+    argv = pytest_argv(control, target, workers=workers)
+    logger.info("[%s] Running %s (log: %s).", control.fault, shlex.join(argv), log)
+    with log.open("w") as out:
+        try:
+            proc = subprocess.run(  # an argv list, never a shell string
+                argv,
+                cwd=REPO,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                timeout=RUN_TIMEOUT,
+                check=False,
+            )
+        except subprocess.TimeoutExpired as exc:
+            raise RunnerError(
+                f"[{control.fault}] timed out after {RUN_TIMEOUT:g} s: "
+                f"{shlex.join(argv)}\nlog {log}:\n{_tail(log)}"
+            ) from exc
+    if proc.returncode not in (0, 1) or not report.is_file():
+        raise RunnerError(
+            f"[{control.fault}] exit code {proc.returncode}, report "
+            f"{'written' if report.is_file() else 'missing'}: {shlex.join(argv)}\n"
+            f"log {log}:\n{_tail(log)}"
+        )
+    return results.read_report(report)
+
+
+def run_fault(control: Control, target: Target, *, workers: int = 2) -> scoring.Verdict:
+    """Install the fault, run its tests, uninstall (and wait); judge the results."""
+    started = time.monotonic()
+    try:
+        install(target, control.fault, control.layouts)
+        observed = run_tests(control, target, workers=workers)
+    finally:
+        uninstall(target, control.fault, control.layouts)
+    return scoring.judge(control, observed, duration=time.monotonic() - started)
+
+
+Outcome = scoring.Verdict | Exception
+
+
+def run_faults(
+    rows: Iterable[Control],
+    target: Target,
+    *,
+    parallel: int = 2,
+    workers: int = 2,
+    done: Callable[[Control, Outcome], None] | None = None,
+) -> dict[str, Outcome]:
+    """Run several faults, `parallel` at a time, in the given order.
+
+    Each fault has instances of its own, so runs never share a controller. A fault
+    whose run could not be judged maps to its RunnerError or CommandError.
+    """
+    outcomes: dict[str, Outcome] = {}
+
+    def one(control: Control) -> None:
+        outcome: Outcome
+        try:
+            outcome = run_fault(control, target, workers=workers)
+        except (RunnerError, ConformanceError) as exc:
+            logger.error("[%s] The run could not be judged: %s", control.fault, exc)
+            outcome = exc
+        outcomes[control.fault] = outcome
+        if done is not None:
+            done(control, outcome)
+
+    with futures.ThreadPoolExecutor(max_workers=parallel) as pool:
+        for job in [pool.submit(one, control) for control in rows]:
+            job.result()
+    return outcomes

@@ -1,0 +1,214 @@
+"""Verdicts of negative controls and the mutation score.
+
+A fault is *killed* when every killer failed (outcome `failed`, not `error`) citing
+one of the fault's clauses and every canary passed. Otherwise it *survived* (a killer
+passed), is *unspecific* (killers failed, but so did a canary: the fault broke more
+than its clause, so the failure proves nothing about the clause), *error* (a harness
+problem or a test that did not run), or *pending* (the table says why).
+
+The mutation score is the issue's: MUST clauses with a killing test / MUST clauses,
+where a clause counts when a killed fault breaks it and a failed killer cites it.
+Beside it, the fault-level score has the shape of the ConformanceReport's
+`mutationScore` slot (killed, total, score, survivors).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from collections.abc import Iterable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from tests.negative.controls import PENDING
+from tests.negative.controls import Control
+from tests.negative.controls import TestRef
+from tests.negative.results import Observed
+
+SCHEMA_PATH = Path(__file__).with_name("negative-controls.schema.json")
+KILLED = "killed"
+SURVIVED = "survived"
+UNSPECIFIC = "unspecific"
+ERROR = "error"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What one fault's run showed."""
+
+    control: Control
+    status: str
+    killed_clauses: tuple[str, ...]
+    """The fault's clauses cited by a failed killer (only when killed)."""
+    problems: tuple[str, ...]
+    """Why the fault is not cleanly killed, one sentence each."""
+    observed: tuple[Observed, ...]
+    duration: float
+
+
+def _first_line(text: str) -> str:
+    """The first `E ` line of a pytest failure, else its last line (a short reason)."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("E ")]
+    # A socket the client leaked surfaces at teardown; the call's reason says more.
+    reasons = [line for line in errors if "ResourceWarning" not in line]
+    return (reasons[:1] or errors[:1] or lines[-1:] or [""])[0][:300]
+
+
+def _status(control: Control, killers: list[Observed], canaries: list[Observed]) -> str:
+    if any(s.outcome == "passed" for s in killers):
+        return SURVIVED
+    if any(s.outcome != "failed" for s in killers) or any(
+        s.outcome not in ("passed", "failed") for s in canaries
+    ):
+        return ERROR
+    if any(not set(control.clauses) & set(s.clauses) for s in killers):
+        return UNSPECIFIC
+    if any(s.outcome == "failed" for s in canaries):
+        return UNSPECIFIC
+    return KILLED
+
+
+def judge(
+    control: Control, observed: Mapping[TestRef, Observed], *, duration: float
+) -> Verdict:
+    """Compare a fault's observed results with its row of the table."""
+    if control.status == PENDING:
+        return Verdict(control, PENDING, (), (control.reason,), (), duration)
+    killers = [observed.get(t) or Observed(t, "missing") for t in control.killers]
+    canaries = [observed.get(t) or Observed(t, "missing") for t in control.canaries]
+    problems: list[str] = []
+    cited: set[str] = set()
+    for test, seen in zip(control.killers, killers, strict=True):
+        hit = set(control.clauses) & set(seen.clauses)
+        if seen.outcome != "failed":
+            problems.append(f"killer {test.label} {seen.outcome}, expected failed")
+        elif not hit:
+            problems.append(
+                f"killer {test.label} failed citing {', '.join(seen.clauses)}, "
+                f"none of {', '.join(control.clauses)}"
+            )
+        cited |= hit if seen.outcome == "failed" else set()
+    for test, seen in zip(control.canaries, canaries, strict=True):
+        if seen.outcome != "passed":
+            problems.append(
+                f"canary {test.label} {seen.outcome}, expected passed: "
+                f"{_first_line(seen.message)}"
+            )
+    status = _status(control, killers, canaries)
+    ordered = tuple(c for c in control.clauses if c in cited)
+    return Verdict(
+        control=control,
+        status=status,
+        killed_clauses=ordered if status == KILLED else (),
+        problems=tuple(problems),
+        observed=tuple(killers + canaries),
+        duration=duration,
+    )
+
+
+@dataclass(frozen=True)
+class Score:
+    """The mutation score of a set of fault entries (see `verdict_json`)."""
+
+    killed_must: tuple[str, ...]
+    must_total: int
+    faults_killed: int
+    faults_total: int
+    survivors: tuple[str, ...]
+    """Faults not killed, pending ones included."""
+
+    @property
+    def clause_score(self) -> float:
+        """MUST clauses with a killing test / MUST clauses."""
+        return len(self.killed_must) / self.must_total if self.must_total else 0.0
+
+    @property
+    def fault_score(self) -> float:
+        """Killed faults / faults."""
+        return self.faults_killed / self.faults_total if self.faults_total else 0.0
+
+
+def score(entries: Iterable[Mapping[str, Any]], *, must: Iterable[str]) -> Score:
+    """Clause- and fault-level scores; only MUST clauses count for the former."""
+    entries = list(entries)
+    must_set = frozenset(must)
+    killed = {c for e in entries if e["status"] == KILLED for c in e["killedClauses"]}
+    return Score(
+        killed_must=tuple(sorted(killed & must_set)),
+        must_total=len(must_set),
+        faults_killed=sum(e["status"] == KILLED for e in entries),
+        faults_total=len(entries),
+        survivors=tuple(e["fault"] for e in entries if e["status"] != KILLED),
+    )
+
+
+def _test_json(seen: Observed, role: str) -> dict[str, Any]:
+    return {
+        "test": seen.test.short_name,
+        "layout": seen.test.layout,
+        "role": role,
+        "outcome": seen.outcome,
+        "clauses": list(seen.clauses),
+        "message": _first_line(seen.message),
+    }
+
+
+def verdict_json(verdict: Verdict) -> dict[str, Any]:
+    """One fault's entry of the summary (and its per-fault file)."""
+    control = verdict.control
+    roles = ["killer"] * len(control.killers) + ["canary"] * len(control.canaries)
+    return {
+        "fault": control.fault,
+        "clauses": list(control.clauses),
+        "status": verdict.status,
+        "killedClauses": list(verdict.killed_clauses),
+        "problems": list(verdict.problems),
+        "timeoutScale": control.timeout_scale,
+        "durationSeconds": round(verdict.duration, 1),
+        "tests": [
+            _test_json(seen, role)
+            for seen, role in zip(verdict.observed, roles, strict=False)
+        ],
+    }
+
+
+def summary(
+    entries: list[dict[str, Any]],
+    *,
+    must: Iterable[str],
+    not_run: Iterable[str],
+    duration: float,
+) -> dict[str, Any]:
+    """The `reports/negative-controls.yaml` document from per-fault entries."""
+    result = score(entries, must=must)
+    return {
+        "apiVersion": "wpc.dev/v1alpha1",
+        "kind": "NegativeControlsReport",
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "durationSeconds": round(duration, 1),
+        "mutationScore": {
+            "killed": len(result.killed_must),
+            "total": result.must_total,
+            "score": round(result.clause_score, 4),
+            "killedClauses": list(result.killed_must),
+        },
+        "faultScore": {
+            "killed": result.faults_killed,
+            "total": result.faults_total,
+            "score": round(result.fault_score, 4),
+            "survivors": list(result.survivors),
+        },
+        "notRun": sorted(not_run),
+        "faults": entries,
+    }
+
+
+def validate(document: dict[str, Any]) -> None:
+    """Raise jsonschema.ValidationError unless the summary matches its schema."""
+    schema = json.loads(SCHEMA_PATH.read_text())
+    jsonschema.Draft202012Validator(schema).validate(document)

@@ -1,0 +1,67 @@
+"""We test these aspects of the session summary (no cluster):
+
+- a verdict is recorded as `<out>/faults/<fault>.json`; a run that raised becomes an
+  `error` verdict carrying the first line of the exception;
+- the summary takes only verdicts written since the session started, in table order,
+  lists the table's other faults as not run, and matches its schema;
+- without fresh verdicts no summary is written.
+"""
+
+from __future__ import annotations
+
+import os
+
+import yaml
+
+from tests.negative import batching
+from tests.negative import controls
+from tests.negative import results
+from tests.negative import runner
+from tests.negative import scoring
+
+ROWS = {row.fault: row for row in controls.load()}
+
+
+def killed(fault: str) -> scoring.Verdict:
+    row = ROWS[fault]
+    observed = {
+        **{t: results.Observed(t, "failed", row.clauses) for t in row.killers},
+        **{t: results.Observed(t, "passed") for t in row.canaries},
+    }
+    return scoring.judge(row, observed, duration=3.0)
+
+
+def test_a_failed_run_is_recorded_as_an_error(tmp_path):
+    row = ROWS["never-ready"]
+    verdict = batching.as_verdict(row, runner.RunnerError("exit code 4\nlog tail"))
+    path = batching.record(verdict, tmp_path)
+    assert path == tmp_path / "faults" / "never-ready.json"
+    assert (verdict.status, verdict.problems) == ("error", ("exit code 4",))
+
+
+def test_the_summary_takes_this_sessions_verdicts_in_table_order(tmp_path):
+    stale = batching.record(killed("slow-heartbeat"), tmp_path)
+    os.utime(stale, (1000, 1000))
+    for fault in ("no-owner-reference", "never-ready"):
+        batching.record(killed(fault), tmp_path)
+
+    document = batching.write_summary(started=2000, out_dir=tmp_path)
+
+    assert document is not None
+    assert [f["fault"] for f in document["faults"]] == [
+        fault for fault in ROWS if fault in {"no-owner-reference", "never-ready"}
+    ]
+    assert "slow-heartbeat" in document["notRun"]
+    assert document["faultScore"]["killed"] == 2
+    assert document["mutationScore"]["killedClauses"] == sorted(
+        {*ROWS["never-ready"].clauses, *ROWS["no-owner-reference"].clauses}
+        & controls.Known.discover().must
+    )
+    written = yaml.safe_load((tmp_path.parent / f"{tmp_path.name}.yaml").read_text())
+    assert written == document
+
+
+def test_no_fresh_verdicts_write_no_summary(tmp_path):
+    os.utime(batching.record(killed("never-ready"), tmp_path), (1000, 1000))
+    assert batching.write_summary(started=2000, out_dir=tmp_path) is None
+    assert not (tmp_path.parent / f"{tmp_path.name}.yaml").exists()

@@ -1,0 +1,137 @@
+"""We test these aspects of the negative-control table (no cluster):
+
+- the shipped `controls.yaml` is valid against the real fault names, the suite's
+  ShortNames and the spec; it has at least 10 rows, a row for every fault the
+  reference implementation has, and a reason on every pending row;
+- unknown fault names, ShortNames and clause IDs, duplicate faults, a test that is
+  both killer and canary, an active row without killers, or without canaries and a
+  reason, and a pending row without a reason are errors naming the row and the value;
+- schema errors (an unknown layout, a missing key) name the key;
+- ShortNames map to the suite's file names, both ways.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from conformance import collecting
+from conformance import markers
+from tests.negative import controls
+from tests.negative.controls import ControlsError
+from tests.negative.controls import TestRef
+
+KNOWN = controls.Known(
+    faults=frozenset({"never-ready", "leave-finalizer"}),
+    short_names=frozenset({"HelloWorld", "HandshakeMarker"}),
+    levels={
+        "WPC-STATUS-002": "MUST",
+        "WPC-HANDSHAKE-004": "MUST",
+        "WPC-X-001": "SHOULD",
+    },
+)
+ROW: dict[str, Any] = {
+    "fault": "never-ready",
+    "clauses": ["WPC-HANDSHAKE-004"],
+    "killers": [{"test": "HandshakeMarker", "layout": "initless"}],
+    "canaries": [{"test": "HelloWorld", "layout": "legacy"}],
+}
+
+
+def table(*rows: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "apiVersion": "wpc.dev/v1alpha1",
+        "kind": "NegativeControls",
+        "controls": [copy.deepcopy(r) for r in rows or (ROW,)],
+    }
+
+
+def with_changes(**changes: Any) -> dict[str, Any]:
+    return {**copy.deepcopy(ROW), **changes}
+
+
+def test_a_valid_row_parses():
+    (row,) = controls.parse(table(), known=KNOWN)
+    assert row.fault == "never-ready"
+    assert row.killers == (TestRef("HandshakeMarker", "initless"),)
+    assert row.layouts == ("initless", "legacy")
+    assert (row.status, row.timeout_scale) == ("active", 1.0)
+
+
+def test_the_shipped_table_is_valid_and_covers_every_fault():
+    known = controls.Known.discover()
+    rows = controls.load(known=known)
+    assert len(rows) >= 10
+    assert {r.fault for r in rows} == known.faults
+    for row in rows:
+        if row.status == controls.PENDING:
+            assert row.reason.strip(), row.fault
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        (with_changes(fault="never-readdy"), r"unknown fault 'never-readdy'"),
+        (
+            with_changes(killers=[{"test": "HelloWord", "layout": "legacy"}]),
+            r"unknown test HelloWord \(no test_hello_word.py in the suite\)",
+        ),
+        (with_changes(clauses=["WPC-STATUS-999"]), r"unknown clause WPC-STATUS-999"),
+        (with_changes(killers=[]), r"an active row needs at least one killer"),
+        (with_changes(canaries=[]), r"an active row without canaries needs a reason"),
+        (
+            with_changes(canaries=ROW["killers"]),
+            r"HandshakeMarker\[initless\] is both a killer and a canary",
+        ),
+        (with_changes(status="pending"), r"a pending row needs a reason"),
+    ],
+)
+def test_semantic_errors_name_the_row_and_the_value(row, message):
+    with pytest.raises(ControlsError, match=rf"controls\[0\] \(\S+\): {message}"):
+        controls.parse(table(row), known=KNOWN)
+
+
+def test_a_fault_may_have_one_row_only():
+    with pytest.raises(ControlsError, match=r"controls\[1\] .*already has a row"):
+        controls.parse(table(ROW, ROW), known=KNOWN)
+
+
+def test_a_row_may_go_without_canaries_when_it_says_why():
+    row = with_changes(canaries=[], reason="every workflow with a pod hangs")
+    (parsed,) = controls.parse(table(row), known=KNOWN)
+    assert parsed.canaries == ()
+
+
+def test_a_pending_row_needs_no_killer():
+    row = with_changes(killers=[], status="pending", reason="no test deletes pods yet")
+    (parsed,) = controls.parse(table(row), known=KNOWN)
+    assert parsed.status == "pending"
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        (
+            with_changes(canaries=[{"test": "HelloWorld", "layout": "both"}]),
+            r"controls.0.canaries.0.layout: 'both' is not one of",
+        ),
+        ({k: v for k, v in ROW.items() if k != "clauses"}, r"'clauses' is a required"),
+        (with_changes(timeoutScale=0), r"timeoutScale: 0 is less than or equal"),
+        (with_changes(stauts="pending"), r"'stauts' was unexpected"),
+    ],
+)
+def test_schema_errors_name_the_key(row, message):
+    with pytest.raises(ControlsError, match=message):
+        controls.parse(table(row), known=KNOWN)
+
+
+def test_short_names_map_to_suite_files_both_ways():
+    assert TestRef("HelloWorld", "legacy").path().name == "test_hello_world.py"
+    for path in collecting.SUITE_DIR.glob("test_*.py"):
+        assert TestRef(markers.short_name_for(path), "legacy").path() == path
+
+
+def test_must_clauses_are_the_denominator():
+    assert KNOWN.must == {"WPC-STATUS-002", "WPC-HANDSHAKE-004"}

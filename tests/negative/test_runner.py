@@ -1,0 +1,115 @@
+"""We test these aspects of the runner's pure parts (no cluster):
+
+- the `-k` expression selects each test file in exactly its layouts;
+- the suite's invocation carries the faulty profile, the fault, the row's layouts
+  (`both` when mixed), `--skip-install`, its reports, its timeout scale, and uses
+  pytest-xdist only for more than one test;
+- a ConformanceReport is read by ShortName and layout: layout-divergence records
+  are left out, and several functions of one ShortName give one result in which a
+  failure wins and the clauses of equal outcomes are combined.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.negative import results
+from tests.negative import runner
+from tests.negative.controls import Control
+from tests.negative.controls import TestRef
+
+HELLO_I = TestRef("HelloWorld", "initless")
+HELLO_L = TestRef("HelloWorld", "legacy")
+SHAPE = TestRef("LegacyPodShape", "legacy")
+TARGET = runner.Target(
+    provider="local",
+    cluster="wpc",
+    kubeconfig="/kc",
+    kubectl="kubectl",
+    cache_dir=Path("/cache"),
+    out_dir=Path("/out"),
+)
+
+
+def control(*tests: TestRef, scale: float = 1.0) -> Control:
+    return Control(
+        fault="f-1",
+        clauses=("WPC-X-001",),
+        killers=tests[:1],
+        canaries=tests[1:],
+        timeout_scale=scale,
+    )
+
+
+def test_the_selection_names_each_file_with_its_layout():
+    assert runner.selection([SHAPE, HELLO_I]) == (
+        "(test_hello_world.py and [initless]) or (test_legacy_pod_shape.py and [legacy])"
+    )
+
+
+def test_the_invocation_runs_the_rows_tests_against_the_fault():
+    argv = runner.pytest_argv(control(SHAPE, HELLO_I, scale=0.5), TARGET, workers=2)
+    options = dict(itertools.pairwise(argv))
+    assert argv[1:3] == ["-m", "pytest"]
+    assert str(runner.PROFILE) == options["--implementation"]
+    assert options["--profile-var"] == "fault=f-1"
+    assert options["--layout"] == "both"
+    assert options["--report"] == "/out/f-1/conformance.yaml"
+    assert options["--timeout-scale"] == "0.5"
+    assert options["-n"] == "2"
+    assert "--skip-install" in argv
+    assert str(HELLO_I.path()) in argv
+
+
+def test_one_test_in_one_layout_needs_no_xdist():
+    argv = runner.pytest_argv(control(HELLO_L), TARGET, workers=2)
+    assert argv[argv.index("--layout") + 1] == "legacy"
+    assert "-n" not in argv
+
+
+def record(
+    name: str, layout: str, outcome: str, clauses: list[str], kind: str = "scenario"
+) -> dict[str, Any]:
+    return {
+        "shortName": name,
+        "layout": layout,
+        "outcome": outcome,
+        "clauses": clauses,
+        "message": f"{outcome} {clauses[0]}",
+        "kind": kind,
+    }
+
+
+def test_a_report_is_read_by_short_name_and_layout(tmp_path):
+    path = tmp_path / "conformance.yaml"
+    tests = [
+        record("FinalizerDeletion", "legacy", "passed", ["WPC-FINALIZER-005"]),
+        record("FinalizerDeletion", "legacy", "failed", ["WPC-FINALIZER-006"]),
+        record("HelloWorld", "legacy", "passed", ["WPC-STATUS-002"]),
+        record("HelloWorld", "initless", "passed", ["WPC-STATUS-002"]),
+        record(
+            "HelloWorld", "legacy+initless", "failed", ["WPC-STATUS-002"], "divergence"
+        ),
+        record("KillShutdown", "legacy", "failed", ["WPC-KILL-008"]),
+        record("KillShutdown", "legacy", "failed", ["WPC-KILL-010"]),
+    ]
+    path.write_text(yaml.safe_dump({"tests": tests}))
+
+    found = results.read_report(path)
+
+    assert set(found) == {
+        TestRef("FinalizerDeletion", "legacy"),
+        HELLO_L,
+        HELLO_I,
+        TestRef("KillShutdown", "legacy"),
+    }
+    deletion = found[TestRef("FinalizerDeletion", "legacy")]
+    assert (deletion.outcome, deletion.clauses) == ("failed", ("WPC-FINALIZER-006",))
+    shutdown = found[TestRef("KillShutdown", "legacy")]
+    assert shutdown.clauses == ("WPC-KILL-008", "WPC-KILL-010")
+    assert shutdown.message == "failed WPC-KILL-008\nfailed WPC-KILL-010"
+    assert found[HELLO_L].outcome == "passed"

@@ -1,0 +1,197 @@
+"""We test these aspects of judging a fault's run and of the mutation score (no cluster):
+
+- killed: every killer failed citing one of the fault's clauses, every canary passed;
+- survived: a killer passed; unspecific: a killer failed citing none of the fault's
+  clauses, or a canary failed too; error: a killer or canary errored, was skipped or
+  did not run; pending: the table's reason, nothing run;
+- the mutation score is MUST clauses with a killing test / MUST clauses: SHOULD
+  clauses, clauses of faults not killed and clauses no killer cited do not count,
+  and a clause killed twice counts once; the fault score counts killed faults and
+  lists every other fault (pending ones too) as a survivor;
+- the summary document matches its schema, also when empty.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import pytest
+
+from tests.negative import results
+from tests.negative import scoring
+from tests.negative.controls import Control
+from tests.negative.controls import TestRef
+
+KILLER = TestRef("HandshakeMarker", "initless")
+CANARY = TestRef("HelloWorld", "initless")
+CONTROL = Control(
+    fault="slow-heartbeat",
+    clauses=("WPC-HANDSHAKE-003", "WPC-HANDSHAKE-008"),
+    killers=(KILLER,),
+    canaries=(CANARY,),
+)
+MARKER_CLAUSES = ("WPC-HANDSHAKE-001", "WPC-HANDSHAKE-003")
+
+
+def seen(
+    test: TestRef,
+    outcome: str,
+    clauses: tuple[str, ...] = MARKER_CLAUSES,
+    message: str = "",
+) -> results.Observed:
+    return results.Observed(
+        test=test, outcome=outcome, clauses=clauses, message=message
+    )
+
+
+def judge(
+    killer: results.Observed | None,
+    canary: results.Observed | None,
+    control: Control = CONTROL,
+) -> scoring.Verdict:
+    observed = {t.test: t for t in (killer, canary) if t is not None}
+    return scoring.judge(control, observed, duration=12.5)
+
+
+def test_a_failing_killer_and_a_passing_canary_kill_the_fault():
+    verdict = judge(seen(KILLER, "failed"), seen(CANARY, "passed", ("WPC-STATUS-002",)))
+    assert verdict.status == scoring.KILLED
+    assert verdict.killed_clauses == ("WPC-HANDSHAKE-003",)
+    assert verdict.problems == ()
+
+
+def test_a_passing_killer_means_the_fault_survived():
+    verdict = judge(seen(KILLER, "passed"), seen(CANARY, "passed"))
+    assert verdict.status == scoring.SURVIVED
+    assert verdict.killed_clauses == ()
+    assert verdict.problems == (
+        "killer HandshakeMarker[initless] passed, expected failed",
+    )
+
+
+def test_a_killer_citing_other_clauses_is_unspecific():
+    verdict = judge(seen(KILLER, "failed", ("WPC-STATUS-002",)), seen(CANARY, "passed"))
+    assert verdict.status == scoring.UNSPECIFIC
+    assert "none of WPC-HANDSHAKE-003, WPC-HANDSHAKE-008" in verdict.problems[0]
+
+
+def test_a_failing_canary_makes_the_kill_unspecific():
+    canary = seen(CANARY, "failed", message="line\nE   AssertionError: boom\nmore")
+    verdict = judge(seen(KILLER, "failed"), canary)
+    assert verdict.status == scoring.UNSPECIFIC
+    assert verdict.killed_clauses == ()
+    assert verdict.problems == (
+        "canary HelloWorld[initless] failed, expected passed: E   AssertionError: boom",
+    )
+
+
+@pytest.mark.parametrize(
+    ("killer", "canary"),
+    [
+        (seen(KILLER, "error"), seen(CANARY, "passed")),
+        (seen(KILLER, "skipped"), seen(CANARY, "passed")),
+        (None, seen(CANARY, "passed")),
+        (seen(KILLER, "failed"), seen(CANARY, "error")),
+        (seen(KILLER, "failed"), None),
+    ],
+)
+def test_errors_and_missing_tests_are_errors(killer, canary):
+    verdict = judge(killer, canary)
+    assert verdict.status == scoring.ERROR
+    assert verdict.problems
+
+
+def test_a_missing_test_is_reported_as_missing():
+    verdict = judge(None, seen(CANARY, "passed"))
+    entry = scoring.verdict_json(verdict)
+    assert entry["tests"][0] == {
+        "test": "HandshakeMarker",
+        "layout": "initless",
+        "role": "killer",
+        "outcome": "missing",
+        "clauses": [],
+        "message": "",
+    }
+
+
+def test_a_pending_row_is_judged_without_running():
+    control = Control(
+        fault="leave-finalizer",
+        clauses=("WPC-FINALIZER-006",),
+        killers=(),
+        canaries=(CANARY,),
+        status="pending",
+        reason="no test yet",
+    )
+    verdict = scoring.judge(control, {}, duration=0)
+    assert (verdict.status, verdict.problems) == ("pending", ("no test yet",))
+
+
+def entry(fault: str, status: str, killed: Iterable[str] = ()) -> dict[str, Any]:
+    return {"fault": fault, "status": status, "killedClauses": list(killed)}
+
+
+MUST = ["WPC-A-001", "WPC-A-002", "WPC-A-003", "WPC-A-004"]
+
+
+def test_the_clause_score_counts_killed_must_clauses_once():
+    result = scoring.score(
+        [
+            entry("f1", "killed", ["WPC-A-001", "WPC-A-002"]),
+            entry("f2", "killed", ["WPC-A-002", "WPC-S-001"]),  # S: a SHOULD clause
+            entry("f3", "survived"),
+            entry("f4", "unspecific"),
+            entry("f5", "pending"),
+        ],
+        must=MUST,
+    )
+    assert result.killed_must == ("WPC-A-001", "WPC-A-002")
+    assert (result.must_total, result.clause_score) == (4, 0.5)
+    assert (result.faults_killed, result.faults_total) == (2, 5)
+    assert result.fault_score == pytest.approx(0.4)
+    assert result.survivors == ("f3", "f4", "f5")
+
+
+def test_clauses_of_faults_not_killed_do_not_count():
+    result = scoring.score([entry("f1", "unspecific", ["WPC-A-001"])], must=MUST)
+    assert result.killed_must == ()
+    assert result.clause_score == 0.0
+
+
+def test_nothing_scores_zero_without_dividing_by_zero():
+    result = scoring.score([], must=[])
+    assert (result.clause_score, result.fault_score) == (0.0, 0.0)
+
+
+def test_the_summary_matches_its_schema():
+    killed = judge(seen(KILLER, "failed"), seen(CANARY, "passed"))
+    entries = [scoring.verdict_json(killed), entry("leave-finalizer", "pending")]
+    entries[1].update(
+        clauses=["WPC-FINALIZER-006"],
+        problems=["no test yet"],
+        timeoutScale=1.0,
+        durationSeconds=0.0,
+        tests=[],
+    )
+    document = scoring.summary(
+        entries, must=[*MUST, "WPC-HANDSHAKE-003"], not_run=["x"], duration=99.94
+    )
+    scoring.validate(document)
+    assert document["mutationScore"] == {
+        "killed": 1,
+        "total": 5,
+        "score": 0.2,
+        "killedClauses": ["WPC-HANDSHAKE-003"],
+    }
+    assert document["faultScore"] == {
+        "killed": 1,
+        "total": 2,
+        "score": 0.5,
+        "survivors": ["leave-finalizer"],
+    }
+    assert (document["durationSeconds"], document["notRun"]) == (99.9, ["x"])
+
+
+def test_an_empty_summary_matches_its_schema():
+    scoring.validate(scoring.summary([], must=MUST, not_run=[], duration=0))
