@@ -152,8 +152,25 @@ def client_context(*, ca: Path, cert: Path, key: Path) -> ssl.SSLContext:
     return ctx
 
 
+COMPONENT_EXECUTABLES = frozenset(
+    {
+        "etcd",
+        "kube-apiserver",
+        "kube-controller-manager",
+        "kube-scheduler",
+        "kubelet",
+        "kube-proxy",
+        "containerd",
+        "containerd-shim-runc-v2",
+        "runc",
+    }
+)
+"""What the cluster runs on the host. Clients (kubectl, pytest, a user's shell) that
+merely name the state dir on their command line, e.g. its kubeconfig, are not ours."""
+
+
 def processes_under(marker: str) -> list[int]:
-    """Pids of processes whose command line mentions `marker` (our state dir)."""
+    """Pids of cluster components whose command line mentions `marker` (our state dir)."""
     pids = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
@@ -165,9 +182,10 @@ def processes_under(marker: str) -> list[int]:
                 .replace(b"\0", b" ")
                 .decode(errors="replace")
             )
+            exe = Path(os.readlink(entry / "exe")).name.removesuffix(" (deleted)")
         except OSError:
             continue  # intentionally ignore: the process exited while we looked
-        if marker in cmdline:
+        if marker in cmdline and exe in COMPONENT_EXECUTABLES:
             pids.append(int(entry.name))
     return pids
 
