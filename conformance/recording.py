@@ -7,6 +7,11 @@ nothing created after `__enter__` is missed), then watches from that list's
 resourceVersion in a background thread until exit, re-listing after 410 Gone.
 Objects are stored as API JSON (camelCase dicts), for core and custom
 resources alike. A failure of the thread is raised on exit as a HarnessError.
+
+A DELETED event carries the object as it was before the deletion, which for a
+pod released by removing its last finalizer still lists that finalizer; judge
+"gone" by the event kind, not by the object. `pods_by_node()` and
+`phase_regressions()` read a finished recording for the RECOVERY clauses.
 """
 
 from __future__ import annotations

@@ -89,7 +89,8 @@ def test_emissary_kill_command_delivers_the_signal_to_the_user_command(
         [EMISSARY[layout.layout], "kill", "15", "1"],
         timeouts,
     )
-    assert killed.returncode == 0, f"the emissary's kill command failed: {killed}"
+    # The kill command's own exit code says little: once the signal ended
+    # main, the runtime kills whatever else ran in the container, itself too.
 
     workflow = workflows.wait_completed(name)
     main = next(
@@ -105,6 +106,6 @@ def test_emissary_kill_command_delivers_the_signal_to_the_user_command(
         143,
         "TERM",
     ), (
-        f"main: exit code {terminated.exit_code}, termination message "
+        f"after {killed}: main exit code {terminated.exit_code}, termination message "
         f"{terminated.message!r}; workflow {workflow['status'].get('message')!r}"
     )

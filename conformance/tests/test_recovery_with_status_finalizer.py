@@ -20,9 +20,10 @@ Workflow, deletes the first one's `deleted-down` pod and releases its
   the one for deleted pods (`status_finalizer_removed`, upstream's 2 min
   backstop counted from their last transition, plus latency);
 - no pod keeps the finalizer beyond the cleanup timeout after its workflow
-  completed, or beyond that limit after it was deleted (WPC-RECOVERY-004), remaining pods are labelled
-  completed (WPC-RECOVERY-003), no node ever had two pods (WPC-RECOVERY-002),
-  and no completed phase or Succeeded node changed (WPC-RECOVERY-009).
+  completed, or beyond that limit after it was deleted (WPC-RECOVERY-004);
+  remaining pods are labelled completed (WPC-RECOVERY-003), no node ever had
+  two pods (WPC-RECOVERY-002), and no completed phase or Succeeded node
+  changed (WPC-RECOVERY-009).
 
 Matrix: legacy and initless.
 """
@@ -236,13 +237,17 @@ def test_downtime_with_the_status_finalizer_loses_no_status_and_leaves_no_pod_be
     regressions = recording.phase_regressions(versions.events(), kept)
     assert not regressions, "\n".join(regressions)
 
-    # Last, as it may take longest: the orphans of the deleted Workflow.
+    # Last, as it takes longest: the orphans of the deleted Workflow. They are
+    # being deleted, so Argo releases them only at its backstop, 2 min after
+    # their last transition; `status_finalizer_removed` is that limit.
     until(
         lambda: (
             not (left := sorted(_step_pods(kube_clients, namespace, orphaned)))
             or NotYet(f"orphans still there: {left}")
         ),
-        timeout=max(0.0, restarted + GRACE + timeouts.cleanup - time.monotonic()),
+        timeout=max(
+            0.0, restarted + timeouts.status_finalizer_removed - time.monotonic()
+        ),
         describe=f"the orphaned pods of {orphaned} to be gone after the restart",
         **poll,
     )

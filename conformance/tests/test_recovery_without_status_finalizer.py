@@ -16,7 +16,8 @@ parallel pods, while recording every version of its pods and of the Workflow:
   without downtime (WPC-RECOVERY-001);
 - at most one pod ever existed per node (WPC-RECOVERY-002); after completion
   every remaining pod is labelled completed within the cleanup timeout
-  (WPC-RECOVERY-003); across a restart after completion no completed phase
+  (WPC-RECOVERY-003); when the controller's pod is then killed (deleted with
+  grace period 0, found through the profile's selector) no completed phase
   and no Succeeded node changes (WPC-RECOVERY-009).
 
 Matrix: legacy and initless.
@@ -69,16 +70,50 @@ def _step_pods(
     return {p.metadata.annotations[NODE_NAME].rsplit(".", 1)[-1]: p for p in pods}
 
 
-def _all_step_pods(
-    kube_clients: kube.Clients, namespace: str, workflow: str
-) -> dict[str, Any] | NotYet:
-    found = _step_pods(kube_clients, namespace, workflow)
-    return found if found.keys() == set(STEPS) else NotYet(sorted(found))
-
-
 def _nodes(workflow: dict[str, Any]) -> dict[str, dict[str, Any]]:
     nodes = (workflow.get("status") or {}).get("nodes") or {}
     return {n["displayName"]: n for n in nodes.values()}
+
+
+def _kill_controller(
+    kube_clients: kube.Clients,
+    pytestconfig: pytest.Config,
+    instance: Any,
+    timeouts: Any,
+) -> None:
+    """Delete the instance's controller pods at once; wait for a new one to be ready."""
+    selector = pytestconfig.stash[state.PROFILE].controller_pod_selector.format_map(
+        {"instance_id": instance.instance_id, "layout": instance.layout}
+    )
+
+    def pods() -> list[Any]:
+        return list(
+            kube_clients.core.list_namespaced_pod(
+                instance.namespace, label_selector=selector
+            ).items
+        )
+
+    killed = {p.metadata.uid for p in pods()}
+    for pod in pods():
+        kube_clients.core.delete_namespaced_pod(
+            pod.metadata.name, instance.namespace, grace_period_seconds=0
+        )
+
+    def replaced() -> bool | NotYet:
+        ready = [
+            s.ready
+            for p in pods()
+            if p.metadata.uid not in killed
+            for s in p.status.container_statuses or []
+        ]
+        return (bool(ready) and all(ready)) or NotYet(f"new pods ready: {ready}")
+
+    until(
+        replaced,
+        timeout=timeouts.controller_ready,
+        interval=timeouts.poll_interval,
+        describe=f"a new controller pod in {instance.namespace}",
+    )
 
 
 def _phases(workflow: dict[str, Any]) -> dict[str, str]:
@@ -100,6 +135,7 @@ def _phases(workflow: dict[str, Any]) -> dict[str, str]:
 )
 def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_nothing(
     own_controller,
+    pytestconfig,
     workflows,
     manifest,
     kube_clients,
@@ -117,7 +153,12 @@ def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_n
     ):
         name = own.submit(manifest())
         started = until(
-            lambda: _all_step_pods(kube_clients, namespace, name),
+            lambda: (
+                found
+                if (found := _step_pods(kube_clients, namespace, name)).keys()
+                == set(STEPS)
+                else NotYet(sorted(found))
+            ),
             timeout=timeouts.pod_created,
             describe=f"the three pods of {name}",
             **poll,
@@ -195,7 +236,7 @@ def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_n
             **poll,
         )
         settled = _phases(workflow)
-        controller.restart()
+        _kill_controller(kube_clients, pytestconfig, controller.instance, timeouts)
         until(
             lambda: (now := _phases(own.get(name))) == settled or NotYet(now),
             timeout=timeouts.cleanup,

@@ -18,11 +18,10 @@ succeed (the controller keeps serving):
 - containerSet members with reserved names are rejected alike (WPC-VALIDATE-003);
 - sidecars named `main` or `init` and an init container named `init` fail
   validation as reserved names (WPC-VALIDATE-006, a SHOULD Argo v4.1.x fails,
-  OQ-8);
-- initless: an input artifact at an ancestor of a volume mount fails the node
-  without a pod (WPC-VALIDATE-008).
+  OQ-8).
 
-Matrix: legacy and initless (WPC-VALIDATE-008 initless only).
+Matrix: legacy and initless (the `init` init container of WPC-VALIDATE-005 in
+legacy only: initless runs it, OQ-8).
 """
 
 from __future__ import annotations
@@ -223,48 +222,3 @@ def test_sidecars_and_init_containers_named_main_or_init_fail_validation(
         dict.fromkeys(docs, "is a reserved Argo container name"),
         exact=False,
     )
-
-
-@pytest.mark.conformance(
-    short_name="ValidateInvalidWorkflows",
-    clauses=["WPC-VALIDATE-008"],
-    features=["INPUT_ARTIFACTS_HTTP"],
-)
-def test_initless_input_artifact_above_a_volume_mount_fails_without_a_pod(
-    workflows, manifest, kube_clients, namespace
-):
-    base = manifest()
-
-    def artifact_above_mount(template: Doc) -> None:
-        template["inputs"] = {
-            "artifacts": [
-                {
-                    "name": "data",
-                    "path": "/data",
-                    "http": {"url": "http://wpc.invalid/data"},
-                }
-            ]
-        }
-        template["volumes"] = [{"name": "cache", "emptyDir": {}}]
-        template["container"]["volumeMounts"] = [
-            {"name": "cache", "mountPath": "/data/cache"}
-        ]
-
-    results = _run(
-        workflows,
-        kube_clients,
-        namespace,
-        {"overlap": _variant(base, "overlap", artifact_above_mount)},
-    )
-    workflow, pods = results["overlap"]
-    node = workflow["status"]["nodes"][workflow["metadata"]["name"]]
-    message = node.get("message", "")
-    assert node["phase"] == "Error", _summary(workflow, pods)
-    assert (
-        'input artifact "data" path "/data" is an ancestor of volume mount' in message
-    )
-    assert message.endswith(
-        "this is not supported in init-less pod mode because staging the artifact "
-        "would clear the mounted volume"
-    ), message
-    assert not pods, _summary(workflow, pods)

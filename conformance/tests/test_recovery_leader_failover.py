@@ -1,0 +1,221 @@
+"""RecoveryLeaderFailover: with two replicas only the leader acts, and the other takes over.
+
+We test these aspects on a dedicated controller instance whose Deployment the
+suite scales to two replicas (found through the profile's controller pod
+selector and the pods' owners): a three-step workflow runs while both replicas
+are up; once its middle step runs, the suite deletes the leader's pod (the
+holder of a `coordination.k8s.io` Lease in the instance's namespace, the
+standard Kubernetes leader election Argo uses) and releases the step. The
+workflow completes, and no node ever had two pods (WPC-RECOVERY-010, with
+WPC-RECOVERY-002). The takeover time (leader deleted until the last step's
+pod exists) is logged.
+
+Matrix: legacy and initless.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from typing import Any
+
+import pytest
+
+from conformance import executing
+from conformance import kube
+from conformance import recording
+from conformance import state
+from conformance.errors import HarnessError
+from conformance.waiting import NotYet
+from conformance.waiting import until
+
+logger = logging.getLogger(__name__)
+NODE_NAME = "workflows.argoproj.io/node-name"
+REPLICAS = 2
+
+
+@pytest.fixture
+def own_controller(
+    request: pytest.FixtureRequest,
+    pytestconfig: pytest.Config,
+    run_context: Any,
+    wpc_layout: str,
+) -> Any:
+    """A dedicated instance, refused where it would replace a shared one."""
+    profile = pytestconfig.stash[state.PROFILE]
+    values = {"instance_id": "wpc-t-probe", "layout": wpc_layout}
+    target = profile.controller_namespace.format_map(values)
+    if target in {i.namespace for i in run_context.instances}:
+        raise HarnessError(
+            f"profile {profile.name}: controller.namespace {profile.controller_namespace!r} "
+            f"puts dedicated instances into the shared namespace {target}"
+        )
+    return request.getfixturevalue("dedicated_instance")
+
+
+def _controller_pods(
+    kube_clients: kube.Clients, namespace: str, selector: str
+) -> list[Any]:
+    pods = kube_clients.core.list_namespaced_pod(
+        namespace, label_selector=selector
+    ).items
+    return [p for p in pods if not p.metadata.deletion_timestamp]
+
+
+def _scale(kube_clients: kube.Clients, namespace: str, pod: Any, replicas: int) -> None:
+    """Scale the Deployment that owns `pod` (through its ReplicaSet)."""
+    from kubernetes import client
+
+    apps: Any = client.AppsV1Api(kube_clients.api)
+    owner = next(
+        (r for r in pod.metadata.owner_references or [] if r.kind == "ReplicaSet"), None
+    )
+    replica_set = (
+        apps.read_namespaced_replica_set(owner.name, namespace) if owner else None
+    )
+    deployment = next(
+        (
+            r
+            for r in (replica_set.metadata.owner_references if replica_set else None)
+            or []
+            if r.kind == "Deployment"
+        ),
+        None,
+    )
+    if deployment is None:
+        raise HarnessError(
+            f"controller pod {pod.metadata.name} is not run by a Deployment"
+        )
+    apps.patch_namespaced_deployment_scale(
+        deployment.name, namespace, {"spec": {"replicas": replicas}}
+    )
+
+
+def _leader(
+    kube_clients: kube.Clients, namespace: str, pods: list[Any]
+) -> str | NotYet:
+    from kubernetes import client
+
+    names = {p.metadata.name for p in pods}
+    leases: Any = client.CoordinationV1Api(kube_clients.api)
+    holders = [
+        lease.spec.holder_identity
+        for lease in leases.list_namespaced_lease(namespace).items
+    ]
+    leaders = [h for h in holders if h in names]
+    return (
+        str(leaders[0])
+        if len(leaders) == 1
+        else NotYet(f"lease holders {holders}, pods {names}")
+    )
+
+
+def _step_pods(
+    kube_clients: kube.Clients, namespace: str, workflow: str
+) -> dict[str, Any]:
+    pods = kube_clients.core.list_namespaced_pod(
+        namespace, label_selector=f"workflows.argoproj.io/workflow={workflow}"
+    ).items
+    return {p.metadata.annotations[NODE_NAME].rsplit(".", 1)[-1]: p for p in pods}
+
+
+@pytest.mark.conformance(
+    short_name="RecoveryLeaderFailover",
+    clauses=["WPC-RECOVERY-010", "WPC-RECOVERY-002"],
+)
+def test_only_the_leader_acts_and_the_other_replica_takes_over_when_it_dies(
+    own_controller, pytestconfig, workflows, manifest, kube_clients, namespace, timeouts
+):
+    instance = own_controller.instance
+    selector = pytestconfig.stash[state.PROFILE].controller_pod_selector.format_map(
+        {"instance_id": instance.instance_id, "layout": instance.layout}
+    )
+    poll = {"interval": timeouts.poll_interval}
+    _scale(
+        kube_clients,
+        instance.namespace,
+        _controller_pods(kube_clients, instance.namespace, selector)[0],
+        REPLICAS,
+    )
+
+    def replicas_ready() -> list[Any] | NotYet:
+        pods = _controller_pods(kube_clients, instance.namespace, selector)
+        ready = [
+            p
+            for p in pods
+            if (statuses := p.status.container_statuses or [])
+            and all(s.ready for s in statuses)
+        ]
+        return (
+            pods
+            if len(ready) == REPLICAS == len(pods)
+            else NotYet([p.metadata.name for p in ready])
+        )
+
+    controllers = until(
+        replicas_ready,
+        timeout=timeouts.controller_ready,
+        describe="two controller replicas",
+        **poll,
+    )
+    own = dataclasses.replace(workflows, instance=instance)
+    with recording.Recorder.pods(kube_clients, namespace) as recorder:
+        name = own.submit(manifest())
+        held = until(
+            lambda: (
+                _step_pods(kube_clients, namespace, name).get("held")
+                or NotYet("no held pod")
+            ),
+            timeout=timeouts.workflow_completed,
+            describe=f"the pod of step held of {name}",
+            **poll,
+        ).metadata.name
+        executing.wait_for_file(
+            kube_clients,
+            namespace=namespace,
+            pod=held,
+            path="/tmp/started",
+            timeouts=timeouts,
+        )
+        leader = until(
+            lambda: _leader(kube_clients, instance.namespace, controllers),
+            timeout=timeouts.controller_ready,
+            describe="one controller replica to hold the lease",
+            **poll,
+        )
+        kube_clients.core.delete_namespaced_pod(
+            leader, instance.namespace, grace_period_seconds=0
+        )
+        deleted_at = time.monotonic()
+        executing.touch(
+            kube_clients,
+            namespace=namespace,
+            pod=held,
+            path="/tmp/go",
+            timeouts=timeouts,
+        )
+        until(
+            lambda: (
+                "last" in _step_pods(kube_clients, namespace, name)
+                or NotYet("no last pod")
+            ),
+            timeout=timeouts.controller_ready,
+            describe="the surviving replica to create the last step's pod",
+            **poll,
+        )
+        logger.info(
+            "[%s] Takeover after deleting leader %s: %.1f s.",
+            namespace,
+            leader,
+            time.monotonic() - deleted_at,
+        )
+        workflow = own.wait_completed(name)
+
+    assert workflow["status"]["phase"] == "Succeeded", workflow["status"].get("message")
+    duplicates = {
+        n: u
+        for n, u in recording.pods_by_node(recorder.events(), name).items()
+        if len(u) > 1
+    }
+    assert not duplicates, f"nodes with more than one pod: {duplicates}"
