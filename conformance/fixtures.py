@@ -224,6 +224,14 @@ def dedicated_instance(
         instance_id=instance_id,
         namespace=profile.controller_namespace.format_map(values),
     )
+    # A profile whose controller namespace ignores {instance_id} would install the
+    # private instance over a shared one (and uninstall it afterwards): refuse.
+    if instance.namespace in {i.namespace for i in run_context.instances}:
+        raise HarnessError(
+            f"profile {profile.name}: controller.namespace "
+            f"{profile.controller_namespace!r} puts dedicated instances into the "
+            f"shared namespace {instance.namespace}"
+        )
     ctl = Controller(driver=_driver(pytestconfig, run_context), instance=instance)
     ctl.driver.control("install", instance)
     yield ctl

@@ -20,33 +20,12 @@ import pytest
 
 from conformance import executing
 from conformance import kube
-from conformance import state
-from conformance.errors import HarnessError
 from conformance.waiting import NotYet
 from conformance.waiting import until
 
 GRACE = 5
 NODE_NAME = "workflows.argoproj.io/node-name"
 DONE = frozenset({"Succeeded", "Failed", "Error"})
-
-
-@pytest.fixture
-def own_controller(
-    request: pytest.FixtureRequest,
-    pytestconfig: pytest.Config,
-    run_context: Any,
-    wpc_layout: str,
-) -> Any:
-    """A dedicated instance, refused where it would replace a shared one."""
-    profile = pytestconfig.stash[state.PROFILE]
-    values = {"instance_id": "wpc-t-probe", "layout": wpc_layout}
-    target = profile.controller_namespace.format_map(values)
-    if target in {i.namespace for i in run_context.instances}:
-        raise HarnessError(
-            f"profile {profile.name}: controller.namespace {profile.controller_namespace!r} "
-            f"puts dedicated instances into the shared namespace {target}"
-        )
-    return request.getfixturevalue("dedicated_instance")
 
 
 def _step_pods(
@@ -72,10 +51,10 @@ def _node(workflow: dict[str, Any], step: str) -> dict[str, Any]:
     short_name="FinalizerSettingTurnedOff", clauses=["WPC-FINALIZER-009"]
 )
 def test_pods_created_with_the_finalizer_lose_it_after_the_setting_is_turned_off(
-    own_controller, workflows, manifest, kube_clients, namespace, timeouts
+    dedicated_instance, workflows, manifest, kube_clients, namespace, timeouts
 ):
-    own_controller.set_status_finalizer(enabled=True)
-    own = dataclasses.replace(workflows, instance=own_controller.instance)
+    dedicated_instance.set_status_finalizer(enabled=True)
+    own = dataclasses.replace(workflows, instance=dedicated_instance.instance)
     poll = {"interval": timeouts.poll_interval}
     name = own.submit(manifest())
 
@@ -96,7 +75,7 @@ def test_pods_created_with_the_finalizer_lose_it_after_the_setting_is_turned_off
         )
         assert kube.STATUS_FINALIZER in (pod.metadata.finalizers or []), pod.metadata
 
-    own_controller.set_status_finalizer(enabled=False)
+    dedicated_instance.set_status_finalizer(enabled=False)
     executing.touch(
         kube_clients,
         namespace=namespace,

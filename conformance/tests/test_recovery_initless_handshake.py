@@ -19,31 +19,10 @@ from typing import Any
 import pytest
 
 from conformance import kube
-from conformance import state
-from conformance.errors import HarnessError
 from conformance.waiting import NotYet
 from conformance.waiting import until
 
 ANSWER = "42"
-
-
-@pytest.fixture
-def own_controller(
-    request: pytest.FixtureRequest,
-    pytestconfig: pytest.Config,
-    run_context: Any,
-    wpc_layout: str,
-) -> Any:
-    """A dedicated instance, refused where it would replace a shared one."""
-    profile = pytestconfig.stash[state.PROFILE]
-    values = {"instance_id": "wpc-t-probe", "layout": wpc_layout}
-    target = profile.controller_namespace.format_map(values)
-    if target in {i.namespace for i in run_context.instances}:
-        raise HarnessError(
-            f"profile {profile.name}: controller.namespace {profile.controller_namespace!r} "
-            f"puts dedicated instances into the shared namespace {target}"
-        )
-    return request.getfixturevalue("dedicated_instance")
 
 
 def _pods(kube_clients: kube.Clients, namespace: str, workflow: str) -> list[Any]:
@@ -57,9 +36,15 @@ def _pods(kube_clients: kube.Clients, namespace: str, workflow: str) -> list[Any
     short_name="RecoveryInitlessHandshake", clauses=["WPC-RECOVERY-008"]
 )
 def test_a_pod_whose_pre_main_phase_runs_during_downtime_completes_normally(
-    own_controller, workflows, manifest, kube_clients, namespace, test_labels, timeouts
+    dedicated_instance,
+    workflows,
+    manifest,
+    kube_clients,
+    namespace,
+    test_labels,
+    timeouts,
 ):
-    own = dataclasses.replace(workflows, instance=own_controller.instance)
+    own = dataclasses.replace(workflows, instance=dedicated_instance.instance)
     name = own.submit(manifest())
     until(
         lambda: _pods(kube_clients, namespace, name) or NotYet("no pod yet"),
@@ -67,7 +52,7 @@ def test_a_pod_whose_pre_main_phase_runs_during_downtime_completes_normally(
         interval=timeouts.poll_interval,
         describe=f"the controller to create the pod of {name}",
     )
-    own_controller.stop()
+    dedicated_instance.stop()
     kube_clients.core.create_namespaced_config_map(
         namespace,
         {
@@ -85,7 +70,7 @@ def test_a_pod_whose_pre_main_phase_runs_during_downtime_completes_normally(
         interval=timeouts.poll_interval,
         describe=f"the pod of {name} to succeed while the controller is down",
     )
-    own_controller.start()
+    dedicated_instance.start()
 
     workflow = own.wait_completed(name)
     node = workflow["status"]["nodes"][name]

@@ -35,25 +35,6 @@ NODE_NAME = "workflows.argoproj.io/node-name"
 REPLICAS = 2
 
 
-@pytest.fixture
-def own_controller(
-    request: pytest.FixtureRequest,
-    pytestconfig: pytest.Config,
-    run_context: Any,
-    wpc_layout: str,
-) -> Any:
-    """A dedicated instance, refused where it would replace a shared one."""
-    profile = pytestconfig.stash[state.PROFILE]
-    values = {"instance_id": "wpc-t-probe", "layout": wpc_layout}
-    target = profile.controller_namespace.format_map(values)
-    if target in {i.namespace for i in run_context.instances}:
-        raise HarnessError(
-            f"profile {profile.name}: controller.namespace {profile.controller_namespace!r} "
-            f"puts dedicated instances into the shared namespace {target}"
-        )
-    return request.getfixturevalue("dedicated_instance")
-
-
 def _controller_pods(
     kube_clients: kube.Clients, namespace: str, selector: str
 ) -> list[Any]:
@@ -125,9 +106,15 @@ def _step_pods(
     clauses=["WPC-RECOVERY-010", "WPC-RECOVERY-002"],
 )
 def test_only_the_leader_acts_and_the_other_replica_takes_over_when_it_dies(
-    own_controller, pytestconfig, workflows, manifest, kube_clients, namespace, timeouts
+    dedicated_instance,
+    pytestconfig,
+    workflows,
+    manifest,
+    kube_clients,
+    namespace,
+    timeouts,
 ):
-    instance = own_controller.instance
+    instance = dedicated_instance.instance
     selector = pytestconfig.stash[state.PROFILE].controller_pod_selector.format_map(
         {"instance_id": instance.instance_id, "layout": instance.layout}
     )

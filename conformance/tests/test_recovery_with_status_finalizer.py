@@ -39,33 +39,12 @@ import pytest
 from conformance import executing
 from conformance import kube
 from conformance import recording
-from conformance import state
-from conformance.errors import HarnessError
 from conformance.waiting import NotYet
 from conformance.waiting import until
 
 GRACE = 5
 NODE_NAME = "workflows.argoproj.io/node-name"
 STEPS = ("deleted-down", "finish-down")
-
-
-@pytest.fixture
-def own_controller(
-    request: pytest.FixtureRequest,
-    pytestconfig: pytest.Config,
-    run_context: Any,
-    wpc_layout: str,
-) -> Any:
-    """A dedicated instance, refused where it would replace a shared one."""
-    profile = pytestconfig.stash[state.PROFILE]
-    values = {"instance_id": "wpc-t-probe", "layout": wpc_layout}
-    target = profile.controller_namespace.format_map(values)
-    if target in {i.namespace for i in run_context.instances}:
-        raise HarnessError(
-            f"profile {profile.name}: controller.namespace {profile.controller_namespace!r} "
-            f"puts dedicated instances into the shared namespace {target}"
-        )
-    return request.getfixturevalue("dedicated_instance")
 
 
 def _step_pods(
@@ -129,7 +108,7 @@ def _held_pods(
     ],
 )
 def test_downtime_with_the_status_finalizer_loses_no_status_and_leaves_no_pod_behind(
-    own_controller,
+    dedicated_instance,
     workflows,
     manifest,
     kube_clients,
@@ -137,7 +116,7 @@ def test_downtime_with_the_status_finalizer_loses_no_status_and_leaves_no_pod_be
     timeouts,
     observations,
 ):
-    controller = own_controller
+    controller = dedicated_instance
     controller.set_status_finalizer(enabled=True)
     own = dataclasses.replace(workflows, instance=controller.instance)
     poll = {"interval": timeouts.poll_interval}

@@ -34,31 +34,11 @@ from conformance import executing
 from conformance import kube
 from conformance import recording
 from conformance import state
-from conformance.errors import HarnessError
 from conformance.waiting import NotYet
 from conformance.waiting import until
 
 NODE_NAME = "workflows.argoproj.io/node-name"
 STEPS = ("deleted-live", "deleted-down", "finish-down")
-
-
-@pytest.fixture
-def own_controller(
-    request: pytest.FixtureRequest,
-    pytestconfig: pytest.Config,
-    run_context: Any,
-    wpc_layout: str,
-) -> Any:
-    """A dedicated instance, refused where it would replace a shared one."""
-    profile = pytestconfig.stash[state.PROFILE]
-    values = {"instance_id": "wpc-t-probe", "layout": wpc_layout}
-    target = profile.controller_namespace.format_map(values)
-    if target in {i.namespace for i in run_context.instances}:
-        raise HarnessError(
-            f"profile {profile.name}: controller.namespace {profile.controller_namespace!r} "
-            f"puts dedicated instances into the shared namespace {target}"
-        )
-    return request.getfixturevalue("dedicated_instance")
 
 
 def _step_pods(
@@ -134,7 +114,7 @@ def _phases(workflow: dict[str, Any]) -> dict[str, str]:
     ],
 )
 def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_nothing(
-    own_controller,
+    dedicated_instance,
     pytestconfig,
     workflows,
     manifest,
@@ -143,7 +123,7 @@ def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_n
     timeouts,
     observations,
 ):
-    controller = own_controller
+    controller = dedicated_instance
     controller.set_status_finalizer(enabled=False)
     own = dataclasses.replace(workflows, instance=controller.instance)
     poll = {"interval": timeouts.poll_interval}
