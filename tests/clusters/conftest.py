@@ -90,9 +90,14 @@ def namespace(core: k8s.CoreV1Api, request: pytest.FixtureRequest) -> Iterator[s
 
 
 def run_pod(
-    core: k8s.CoreV1Api, namespace: str, pod: dict[str, Any], timeout: float = 90
+    core: k8s.CoreV1Api,
+    namespace: str,
+    pod: dict[str, Any],
+    timeout: float = 90,
+    container: str | None = None,
 ) -> str:
-    """Create a pod, wait for it to finish, return its logs; fail with evidence otherwise."""
+    """Create a pod, wait for it to finish, return its logs (of `container`, if the
+    pod has several); fail with evidence otherwise."""
     pod.setdefault("metadata", {}).setdefault("labels", {}).update(LABELS)
     name = pod["metadata"]["name"]
     core.create_namespaced_pod(namespace, pod)
@@ -105,7 +110,7 @@ def run_pod(
         ), f"{p.status.phase}: {p.status.container_statuses}"
 
     until(done, timeout=timeout, describe=f"pod {namespace}/{name} to finish")
-    logs = core.read_namespaced_pod_log(name, namespace)
+    logs = core.read_namespaced_pod_log(name, namespace, container=container)
     phase = core.read_namespaced_pod(name, namespace).status.phase
     assert phase == "Succeeded", f"pod {name} {phase}; logs:\n{logs}"
     return str(logs)

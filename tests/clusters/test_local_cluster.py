@@ -13,20 +13,16 @@ We test these aspects, each on the running local cluster:
 
 from __future__ import annotations
 
-import base64
-import datetime
 from typing import Any
 
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
-from kubernetes import client as k8s
 from kubernetes.client.exceptions import ApiException
 
 from clusters._waiting import until
+from conformance import kube
+from conformance.injecting import CONTAINER
+from conformance.injecting import injected_sidecar
+from conformance.timeouts import Timeouts
 from tests.clusters import _images
 from tests.clusters.conftest import LABELS
 from tests.clusters.conftest import kubectl_run
@@ -224,121 +220,27 @@ def test_a_finalizer_keeps_a_deleted_pod_terminating_until_removed(
     until(gone, timeout=60, describe="the pod to go once the finalizer is removed")
 
 
-def _serving_cert(dns: str) -> tuple[bytes, bytes]:
-    key = ec.generate_private_key(ec.SECP256R1())
-    now = datetime.datetime.now(datetime.UTC)
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, dns)])
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName(dns)]), critical=False)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    pem_key = key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    )
-    return cert.public_bytes(serialization.Encoding.PEM), pem_key
-
-
 def test_a_mutating_webhook_served_from_a_pod_injects_a_container(
     api, core, namespace, toolbox
 ):
-    service = f"injector.{namespace}.svc"
-    cert, key = _serving_cert(service)
-    core.create_namespaced_secret(
-        namespace,
-        {
-            "metadata": {"name": "tls", "labels": LABELS},
-            "stringData": {"tls.crt": cert.decode(), "tls.key": key.decode()},
-        },
-    )
-    server = _pod(
-        "injector",
-        toolbox,
-        ["/bin/probe", "webhook", ":8443", "/tls/tls.crt", "/tls/tls.key"],
-        container={
-            "env": [{"name": "INJECT_IMAGE", "value": toolbox}],
-            "volumeMounts": [{"name": "tls", "mountPath": "/tls"}],
-            "readinessProbe": {"tcpSocket": {"port": 8443}, "periodSeconds": 1},
-        },
-        volumes=[{"name": "tls", "secret": {"secretName": "tls"}}],
-    )
-    server["metadata"]["labels"] = {"app": "injector", **LABELS}
-    server["spec"]["restartPolicy"] = "Always"
-    core.create_namespaced_pod(namespace, server)
-    core.create_namespaced_service(
-        namespace,
-        {
-            "apiVersion": "v1",
-            "kind": "Service",
-            "metadata": {"name": "injector", "labels": LABELS},
-            "spec": {
-                "selector": {"app": "injector"},
-                "ports": [{"port": 443, "targetPort": 8443}],
-            },
-        },
-    )
-    until(
-        lambda: (
-            bool(
-                (
-                    p := core.read_namespaced_pod("injector", namespace)
-                ).status.container_statuses
-            )
-            and p.status.container_statuses[0].ready,
-            "not ready",
-        ),
-        timeout=60,
-        describe="the webhook server to be ready",
-    )
-    admission = k8s.AdmissionregistrationV1Api(api)
-    hook_name = f"{namespace}.wpc.dev"
-    admission.create_mutating_webhook_configuration(
-        {
-            "metadata": {"name": hook_name, "labels": LABELS},
-            "webhooks": [
-                {
-                    "name": "inject.wpc.dev",
-                    "admissionReviewVersions": ["v1"],
-                    "sideEffects": "None",
-                    "failurePolicy": "Fail",
-                    "timeoutSeconds": 10,
-                    "namespaceSelector": {
-                        "matchLabels": {"kubernetes.io/metadata.name": namespace}
-                    },
-                    "objectSelector": {"matchLabels": {"wpc.dev/inject": "yes"}},
-                    "rules": [
-                        {
-                            "operations": ["CREATE"],
-                            "apiGroups": [""],
-                            "apiVersions": ["v1"],
-                            "resources": ["pods"],
-                        }
-                    ],
-                    "clientConfig": {
-                        "service": {
-                            "namespace": namespace,
-                            "name": "injector",
-                            "path": "/mutate",
-                        },
-                        "caBundle": base64.b64encode(cert).decode(),
-                    },
-                }
-            ],
-        }
-    )
-    try:
-        target = _pod("target", toolbox, ["/bin/sleep", "1"])
-        target["metadata"]["labels"] = {"wpc.dev/inject": "yes", **LABELS}
-        created = core.create_namespaced_pod(namespace, target)
-        assert [c.name for c in created.spec.containers] == ["c", "injected"]
-    finally:
-        admission.delete_mutating_webhook_configuration(hook_name)
+    # The suite's own injector: it returns only once a dry-run pod comes back
+    # mutated, because the API server loads a new webhook configuration
+    # asynchronously (a pod created right after registering it can miss the
+    # webhook; CI once did exactly that).
+    clients = kube.Clients(api=api, core=core, rbac=None, custom=None)
+    with injected_sidecar(
+        clients,
+        namespace=namespace,
+        labels=LABELS,
+        image=toolbox,
+        command=["/bin/sh", "-c", "echo injected-ran"],
+        timeouts=Timeouts(),
+    ) as opt_in:
+        target = _pod("target", toolbox, ["/bin/sh", "-c", "echo main-ran"])
+        target["metadata"]["labels"] = {**opt_in, **LABELS}
+        assert run_pod(core, namespace, target, container="c").strip() == "main-ran"
+    pod = core.read_namespaced_pod("target", namespace)
+    assert [c.name for c in pod.spec.containers] == ["c", CONTAINER]
+    # The injected container really ran the command the webhook put there.
+    logs = core.read_namespaced_pod_log("target", namespace, container=CONTAINER)
+    assert logs.strip() == "injected-ran", logs
