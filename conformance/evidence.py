@@ -21,7 +21,9 @@ from typing import Any
 
 import yaml
 
+from conformance import executing
 from conformance import kube
+from conformance.timeouts import Timeouts
 
 logger = logging.getLogger(__name__)
 
@@ -44,8 +46,8 @@ def _dump(obj: Any, clients: kube.Clients) -> str:
 
 
 def _marker(clients: kube.Clients, pod: Any) -> str:
-    from kubernetes.stream import stream
-
+    # Through executing.run: it closes its websocket (an unclosed one is a
+    # ResourceWarning, which turned failed tests into teardown errors).
     running = {
         s.name
         for s in pod.status.container_statuses or []
@@ -54,17 +56,15 @@ def _marker(clients: kube.Clients, pod: Any) -> str:
     for container in pod.spec.containers:
         mounts = {m.mount_path for m in container.volume_mounts or []}
         if container.name in running and VAR_RUN_ARGO in mounts:
-            out = stream(
-                clients.core.connect_get_namespaced_pod_exec,
-                pod.metadata.name,
-                pod.metadata.namespace,
+            result = executing.run(
+                clients,
+                namespace=pod.metadata.namespace,
+                pod=pod.metadata.name,
                 container=container.name,
                 command=["cat", STATUS_MARKER],
-                stderr=True,
-                stdin=False,
-                stdout=True,
-                tty=False,
+                timeout=Timeouts().api_call,
             )
+            out = f"{result.output}# exit code {result.returncode}\n"
             return f"# read from container {container.name}\n{out}"
     return "# no running container mounts /var/run/argo; marker not readable\n"
 

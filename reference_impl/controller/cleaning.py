@@ -55,13 +55,11 @@ class PodCleaner:
         *,
         api: PodApi,
         get_pod: Callable[[str], Json | None],
-        finalizer_enabled: bool,
         grace_period_seconds: Callable[[], int | None],
         queue: WorkQueue | None = None,
     ) -> None:
         self._api = api
         self._get_pod = get_pod
-        self._finalizer_enabled = finalizer_enabled
         self._grace_period_seconds = grace_period_seconds
         self.queue = queue if queue is not None else WorkQueue()
 
@@ -126,7 +124,6 @@ class PodCleaner:
         patch = cleanup.cleanup_patch(
             pod,
             label_completed=label_completed,
-            finalizer_enabled=self._finalizer_enabled,
         )
         if patch is None:
             return

@@ -65,10 +65,12 @@ def completion_action(
     return None
 
 
-def cleanup_patch(
-    pod: Json, *, label_completed: bool, finalizer_enabled: bool
-) -> Json | None:
+def cleanup_patch(pod: Json, *, label_completed: bool) -> Json | None:
     """Return the JSON merge patch for labelling and finalizer removal, or None for a no-op.
+
+    The status finalizer is removed whenever the pod carries it, whether or not
+    the controller still adds it: pods created while the setting was on must
+    not be stranded once it is turned off (WPC-FINALIZER-009).
 
     The finalizer list is only sent with the pod's resourceVersion, so a concurrent change
     makes the patch fail with a conflict instead of dropping someone else's finalizer.
@@ -77,7 +79,7 @@ def cleanup_patch(
     if label_completed:
         metadata["labels"] = {common.LABEL_COMPLETED: "true"}
     finalizers = (pod.get("metadata") or {}).get("finalizers")
-    if finalizer_enabled and finalizers is not None:
+    if finalizers is not None:
         remaining = [f for f in finalizers if f != common.FINALIZER_STATUS]
         if len(remaining) != len(finalizers):
             metadata["finalizers"] = remaining

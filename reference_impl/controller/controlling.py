@@ -108,7 +108,6 @@ class WorkflowController:
         self.cleaner = PodCleaner(
             api=api,
             get_pod=self.pods.get,
-            finalizer_enabled=settings.status_capture_finalizer,
             grace_period_seconds=lambda: self.config().pod_gc_grace_period_seconds,
             queue=WorkQueue(clock=monotonic),
         )

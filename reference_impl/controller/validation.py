@@ -219,6 +219,13 @@ def _check_leaf(template: Json, kind: str) -> None:
             raise errors.ValidationError(
                 f'templates.{name}.sidecars: "{sidecar_name}" is a reserved Argo container name'
             )
+    for init in template.get("initContainers") or []:
+        # The legacy layout's own init container is called `init`: a user one
+        # of that name makes a pod the API server rejects (duplicate name).
+        if str(init.get("name", "")) == common.INIT:
+            raise errors.ValidationError(
+                f'templates.{name}.initContainers: "{common.INIT}" is a reserved Argo container name'
+            )
     deadline = template.get("activeDeadlineSeconds")
     if (
         deadline is not None

@@ -65,6 +65,7 @@ class SignalForwarder:
         self._pid: int | None = None
         self._pending: list[int] = []
         self._previous: dict[int, object] = {}
+        self._finished = False
 
     def install(self) -> None:
         """Catch every forwardable signal (main thread only)."""
@@ -91,8 +92,26 @@ class SignalForwarder:
             self._send(signum)
         self._pending.clear()
 
+    def finish(self) -> None:
+        """The child is gone: from now on, drop signals instead of forwarding them.
+
+        The handlers stay installed. A late SIGTERM (the controller signals a
+        finished container again, the kubelet stops the pod) must not kill the
+        emissary while it writes its exitcode file: under the default
+        disposition it would die by the signal, and the static bootloader
+        around argoexec reports a signalled child as exit code 2, not as 143.
+        The SIGKILL after the grace period stays the only hard limit.
+        """
+        self._pid = None
+        self._pending.clear()
+        self._finished = True
+
     def _handle(self, signum: int, _frame: FrameType | None) -> None:
-        if self._pid is None:
+        if self._finished:
+            logger.info(
+                "Signal %d arrived after the command exited; ignoring it.", signum
+            )
+        elif self._pid is None:
             self._pending.append(signum)
         else:
             self._send(signum)
@@ -185,6 +204,7 @@ def run(
     if on_started is not None:
         on_started(proc.pid)
     returncode = proc.wait()
+    forwarder.finish()  # its pid may be reused now
     stop.set()
     if watcher is not None:
         watcher.join()  # no thread should outlive the run: see freezing.LIBGCC_S

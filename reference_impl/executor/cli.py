@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from reference_impl import common
 from reference_impl.executor.errors import ExecutorError
 from reference_impl.executor.protocol import Paths
 
@@ -72,7 +73,13 @@ def main(argv: Sequence[str] | None = None, *, root: Path = Path("/")) -> int:
     if args.command == "kill":
         from reference_impl.executor import killing
 
-        killing.kill_process(signal_number=args.signal, pid=args.pid, out=sys.stdout)
+        killing.kill_process(
+            signal_number=args.signal,
+            pid=args.pid,
+            out=sys.stdout,
+            paths=Paths(root=root),
+            container=os.environ.get(common.ENV_CONTAINER_NAME),
+        )
         return 0
     _configure_logging(args.loglevel, args.log_format)
     paths = Paths(root=root)
@@ -104,6 +111,7 @@ def _dispatch(args: argparse.Namespace, paths: Paths) -> int:
             workdir=os.getcwd(),
             clock=clock,
             pause=watch.pause if watch else None,
+            keep_handlers=True,
         )
     from reference_impl.executor import stores
 

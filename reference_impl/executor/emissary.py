@@ -65,8 +65,14 @@ def run_emissary(
     clock: Clock,
     pause: Callable[[float], None] | None = None,
     forwarder: children.SignalForwarder | None = None,
+    keep_handlers: bool = False,
 ) -> int:
-    """Run `argv` as container `settings.container_name`; return the process exit code."""
+    """Run `argv` as container `settings.container_name`; return the process exit code.
+
+    `keep_handlers`: the caller exits right after (the CLI), so leave the
+    signal handlers in place, dropping late signals, instead of restoring the
+    previous ones; in-process callers (tests) get theirs back.
+    """
     state = _Exit()
     forwarder = forwarder or children.SignalForwarder()
     forwarder.install()
@@ -91,7 +97,9 @@ def run_emissary(
     except ExecutorError as err:
         return exits.finish(paths=paths, error=err)
     finally:
-        forwarder.restore()
+        forwarder.finish()
+        if not keep_handlers:
+            forwarder.restore()
         if settings.fault is Fault.NO_EXITCODE_FILE:
             logger.warning(
                 "Fault %s: not writing the exitcode file.", Fault.NO_EXITCODE_FILE.value

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 from collections.abc import Sequence
 from typing import TextIO
 
@@ -84,8 +85,36 @@ def kill_containers(
     return exited
 
 
-def kill_process(*, signal_number: int, pid: int, out: TextIO) -> None:
-    """`argoexec kill SIG PID`: say what is about to happen, then signal the process."""
+def kill_process(
+    *,
+    signal_number: int,
+    pid: int,
+    out: TextIO,
+    paths: Paths | None = None,
+    container: str | None = None,
+    send: Callable[[int, int], None] = os.kill,
+) -> None:
+    """`argoexec kill SIG PID`: say what is about to happen, then signal the process.
+
+    The controller's SIGKILL arrives as `kill 9 1` executed inside the
+    container, and Linux ignores SIGKILL sent to a PID namespace's init from
+    inside that namespace: the emissary (PID 1) would survive it and so would
+    the user's command. When `container` has an emissary (its ctr directory
+    exists), SIGKILL for PID 1 is therefore also written to its signal file:
+    the emissary SIGKILLs its child and exits 137, which is what the controller
+    asked for (WPC-KILL-010). Upstream sends only the ignored signal (OQ-15).
+    """
     out.write(f"killing {pid} with {signal_number}\n")
     out.flush()
-    os.kill(pid, signal_number)
+    send(pid, signal_number)
+    if (
+        signal_number == SIGKILL
+        and pid == 1
+        and paths is not None
+        and container is not None
+        and paths.ctr(container).is_dir()
+    ):
+        logger.info(
+            "PID 1 ignores SIGKILL from inside; asking %s's emissary.", container
+        )
+        write_signal(paths=paths, container=container, signal_number=SIGKILL)

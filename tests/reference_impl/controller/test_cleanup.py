@@ -91,9 +91,7 @@ def test_cleanup_patch_labels_and_strips_only_our_finalizer_with_resource_versio
     None
 ):
     subject = pod(finalizers=("other/finalizer", FINALIZER))
-    assert cleanup.cleanup_patch(
-        subject, label_completed=True, finalizer_enabled=True
-    ) == {
+    assert cleanup.cleanup_patch(subject, label_completed=True) == {
         "metadata": {
             "labels": {"workflows.argoproj.io/completed": "true"},
             "finalizers": ["other/finalizer"],
@@ -102,14 +100,21 @@ def test_cleanup_patch_labels_and_strips_only_our_finalizer_with_resource_versio
     }
 
 
-def test_cleanup_patch_leaves_the_finalizer_when_the_feature_is_off() -> None:
-    assert cleanup.cleanup_patch(
-        pod(), label_completed=True, finalizer_enabled=False
-    ) == {"metadata": {"labels": {"workflows.argoproj.io/completed": "true"}}}
-    assert (
-        cleanup.cleanup_patch(pod(), label_completed=False, finalizer_enabled=False)
-        is None
-    )
+def test_cleanup_patch_without_our_finalizer_only_labels() -> None:
+    bare = pod(finalizers=("other/finalizer",))
+    assert cleanup.cleanup_patch(bare, label_completed=True) == {
+        "metadata": {"labels": {"workflows.argoproj.io/completed": "true"}}
+    }
+    assert cleanup.cleanup_patch(bare, label_completed=False) is None
+
+
+def test_cleanup_patch_strips_our_finalizer_even_with_the_setting_off() -> None:
+    # The patch has no notion of the setting: pods created while it was on
+    # still carry the finalizer and must be released (WPC-FINALIZER-009).
+    subject = pod(finalizers=(FINALIZER,))
+    assert cleanup.cleanup_patch(subject, label_completed=False) == {
+        "metadata": {"finalizers": [], "resourceVersion": "42"}
+    }
 
 
 @pytest.mark.parametrize(

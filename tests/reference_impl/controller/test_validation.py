@@ -38,6 +38,21 @@ spec:
     )
 
 
+def test_a_template_init_container_named_init_is_rejected():
+    text = """
+spec:
+  entrypoint: t
+  templates:
+  - name: t
+    container: {image: busybox, command: [ls]}
+    initContainers: [{name: init, image: busybox}]
+"""
+    assert (
+        check(text)
+        == 'templates.t.initContainers: "init" is a reserved Argo container name'
+    )
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [

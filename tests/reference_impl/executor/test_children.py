@@ -7,6 +7,7 @@ child exists are queued and delivered on attach; exit codes map signal N to 128 
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 
@@ -100,6 +101,25 @@ def test_forwarder_installs_and_restores_handlers():
     finally:
         forwarder.restore()
     assert signal.getsignal(signal.SIGUSR1) == before
+
+
+def test_signals_after_finish_are_dropped_not_forwarded_nor_fatal():
+    # A late SIGTERM while the emissary writes its exitcode file must neither
+    # kill it (default disposition) nor reach a reused pid. SIGUSR1 stands in
+    # for SIGTERM: its default disposition also terminates the process.
+    forwarder = children.SignalForwarder()
+    forwarder.install()
+    proc = subprocess.Popen(["sleep", "30"])
+    try:
+        forwarder.attach(proc.pid)
+        forwarder.finish()
+        os.kill(os.getpid(), signal.SIGUSR1)  # handled synchronously on return
+        assert proc.poll() is None, "the signal reached the old child"
+        assert forwarder.pending == []
+    finally:
+        forwarder.restore()
+        proc.kill()
+        proc.wait()
 
 
 def test_exit_codes():

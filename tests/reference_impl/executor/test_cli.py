@@ -8,14 +8,63 @@ and exits with the child's code; extra unknown options (config
 
 from __future__ import annotations
 
+import io
 import os
 
 from reference_impl.executor import cli
+from reference_impl.executor import killing
+from reference_impl.executor.protocol import make_ctr_dir
 
 
 def test_kill_prints_and_signals(capsys):
     assert cli.main(["kill", "0", str(os.getpid())]) == 0
     assert capsys.readouterr().out == f"killing {os.getpid()} with 0\n"
+
+
+def test_sigkill_for_pid_one_also_goes_to_the_emissarys_signal_file(paths):
+    # Inside a container PID 1 ignores SIGKILL from its own namespace; the
+    # emissary's signal file is the way that works. (Never really signal PID 1
+    # here: on the test machine it is the machine's init.)
+    make_ctr_dir(paths, "main")
+    sent: list[tuple[int, int]] = []
+    out = io.StringIO()
+    killing.kill_process(
+        signal_number=9,
+        pid=1,
+        out=out,
+        paths=paths,
+        container="main",
+        send=lambda pid, sig: sent.append((pid, sig)),
+    )
+    assert sent == [(1, 9)]
+    assert out.getvalue() == "killing 1 with 9\n"
+    assert paths.signal("main").read_text() == "9"
+
+
+def test_sigterm_or_other_pids_leave_the_signal_file_alone(paths):
+    make_ctr_dir(paths, "main")
+    for signal_number, pid in ((15, 1), (9, 42)):
+        killing.kill_process(
+            signal_number=signal_number,
+            pid=pid,
+            out=io.StringIO(),
+            paths=paths,
+            container="main",
+            send=lambda _pid, _sig: None,
+        )
+    assert not paths.signal("main").exists()
+
+
+def test_a_container_without_an_emissary_gets_no_signal_file(paths):
+    killing.kill_process(
+        signal_number=9,
+        pid=1,
+        out=io.StringIO(),
+        paths=paths,
+        container="wait",
+        send=lambda _pid, _sig: None,
+    )
+    assert not paths.ctr("wait").exists()
 
 
 def test_emissary_runs_the_command_after_the_separator(monkeypatch, paths):
