@@ -44,7 +44,8 @@ cluster-down: setup
 #      modules on first use, cached under $(WPC_CACHE_DIR) afterwards),
 #   3. the reference implementation end to end on that cluster, both layouts, through
 #      the conformance plugin (HelloWorld; the full suite is `make conformance`),
-#   4. the teardown proof: `down` leaves nothing behind.
+#   4. the negative controls: each broken variant must be caught (8-11 min),
+#   5. the teardown proof: `down` leaves nothing behind.
 test: setup
 	$(PY) -m clusters host-deps
 	$(PY) -m reference_impl.artifacts build
@@ -52,6 +53,7 @@ test: setup
 	$(PY) -m clusters up --provider local --name $(CLUSTER)
 	$(PY) -m pytest -m "cluster and not teardown and not negative" $(PYTEST_ARGS)
 	$(PY) -m conformance run --implementation reference --layout both --provider local --cluster $(CLUSTER) --reports-dir reports/smoke -- -k test_hello_world
+	$(PY) -m pytest -m "negative" $(PYTEST_ARGS)
 	$(PY) -m pytest -m "cluster and teardown" $(PYTEST_ARGS)
 
 # The negative controls: each broken variant of the reference implementation must be

@@ -4,7 +4,8 @@ Tests ask for what they need: `workflows` (submit and wait, scoped to the
 test's namespace and layout instance), `namespace`, `observations` (recorded
 for the cross-layout diff), `manifest` (the YAML beside the test),
 `controller` (restart, stop, start, switch layout or finalizer of the test's
-instance) and `dedicated_instance` (a private controller instance for tests
+instance), `artifact_repository` (the repository's Secrets copied into the
+test's namespace) and `dedicated_instance` (a private controller instance for tests
 that change controller-wide settings mid-flight).
 """
 
@@ -24,6 +25,7 @@ from conformance import kube
 from conformance import layouts
 from conformance import markers
 from conformance import namespaces
+from conformance import secrets
 from conformance import state
 from conformance import workflows as workflow_ops
 from conformance.errors import HarnessError
@@ -116,6 +118,23 @@ def namespace(
     yield name
     namespaces.delete(
         kube_clients, name=name, session_id=run_context.session_id, timeouts=timeouts
+    )
+
+
+@pytest.fixture
+def artifact_repository(
+    request: pytest.FixtureRequest,
+    kube_clients: kube.Clients,
+    namespace: str,
+    test_labels: dict[str, str],
+) -> list[str]:
+    """The profile's artifact repository Secrets, copied into the test's namespace."""
+    profile = request.config.stash[state.PROFILE]
+    return secrets.copy_into(
+        kube_clients,
+        secrets=profile.repository_secrets,
+        namespace=namespace,
+        labels=test_labels,
     )
 
 

@@ -85,6 +85,8 @@ class Profile:
     """Features claimed in the file, plus the feature of each claimed layout."""
     commands: Mapping[str, tuple[Command, ...]]
     variables: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    repository_secrets: tuple[tuple[str, str], ...] = ()
+    """`artifactRepository.secrets` as (namespace, name): copied into test namespaces."""
     """Declared `variables` with this run's values (defaults, or --profile-var)."""
 
     def instance(self, layout: str) -> Instance:
@@ -275,6 +277,10 @@ def load(
             for kind in COMMAND_PLACEHOLDERS
         },
         variables=values,
+        repository_secrets=tuple(
+            (secret["namespace"], secret["name"])
+            for secret in data.get("artifactRepository", {}).get("secrets", [])
+        ),
     )
 
 

@@ -115,3 +115,20 @@ def test_commands_render_with_literal_braces():
 def test_rendering_without_a_value_is_an_error():
     with pytest.raises(DataError, match=r"no value for placeholder \{kubeconfig\}"):
         implementations.render(("kubectl", "--kubeconfig", "{kubeconfig}"), {})
+
+
+def test_artifact_repository_secrets_are_loaded_as_namespace_name_pairs(tmp_path):
+    secrets = [{"namespace": "argo", "name": "s3-creds"}]
+    path = write_profile(tmp_path, artifactRepository={"secrets": secrets})
+    profile = implementations.load(str(path), known_features=KNOWN)
+    assert profile.repository_secrets == (("argo", "s3-creds"),)
+    without = implementations.load(str(write_profile(tmp_path)), known_features=KNOWN)
+    assert without.repository_secrets == ()
+
+
+def test_an_artifact_repository_secret_without_a_namespace_is_named(tmp_path):
+    path = write_profile(tmp_path, artifactRepository={"secrets": [{"name": "x"}]})
+    with pytest.raises(
+        DataError, match=r"artifactRepository.*'namespace' is a required"
+    ):
+        implementations.load(str(path), known_features=KNOWN)
