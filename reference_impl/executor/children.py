@@ -66,6 +66,8 @@ class SignalForwarder:
         self._pending: list[int] = []
         self._previous: dict[int, object] = {}
         self._finished = False
+        self.exited = threading.Event()
+        """Set once the child has exited (by `finish`)."""
 
     def install(self) -> None:
         """Catch every forwardable signal (main thread only)."""
@@ -105,6 +107,14 @@ class SignalForwarder:
         self._pid = None
         self._pending.clear()
         self._finished = True
+        self.exited.set()
+
+    def signal_child(self, signum: int) -> bool:
+        """Signal the child now, if it still runs; False if there is none (yet or any more)."""
+        if self._finished or self._pid is None:
+            return False
+        self._send(signum)
+        return True
 
     def _handle(self, signum: int, _frame: FrameType | None) -> None:
         if self._finished:

@@ -152,7 +152,11 @@ def _run(
     on_started = None
     if name in template.sidecar_names:
         on_started = _sidecar_self_kill(
-            template=template, settings=settings, paths=paths, clock=clock
+            template=template,
+            settings=settings,
+            paths=paths,
+            clock=clock,
+            forwarder=forwarder,
         )
     try:
         code = children.run(
@@ -230,8 +234,15 @@ def _sidecar_self_kill(
     settings: ExecutorSettings,
     paths: Paths,
     clock: Clock,
+    forwarder: children.SignalForwarder,
 ) -> Callable[[int], None]:
-    """Once started, a template sidecar kills itself when every main container has exited."""
+    """Once started, a template sidecar kills itself when every main container has exited.
+
+    SIGTERM, then SIGKILL once the grace period has passed, both sent to the
+    child directly. Through the signal file each would reach the child up to
+    one poll interval late, independently, so the child could see less than
+    the grace period between them (WPC-KILL-003 says no earlier than G).
+    """
 
     def kill_when_mains_exit() -> None:
         mains = template.main_container_names
@@ -242,18 +253,18 @@ def _sidecar_self_kill(
             clock=clock,
             poll=settings.timings.file_poll,
         )
+        name = settings.container_name
+        logger.info("Main container(s) %s exited; terminating %s.", mains, name)
+        if not forwarder.signal_child(signal.SIGTERM):
+            return
+        if clock.wait(forwarder.exited, settings.grace_seconds):
+            return
         logger.info(
-            "Main container(s) %s exited; terminating %s.",
-            mains,
-            settings.container_name,
+            "%s still runs %.0f s after SIGTERM; sending SIGKILL.",
+            name,
+            settings.grace_seconds,
         )
-        killing.kill_containers(
-            paths=paths,
-            containers=[settings.container_name],
-            grace=settings.grace_seconds,
-            clock=clock,
-            poll=settings.timings.file_poll,
-        )
+        forwarder.signal_child(signal.SIGKILL)
 
     def start(_pid: int) -> None:
         threading.Thread(

@@ -13,11 +13,13 @@ from __future__ import annotations
 import dataclasses
 import os
 import tarfile
+import time
 from typing import Any
 
 import pytest
 
 from reference_impl.executor import markers
+from reference_impl.executor.clocks import SystemClock
 from reference_impl.executor.emissary import look_path
 from reference_impl.executor.emissary import run_emissary
 from reference_impl.executor.errors import CommandNotFound
@@ -216,15 +218,37 @@ def test_initless_main_links_input_artifacts_after_ready(paths, clock):
     assert os.readlink(paths.at("/data/in.txt")) == str(paths.input_artifact("in"))
 
 
-def test_a_template_sidecar_kills_itself_once_main_has_exited(paths, clock):
+def test_a_template_sidecar_kills_itself_once_main_has_exited(paths):
     paths.ctr("main").mkdir(parents=True)
     paths.exitcode("main").write_text("0")
     template = '{"sidecars": [{"name": "sc"}]}'
+    # A real clock: the grace period is waited on the child's exit, for real.
     code = emissary(
-        paths, clock, ["sleep", "30"], container_name="sc", template_env=template
+        paths,
+        SystemClock(),
+        ["sleep", "30"],
+        container_name="sc",
+        template_env=template,
     )
-    assert code == 143  # it signals itself with SIGTERM
+    assert code == 143  # SIGTERM ended it, well within the grace period
     assert paths.exitcode("sc").read_text() == "143"
+
+
+def test_a_sidecar_ignoring_sigterm_is_killed_no_earlier_than_the_grace_period(paths):
+    paths.ctr("main").mkdir(parents=True)
+    paths.exitcode("main").write_text("0")
+    template = '{"sidecars": [{"name": "sc"}]}'
+    started = time.monotonic()
+    code = emissary(
+        paths,
+        SystemClock(),
+        ["sh", "-c", "trap '' TERM; exec sleep 30"],
+        container_name="sc",
+        template_env=template,
+        grace_seconds=1.0,
+    )
+    assert code == 137
+    assert time.monotonic() - started >= 1.0
 
 
 def test_container_set_member_waits_for_its_dependencies(paths, clock):
