@@ -62,8 +62,12 @@ negative-controls: setup
 	$(PY) -m clusters up --provider local --name $(CLUSTER)
 	$(PY) -m pytest -m "negative" $(PYTEST_ARGS)
 
+# The mutation score of the last `make negative-controls` belongs in the report of the
+# implementation whose broken variants it ran (reference), when that run left one.
+NEGATIVE_CONTROLS := $(if $(filter reference,$(IMPLEMENTATION)),$(wildcard reports/negative-controls.yaml))
+
 conformance: setup
-	$(PY) -m conformance run --implementation $(IMPLEMENTATION) --layout $(LAYOUT) --provider $(PROVIDER) --cluster $(CLUSTER) -n $(WORKERS)
+	$(PY) -m conformance run --implementation $(IMPLEMENTATION) --layout $(LAYOUT) --provider $(PROVIDER) --cluster $(CLUSTER) -n $(WORKERS) $(if $(NEGATIVE_CONTROLS),--negative-controls $(NEGATIVE_CONTROLS))
 
 bench: setup
 	$(PY) -m reference_impl.bench --cluster $(CLUSTER)

@@ -51,6 +51,14 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--skip-install", action="store_true")
     run.add_argument("--allow-foreign-cluster", action="store_true")
     run.add_argument(
+        "--negative-controls",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="NegativeControlsReport (make negative-controls) whose mutation score "
+        "the report carries; only with the implementation whose variants were run",
+    )
+    run.add_argument(
         "-n", "--workers", type=int, default=0, help="pytest-xdist workers"
     )
     run.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
@@ -97,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
                 allow_foreign_cluster=args.allow_foreign_cluster,
                 workers=args.workers,
                 pytest_args=tuple(args.pytest_args),
+                negative_controls=args.negative_controls,
             )
         )
     except (ConformanceError, ClusterError) as exc:

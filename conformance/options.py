@@ -116,6 +116,16 @@ def add(parser: pytest.Parser) -> None:
         help="expected layout divergences (default: conformance/divergences.yaml)",
     )
     group.addoption(
+        "--negative-controls",
+        dest="wpc_negative_controls",
+        default=None,
+        type=Path,
+        metavar="PATH",
+        help="NegativeControlsReport (make negative-controls) whose mutation score "
+        "the ConformanceReport carries; only for the implementation whose broken "
+        "variants were run (reference)",
+    )
+    group.addoption(
         "--require-must-coverage",
         dest="wpc_require_must",
         action="store_true",
@@ -176,4 +186,5 @@ def settings(config: pytest.Config) -> RunSettings:
         require_must_coverage=bool(opt("wpc_require_must")),
         reports_dir=report.parent if report else Path(config.rootpath, "reports"),
         profile_vars=profile_vars(list(opt("wpc_profile_vars") or [])),
+        negative_controls=opt("wpc_negative_controls"),
     )

@@ -42,6 +42,7 @@ from conformance import implementations
 from conformance import kube
 from conformance import layouts
 from conformance import markers
+from conformance import mutation
 from conformance import options
 from conformance import state
 from conformance.errors import ClusterRefused
@@ -113,6 +114,15 @@ def pytest_configure(config: pytest.Config) -> None:
                 f"--features: unknown feature(s) {', '.join(unknown)} "
                 f"(the spec defines: {', '.join(sorted(known))})"
             )
+    if settings.negative_controls is not None and not _is_worker(config):
+        # Read now, not after the run: a bad file should stop the run before the
+        # install and the tests, not lose the report at the end.
+        try:
+            config.stash[state.MUTATION_SCORE] = mutation.read(
+                settings.negative_controls, implementation=profile.name
+            )
+        except DataError as exc:
+            raise pytest.UsageError(f"--negative-controls: {exc}") from exc
     config.stash[state.SETTINGS] = settings
     config.stash[state.SPEC] = spec
     config.stash[state.PROFILE] = profile

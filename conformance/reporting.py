@@ -167,6 +167,7 @@ def document(
         diffs=diffs,
         ledger=ledger.build(spec, decls.values()),
         leaks=config.stash.get(state.LEAKS, []),
+        mutation_score=config.stash.get(state.MUTATION_SCORE, None),
     )
 
 

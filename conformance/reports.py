@@ -5,8 +5,9 @@ apiVersion/kind, suite (version, commit, spec version), implementation (name,
 version, profile, image digests, claims), environment (fingerprint), run
 (session, times, options, reproduce command), summary, results per layout and
 spec profile split into Core and Extended, layout divergences, the coverage
-ledger, attempts (first try versus final), a mutation-score slot, the objects
-cleanup found left behind (leaks), and every test.
+ledger, attempts (first try versus final), the mutation score (copied from a
+NegativeControlsReport by `conformance.mutation` when the run is given one, else
+null), the objects cleanup found left behind (leaks), and every test.
 """
 
 from __future__ import annotations
@@ -136,6 +137,7 @@ def build(
     diffs: list[ScenarioDiff],
     ledger: ledgers.Ledger,
     leaks: list[str],
+    mutation_score: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Assemble the report document (validate with `validate()`)."""
     scenarios = [r for r in records if r.kind == "scenario"]
@@ -192,7 +194,7 @@ def build(
                 if r.attempts > 1
             ],
         },
-        "mutationScore": None,
+        "mutationScore": mutation_score,
         "leaks": leaks,
         "tests": [
             {

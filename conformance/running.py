@@ -38,6 +38,8 @@ class RunRequest:
     allow_foreign_cluster: bool
     workers: int
     pytest_args: tuple[str, ...]
+    negative_controls: Path | None = None
+    """A NegativeControlsReport whose mutation score the report carries."""
 
 
 def implementation_name(implementation: str) -> str:
@@ -96,6 +98,8 @@ def pytest_command(request: RunRequest) -> list[str]:
         argv.append("--skip-install")
     if request.allow_foreign_cluster:
         argv.append("--allow-foreign-cluster")
+    if request.negative_controls is not None:
+        argv += ["--negative-controls", str(request.negative_controls)]
     if request.workers:
         argv += ["-n", str(request.workers)]
     return argv + list(request.pytest_args)

@@ -47,6 +47,8 @@ class RunSettings:
     """Where logs of profile commands and failure evidence go."""
     profile_vars: Mapping[str, str] = field(default_factory=dict)
     """--profile-var values for the profile's declared `variables`."""
+    negative_controls: Path | None = None
+    """--negative-controls: the NegativeControlsReport whose score the report carries."""
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,8 @@ RESULTS = pytest.StashKey[Results]()
 DECLARATIONS = pytest.StashKey[dict[str, Declaration]]()
 """Every collected suite test's declaration by scenario, for the coverage ledger."""
 LEAKS = pytest.StashKey[list[str]]()
+MUTATION_SCORE = pytest.StashKey[dict[str, Any]]()
+"""The report's `mutationScore`, read from --negative-controls (absent: null)."""
 FINISHED = pytest.StashKey[str]()
 
 # item.stash

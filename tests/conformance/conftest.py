@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 FIXTURES = Path(__file__).parent / "fixtures" / "plugin"
 SPEC = FIXTURES / "spec.yaml"
@@ -69,3 +71,50 @@ def wpc_args(*extra: str, profile: Path = PROFILE) -> list[str]:
         "ignore::pytest.PytestAssertRewriteWarning",
         *extra,
     ]
+
+
+def negative_report(**changes: Any) -> dict[str, Any]:
+    """A small valid NegativeControlsReport, with top-level keys replaced."""
+    document: dict[str, Any] = {
+        "apiVersion": "wpc.dev/v1alpha1",
+        "kind": "NegativeControlsReport",
+        "date": "2026-11-22T04:54:10+00:00",
+        "implementation": "reference",
+        "durationSeconds": 500.7,
+        "mutationScore": {
+            "killed": 2,
+            "total": 8,
+            "score": 0.25,
+            "killedClauses": ["WPC-POD-001", "WPC-POD-002"],
+        },
+        "faultScore": {
+            "killed": 1,
+            "total": 2,
+            "score": 0.5,
+            "survivors": ["slow-heartbeat"],
+        },
+        "notRun": [],
+        "faults": [],
+    }
+    document.update(changes)
+    return document
+
+
+def mutation_score(*, implementation: str, source: Path) -> dict[str, Any]:
+    """The ConformanceReport's `mutationScore` read from `negative_report()`."""
+    return {
+        "killed": 2,
+        "total": 8,
+        "score": 0.25,
+        "killedClauses": ["WPC-POD-001", "WPC-POD-002"],
+        "faults": {"killed": 1, "total": 2, "survivors": ["slow-heartbeat"]},
+        "implementation": implementation,
+        "source": str(source),
+        "date": "2026-11-22T04:54:10+00:00",
+    }
+
+
+def write_yaml(path: Path, document: Any) -> Path:
+    """Write `document` as YAML at `path` and return the path."""
+    path.write_text(yaml.safe_dump(document, sort_keys=False))
+    return path

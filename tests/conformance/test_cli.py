@@ -2,7 +2,7 @@
 
 - `run` brings the cluster up first, unless a kubeconfig is given;
 - the pytest command carries the plugin options and the report paths named
-  after the implementation;
+  after the implementation, and --negative-controls only when given;
 - `load-images` parses `<ref> <context>` lines and refuses malformed or `latest` ones;
 - a failing command reports its command line, exit code and output.
 """
@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance import __main__ as cli
 from conformance import driving
 from conformance import loading
 from conformance import running
@@ -57,6 +58,17 @@ def test_pytest_command_names_reports_after_the_implementation():
     assert "--alluredir reports/allure-reference" in joined
     assert "--provider local --cluster-name wpc" in joined
     assert argv[-4:] == ["-n", "2", "-k", "Hello"]
+
+
+def test_negative_controls_are_forwarded_only_when_given(monkeypatch):
+    seen: list[running.RunRequest] = []
+    monkeypatch.setattr(running, "run", lambda r: seen.append(r) or 0)
+    argv = ["run", "--implementation", "reference"]
+    assert cli.main([*argv, "--negative-controls", "reports/n.yaml"]) == 0
+    assert cli.main(argv) == 0
+    given, absent = (running.pytest_command(r) for r in seen)
+    assert given[given.index("--negative-controls") + 1] == "reports/n.yaml"
+    assert "--negative-controls" not in absent
 
 
 def test_image_contexts_are_parsed():

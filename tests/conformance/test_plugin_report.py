@@ -6,6 +6,10 @@
 - an undeclared difference between layouts fails as its own check; a declared
   one is listed, not failed;
 - --require-must-coverage fails a run that leaves a MUST clause untested;
+- the mutation score is null without --negative-controls; with it, the report
+  carries the NegativeControlsReport's score and still validates; a missing or
+  invalid file, or one of another implementation, stops the run before any test
+  with a usage error naming the file;
 - under pytest-xdist the run is prepared once, not once per worker.
 """
 
@@ -18,7 +22,10 @@ import pytest
 import yaml
 
 from conformance import reports
+from tests.conformance.conftest import mutation_score
+from tests.conformance.conftest import negative_report
 from tests.conformance.conftest import wpc_args
+from tests.conformance.conftest import write_yaml
 
 OBSERVING = textwrap.dedent(
     """
@@ -74,6 +81,7 @@ def test_report_validates_and_carries_results_per_layout(
     assert legacy["extended"]["statistics"]["passed"] == 1
     assert legacy["core"]["result"] == "empty"
     assert doc["result"] == "success"
+    assert doc["mutationScore"] is None
 
 
 def test_report_ledger_lists_uncovered_must_clauses(suite: pytest.Pytester) -> None:
@@ -117,6 +125,47 @@ def test_require_must_coverage_fails_the_run(suite: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(
         ["*MUST clauses without a test: WPC-POD-001, WPC-POD-002, WPC-INITLESS-001*"]
     )
+
+
+def test_report_carries_the_mutation_score_of_negative_controls(
+    suite: pytest.Pytester,
+) -> None:
+    suite.makepyfile(test_finalizer=FINALIZER)
+    path = write_yaml(
+        suite.path / "negative-controls.yaml", negative_report(implementation="fake")
+    )
+    result, doc = run_with_report(suite, "--negative-controls", str(path))
+    result.assert_outcomes(passed=2)
+    reports.validate(doc)
+    assert doc["mutationScore"] == mutation_score(implementation="fake", source=path)
+
+
+@pytest.mark.parametrize(
+    ("document", "problem"),
+    [
+        (None, "cannot read the negative-controls report"),
+        (
+            negative_report(implementation="fake", faultScore={}),
+            "invalid negative-controls report",
+        ),
+        (
+            negative_report(),
+            "broken variants of 'reference', but this run judges 'fake'",
+        ),
+    ],
+    ids=["missing", "invalid", "other-implementation"],
+)
+def test_a_bad_negative_controls_file_stops_the_run(
+    suite: pytest.Pytester, document: dict[str, Any] | None, problem: str
+) -> None:
+    suite.makepyfile(test_finalizer=FINALIZER)
+    path = suite.path / "negative-controls.yaml"
+    if document is not None:
+        write_yaml(path, document)
+    result = suite.runpytest(*wpc_args("--negative-controls", str(path)))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*--negative-controls: {path}: *{problem}*"])
+    assert not (suite.path / "prepared.log").exists()
 
 
 @pytest.mark.slow

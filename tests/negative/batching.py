@@ -4,9 +4,9 @@
 at a time (under pytest-xdist a worker runs only the faults it is given), and writes
 each verdict to `reports/negative-controls/faults/<fault>.json` as it arrives.
 `write_summary()` gathers the verdicts written since the session started into
-`reports/negative-controls.yaml` (schema: `negative-controls.schema.json`), so a
-session that runs a few faults with `-k` sums up just those and lists the rest as
-not run.
+`reports/negative-controls.yaml` (schema: `conformance/negative-controls.schema.json`),
+so a session that runs a few faults with `-k` sums up just those and lists the rest
+as not run.
 """
 
 from __future__ import annotations

@@ -8,28 +8,28 @@ problem or a test that did not run), or *pending* (the table says why).
 
 The mutation score is the issue's: MUST clauses with a killing test / MUST clauses,
 where a clause counts when a killed fault breaks it and a failed killer cites it.
-Beside it, the fault-level score has the shape of the ConformanceReport's
-`mutationScore` slot (killed, total, score, survivors).
+Beside it, the fault-level score (killed, total, score, survivors). A conformance
+run of the reference implementation given `--negative-controls` copies both into its
+ConformanceReport's `mutationScore` (`conformance.mutation`, which also owns the
+summary's schema: the suite must not import these tests).
 """
 
 from __future__ import annotations
 
 import datetime
-import json
 from collections.abc import Iterable
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-import jsonschema
-
+from conformance import mutation
 from tests.negative.controls import PENDING
 from tests.negative.controls import Control
 from tests.negative.controls import TestRef
 from tests.negative.results import Observed
 
-SCHEMA_PATH = Path(__file__).with_name("negative-controls.schema.json")
+IMPLEMENTATION = "reference"
+"""Whose broken variants the controls are (the `reference-faulty` profile's base)."""
 KILLED = "killed"
 SURVIVED = "survived"
 UNSPECIFIC = "unspecific"
@@ -190,6 +190,7 @@ def summary(
         "apiVersion": "wpc.dev/v1alpha1",
         "kind": "NegativeControlsReport",
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "implementation": IMPLEMENTATION,
         "durationSeconds": round(duration, 1),
         "mutationScore": {
             "killed": len(result.killed_must),
@@ -210,5 +211,4 @@ def summary(
 
 def validate(document: dict[str, Any]) -> None:
     """Raise jsonschema.ValidationError unless the summary matches its schema."""
-    schema = json.loads(SCHEMA_PATH.read_text())
-    jsonschema.Draft202012Validator(schema).validate(document)
+    mutation.validate(document)

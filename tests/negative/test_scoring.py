@@ -8,7 +8,8 @@
   clauses, clauses of faults not killed and clauses no killer cited do not count,
   and a clause killed twice counts once; the fault score counts killed faults and
   lists every other fault (pending ones too) as a survivor;
-- the summary document matches its schema, also when empty.
+- the summary document names the reference implementation and matches its schema
+  (kept in `conformance/`, which reads it into the ConformanceReport), also when empty.
 """
 
 from __future__ import annotations
@@ -178,6 +179,7 @@ def test_the_summary_matches_its_schema():
         entries, must=[*MUST, "WPC-HANDSHAKE-003"], not_run=["x"], duration=99.94
     )
     scoring.validate(document)
+    assert document["implementation"] == "reference"
     assert document["mutationScore"] == {
         "killed": 1,
         "total": 5,
