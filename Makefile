@@ -42,9 +42,10 @@ cluster-down: setup
 #   1. unit tests (no cluster; the S3 server is built first for its real-server tests),
 #   2. the cluster proofs on a real local Kubernetes 1.36 (built from pinned upstream
 #      modules on first use, cached under $(WPC_CACHE_DIR) afterwards),
-#   3. the reference implementation end to end on that cluster, both layouts, through
-#      the conformance plugin (HelloWorld; the full suite is `make conformance`),
-#   4. the negative controls: each broken variant must be caught (8-11 min),
+#   3. the negative controls: each broken variant must be caught (8-11 min),
+#   4. the reference implementation end to end on that cluster, both layouts, through
+#      the conformance plugin (HelloWorld; the full suite is `make conformance`), its
+#      report carrying the mutation score step 3 measured,
 #   5. the teardown proof: `down` leaves nothing behind.
 test: setup
 	$(PY) -m clusters host-deps
@@ -52,8 +53,8 @@ test: setup
 	$(PY) -m pytest -m "not cluster" -n 2 $(PYTEST_ARGS)
 	$(PY) -m clusters up --provider local --name $(CLUSTER)
 	$(PY) -m pytest -m "cluster and not teardown and not negative" $(PYTEST_ARGS)
-	$(PY) -m conformance run --implementation reference --layout both --provider local --cluster $(CLUSTER) --reports-dir reports/smoke -- -k test_hello_world
 	$(PY) -m pytest -m "negative" $(PYTEST_ARGS)
+	$(PY) -m conformance run --implementation reference --layout both --provider local --cluster $(CLUSTER) --reports-dir reports/smoke --negative-controls reports/negative-controls.yaml -- -k test_hello_world
 	$(PY) -m pytest -m "cluster and teardown" $(PYTEST_ARGS)
 
 # The negative controls: each broken variant of the reference implementation must be

@@ -29,7 +29,8 @@ def _node(workflow: dict[str, Any], task: str) -> dict[str, Any]:
     nodes = workflow["status"]["nodes"].values()
     found = [n for n in nodes if n.get("displayName") == task]
     assert len(found) == 1, f"expected one node for task {task}: {list(nodes)}"
-    return found[0]
+    node: dict[str, Any] = found[0]
+    return node
 
 
 def _parameters(node: dict[str, Any]) -> dict[str, str]:
