@@ -236,13 +236,15 @@ def test_a_template_sidecar_kills_itself_once_main_has_exited(paths):
 
 def test_a_sidecar_ignoring_sigterm_is_killed_no_earlier_than_the_grace_period(paths):
     paths.ctr("main").mkdir(parents=True)
-    paths.exitcode("main").write_text("0")
     template = '{"sidecars": [{"name": "sc"}]}'
+    # The child "completes main" itself once its trap is set, so the SIGTERM
+    # cannot arrive before the trap does.
+    script = f"trap '' TERM; echo 0 > {paths.exitcode('main')}; exec sleep 30"
     started = time.monotonic()
     code = emissary(
         paths,
         SystemClock(),
-        ["sh", "-c", "trap '' TERM; exec sleep 30"],
+        ["sh", "-c", script],
         container_name="sc",
         template_env=template,
         grace_seconds=1.0,
