@@ -3,10 +3,12 @@
 Tests ask for what they need: `workflows` (submit and wait, scoped to the
 test's namespace and layout instance), `namespace`, `observations` (recorded
 for the cross-layout diff), `manifest` (the YAML beside the test),
-`controller` (restart, stop, start, switch layout or finalizer of the test's
-instance), `artifact_repository` (the repository's Secrets copied into the
-test's namespace) and `dedicated_instance` (a private controller instance for tests
-that change controller-wide settings mid-flight).
+`controller` (restart, stop, start, switch layout or finalizer, set a
+configuration field of the test's instance), `artifact_repository` (the
+repository's Secrets copied into the test's namespace), `dedicated_instance`
+(a private controller instance for tests that change controller-wide settings
+mid-flight) and `unlabelled_workflows_lock` (for tests that create Workflows
+without the instance label, or run a controller without `instanceID`).
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ from typing import Any
 import pytest
 
 from conformance import driving
+from conformance import implementations
 from conformance import kube
 from conformance import layouts
+from conformance import locking
 from conformance import markers
 from conformance import namespaces
 from conformance import secrets
@@ -211,6 +215,16 @@ class Controller:
             "setStatusFinalizer", self.instance, enabled="true" if enabled else "false"
         )
 
+    def set_config(self, key: str, value: Any) -> None:
+        """Set top-level configuration field `key` to `value` (None removes it).
+
+        The profile's `setConfig` returns once the controller acts on the change
+        (the reference restarts its controller); a profile without it is an error.
+        """
+        self.driver.control(
+            "setConfig", self.instance, **implementations.config_values(key, value)
+        )
+
 
 def _driver(config: pytest.Config, context: RunContext) -> driving.Driver:
     settings = config.stash[state.SETTINGS]
@@ -255,3 +269,22 @@ def dedicated_instance(
     ctl.driver.control("install", instance)
     yield ctl
     ctl.driver.control("uninstall", instance)
+
+
+@pytest.fixture
+def unlabelled_workflows_lock(
+    request: pytest.FixtureRequest, kube_clients: kube.Clients, timeouts: Timeouts
+) -> Iterator[None]:
+    """Keep this test apart from others that create Workflows without the instance label.
+
+    A controller without `instanceID` processes every such Workflow in the cluster;
+    request this before `dedicated_instance`, so the lock outlives its uninstall.
+    """
+    with locking.held(
+        locking.UNLABELLED_WORKFLOWS,
+        cluster=str(kube_clients.api.configuration.host),
+        holder=request.node.nodeid,
+        timeout=timeouts.exclusive_lock,
+        interval=timeouts.poll_interval,
+    ):
+        yield

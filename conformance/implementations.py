@@ -28,6 +28,7 @@ import yaml
 
 from conformance import layouts
 from conformance.errors import DataError
+from conformance.errors import HarnessError
 from conformance.layouts import Instance
 
 PROFILES_DIR = Path(__file__).parent / "profiles"
@@ -60,6 +61,7 @@ COMMAND_PLACEHOLDERS = {
     "restart": INSTANCE_PLACEHOLDERS,
     "setLayout": INSTANCE_PLACEHOLDERS,
     "setStatusFinalizer": INSTANCE_PLACEHOLDERS | {"enabled"},
+    "setConfig": INSTANCE_PLACEHOLDERS | {"key", "value", "config_patch"},
 }
 """Extra placeholders per command, on top of the common ones and `<key>_image`."""
 
@@ -292,6 +294,29 @@ def render(command: Command, values: Mapping[str, str]) -> list[str]:
         raise DataError(
             f"no value for placeholder {{{exc.args[0]}}} in {list(command)}"
         ) from exc
+
+
+CONFIG_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
+"""A top-level field of the controller configuration (`instanceID`, `images`, ...)."""
+
+
+def config_values(key: str, value: Any) -> dict[str, str]:
+    """The `setConfig` placeholders for setting configuration field `key` to `value`.
+
+    `{key}` is the field, `{value}` its value as one line of JSON (`null`: remove the
+    field), and `{config_patch}` a JSON merge patch of a ConfigMap that keeps Argo's
+    configuration one data key per top-level field, each value a YAML document (JSON
+    is one): `{"data": {"images": "{...}"}}`, or `{"data": {"instanceID": null}}` to
+    remove it. Argo's single `config` key is not a field, so it is refused.
+    """
+    if not CONFIG_KEY.match(key) or key == "config":
+        raise HarnessError(
+            f"configuration key {key!r}: expected one top-level field name "
+            f"({CONFIG_KEY.pattern}, not 'config')"
+        )
+    text = json.dumps(value, sort_keys=True)
+    patch = {"data": {key: None if value is None else text}}
+    return {"key": key, "value": text, "config_patch": json.dumps(patch)}
 
 
 def placeholder_values(profile: Profile, base: Mapping[str, str]) -> dict[str, str]:

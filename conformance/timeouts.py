@@ -124,6 +124,10 @@ class Timeouts:
     later to a serving instance has completed.
     """
 
+    exclusive_lock: float = 900.0
+    """A scenario waits for a host-wide lock (`conformance.locking`) held by
+    scenarios it must not overlap with, up to two per layout; harness budget."""
+
     evidence: float = 30.0
     """Collecting one piece of failure evidence (a log, an exec)."""
 

@@ -63,16 +63,28 @@ class Workflows:
 
     def submit(self, manifest: dict[str, Any]) -> str:
         """Create the workflow (labelled for the run and the instance); return its name."""
+        labels = (manifest.get("metadata") or {}).get("labels") or {}
+        return self.create(
+            manifest,
+            labels={
+                **labels,
+                **self.labels,
+                layouts.INSTANCE_LABEL: self.instance.instance_id,
+            },
+        )
+
+    def create(self, manifest: dict[str, Any], *, labels: dict[str, str]) -> str:
+        """Create the workflow with exactly `labels`; return its name.
+
+        For workflows meant for no instance, or for a controller without
+        instanceID: the instance label is set only if `labels` has it.
+        """
         body = copy.deepcopy(manifest)
         meta = body.setdefault("metadata", {})
         meta.pop("namespace", None)
         if "name" not in meta:
             meta.setdefault("generateName", "wf-")
-        meta["labels"] = {
-            **(meta.get("labels") or {}),
-            **self.labels,
-            layouts.INSTANCE_LABEL: self.instance.instance_id,
-        }
+        meta["labels"] = dict(labels)
         created = self.clients.custom.create_namespaced_custom_object(
             kube.WORKFLOW_GROUP, kube.WORKFLOW_VERSION, self.namespace, PLURAL, body
         )

@@ -14,15 +14,16 @@ for the test's instance:
   and no pods, observed throughout the `unprocessed_window` timeout
   (WPC-INSTANCE-002).
 
+A controller without instanceID would process the unlabelled copy, so the test
+holds the `unlabelled_workflows_lock` (InstanceWithoutId runs such a controller).
+
 Matrix: legacy and init-less (each layout's instance).
 """
 
 from __future__ import annotations
 
-import copy
 import math
 import uuid
-from typing import Any
 
 import pytest
 
@@ -51,21 +52,6 @@ def task_results(kube_clients: kube.Clients, namespace: str) -> recording.Record
     )
 
 
-def create_unserved(
-    kube_clients: kube.Clients,
-    namespace: str,
-    body: dict[str, Any],
-    labels: dict[str, str],
-) -> str:
-    """Create a copy of `body` with exactly `labels` (no instance label unless given)."""
-    body = copy.deepcopy(body)
-    body["metadata"]["labels"] = labels
-    created = kube_clients.custom.create_namespaced_custom_object(
-        kube.WORKFLOW_GROUP, kube.WORKFLOW_VERSION, namespace, "workflows", body
-    )
-    return str(created["metadata"]["name"])
-
-
 def instance_labels(events: list[recording.Event]) -> dict[str, set[str | None]]:
     """Object name -> every instance label value its recorded versions had."""
     seen: dict[str, set[str | None]] = {}
@@ -81,6 +67,7 @@ def instance_labels(events: list[recording.Event]) -> dict[str, set[str | None]]
     short_name="InstanceIdSelection", clauses=["WPC-INSTANCE-001", "WPC-INSTANCE-002"]
 )
 def test_instance_labels_its_pods_and_results_and_ignores_other_workflows(
+    unlabelled_workflows_lock,
     workflows,
     manifest,
     observations,
@@ -93,13 +80,10 @@ def test_instance_labels_its_pods_and_results_and_ignores_other_workflows(
     body, instance_id = manifest(), layout.instance_id
     nobody = f"wpc-nobody-{uuid.uuid4().hex[:8]}"
     unserved = {
-        "labelled for nobody": create_unserved(
-            kube_clients,
-            namespace,
-            body,
-            {**test_labels, layouts.INSTANCE_LABEL: nobody},
+        "labelled for nobody": workflows.create(
+            body, labels={**test_labels, layouts.INSTANCE_LABEL: nobody}
         ),
-        "unlabelled": create_unserved(kube_clients, namespace, body, dict(test_labels)),
+        "unlabelled": workflows.create(body, labels=dict(test_labels)),
     }
     with (
         recording.Recorder.pods(kube_clients, namespace) as pods,

@@ -1,8 +1,8 @@
 """`python -m reference_impl.deploy VERB ...`: parse arguments, then drive kubectl.
 
-Verbs: shared, install, uninstall, stop, start, restart, set-layout, set-finalizer.
-Each runs kubectl with the given kubeconfig and fails with the command line,
-exit code and output when kubectl does.
+Verbs: shared, install, uninstall, stop, start, restart, set-layout, set-finalizer,
+set-config. Each runs kubectl with the given kubeconfig and fails with the command
+line, exit code and output when kubectl does.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
+from reference_impl import common
 from reference_impl.deploy import rendering
 
 DEPLOYMENT = "deployment/workflow-controller"
@@ -47,6 +48,7 @@ def _parser() -> argparse.ArgumentParser:
             "restart",
             "set-layout",
             "set-finalizer",
+            "set-config",
         ],
     )
     p.add_argument("--kubectl", default="kubectl")
@@ -55,6 +57,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--instance-id", default="")
     p.add_argument("--layout", choices=["legacy", "initless"], default="legacy")
     p.add_argument("--status-finalizer", choices=["true", "false"], default="false")
+    p.add_argument(
+        "--key", default="", help="set-config: a top-level configuration field"
+    )
+    p.add_argument(
+        "--value",
+        default="null",
+        help="set-config: the field's value as JSON; null removes the field",
+    )
     p.add_argument(
         "--fault", default="", help="WPC_REFERENCE_FAULT for negative controls"
     )
@@ -155,10 +165,28 @@ def main(argv: list[str] | None = None) -> int:
                 f"ARGO_POD_STATUS_CAPTURE_FINALIZER={args.status_finalizer}",
             )
             _kubectl(k, *ns, "rollout", "status", DEPLOYMENT, ROLLOUT_TIMEOUT)
-    except KubectlError as exc:
+        elif args.verb == "set-config":
+            config = rendering.config_patch(args.key, json.loads(args.value))
+            _kubectl(
+                k,
+                *ns,
+                "patch",
+                "configmap",
+                common.CONFIGMAP_NAME,
+                "--type",
+                "merge",
+                "-p",
+                json.dumps(config),
+            )
+            # The controller reads instanceID (its informers' selector and its
+            # lease) only at start-up: restart, so every field is in force on return.
+            _kubectl(k, *ns, "rollout", "restart", DEPLOYMENT)
+            _kubectl(k, *ns, "rollout", "status", DEPLOYMENT, ROLLOUT_TIMEOUT)
+    except (KubectlError, ValueError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 1
     return 0
 
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,6 +57,25 @@ def config_data(inst: Instance) -> dict[str, str]:
     if inst.instance_id:
         data["instanceID"] = inst.instance_id
     return data
+
+
+CONFIG_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
+"""A top-level field of the controller configuration (`instanceID`, `images`, ...)."""
+
+
+def config_patch(key: str, value: Any) -> dict[str, Any]:
+    """A merge patch setting ConfigMap key `key` to `value` as JSON (None removes it).
+
+    One data key per top-level field, each value a YAML document (one line of JSON
+    is one), as `config_data` writes them; ValueError for a key that is not a field
+    name (or is Argo's whole-document `config` key).
+    """
+    if not CONFIG_KEY.match(key) or key == "config":
+        raise ValueError(
+            f"configuration key {key!r}: expected one top-level field name "
+            f"({CONFIG_KEY.pattern}, not 'config')"
+        )
+    return {"data": {key: None if value is None else json.dumps(value)}}
 
 
 def instance_objects(inst: Instance) -> list[dict[str, Any]]:

@@ -3,11 +3,16 @@
 - the bundled profiles load and claim the layout features of their layouts;
 - schema errors (unknown keys, missing keys) name the key;
 - unknown feature names, unknown placeholders and `:latest` images are errors naming the key;
-- commands render with the run's values; a missing value is an error.
+- commands render with the run's values; a missing value is an error;
+- the optional `setConfig` command: every bundled profile has one that renders,
+  only it may use `{key}`, `{value}` and `{config_patch}`, and those are one
+  line of JSON and a ConfigMap merge patch (null removes the field); a key that
+  is not one top-level field name is refused.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -16,6 +21,7 @@ import yaml
 from conformance import implementations
 from conformance import spec
 from conformance.errors import DataError
+from conformance.errors import HarnessError
 from tests.conformance.conftest import PROFILE
 
 KNOWN = frozenset({"LEGACY_LAYOUT", "INITLESS_LAYOUT", "STATUS_FINALIZER"})
@@ -132,3 +138,73 @@ def test_an_artifact_repository_secret_without_a_namespace_is_named(tmp_path):
         DataError, match=r"artifactRepository.*'namespace' is a required"
     ):
         implementations.load(str(path), known_features=KNOWN)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["reference", "reference-faulty", "argo-workflows", "argo-workflows-images"],
+)
+def test_bundled_profiles_can_set_a_configuration_field(name):
+    profile = implementations.load(name)
+    assert profile.commands["setConfig"]
+    values = implementations.placeholder_values(
+        profile,
+        {
+            **dict.fromkeys(implementations.COMMON_PLACEHOLDERS, "x"),
+            **dict.fromkeys(implementations.INSTANCE_PLACEHOLDERS, "x"),
+            **implementations.config_values("instanceID", None),
+        },
+    )
+    for command in profile.commands["setConfig"]:
+        implementations.render(command, values)
+
+
+def test_set_config_may_use_its_placeholders_and_is_optional(tmp_path):
+    command = ["set", "{namespace}", "{key}", "{value}", "{config_patch}"]
+    profile = implementations.load(
+        str(write_profile(tmp_path, commands__setConfig=[command])),
+        known_features=KNOWN,
+    )
+    assert profile.commands["setConfig"] == (tuple(command),)
+    without = implementations.load(str(PROFILE), known_features=KNOWN)
+    assert without.commands["setConfig"] == ()
+
+
+def test_only_set_config_may_use_the_configuration_placeholders(tmp_path):
+    path = write_profile(tmp_path, commands__restart=[["restart", "{config_patch}"]])
+    with pytest.raises(
+        DataError,
+        match=r"commands.restart\[0\]\[1\]: unknown placeholder \{config_patch\}",
+    ):
+        implementations.load(str(path), known_features=KNOWN)
+
+
+def test_configuration_values_are_json_and_a_configmap_merge_patch():
+    images = {"example.test/tools:1": {"entrypoint": ["sh", "-c"], "cmd": ['echo "x"']}}
+    values = implementations.config_values("images", images)
+    assert values["key"] == "images"
+    assert json.loads(values["value"]) == images
+    assert "\n" not in values["value"]
+    patch = json.loads(values["config_patch"])
+    assert patch == {"data": {"images": values["value"]}}
+    assert yaml.safe_load(f"images: {patch['data']['images']}") == {"images": images}
+
+
+def test_a_null_configuration_value_removes_the_field():
+    values = implementations.config_values("instanceID", None)
+    assert values["value"] == "null"
+    assert json.loads(values["config_patch"]) == {"data": {"instanceID": None}}
+
+
+def test_rendered_configuration_placeholders_stay_literal():
+    values = implementations.config_values("images", {"a:1": {"cmd": ["{x}"]}})
+    command = ("kubectl", "patch", "-p", "{config_patch}", "{key}={value}")
+    rendered = implementations.render(command, values)
+    assert rendered[-2] == values["config_patch"]
+    assert rendered[-1] == 'images={"a:1": {"cmd": ["{x}"]}}'
+
+
+@pytest.mark.parametrize("key", ["", "config", "a.b", "1st", "instance-id", "x y"])
+def test_a_configuration_key_must_be_one_field_name(key):
+    with pytest.raises(HarnessError, match="expected one top-level field name"):
+        implementations.config_values(key, 1)

@@ -26,6 +26,9 @@ VALUES = {
     "namespace": "n",
     "initless": "false",
     "enabled": "true",
+    "key": "instanceID",
+    "value": "null",
+    "config_patch": '{"data": {"instanceID": null}}',
 }
 
 

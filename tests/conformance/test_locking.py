@@ -1,0 +1,95 @@
+"""We test these aspects of the host-wide scenario locks (`conformance.locking`):
+
+- the lock file is named after the lock and the cluster, so locks of other
+  clusters (or other names) never block each other; a name must be a DNS label;
+- while one holder has it, another waits and, out of time, gets a HarnessError
+  (not a verdict) naming the holder; once released, the next one gets it;
+- a crashed holder does not keep it (closing the descriptor releases it).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conformance import locking
+from conformance.errors import HarnessError
+
+
+class FakeClock:
+    """Time passes only when the wait helper sleeps."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def hold(tmp_path, *, cluster="https://10.0.0.1:6443", holder="t::a", timeout=3.0):
+    return locking.held(
+        locking.UNLABELLED_WORKFLOWS,
+        cluster=cluster,
+        holder=holder,
+        timeout=timeout,
+        interval=1.0,
+        directory=tmp_path,
+        clock=FakeClock(),
+    )
+
+
+def test_the_lock_file_names_the_lock_and_the_cluster(tmp_path):
+    one = locking.lock_path("x", cluster="https://a:6443", directory=tmp_path)
+    assert one.name.endswith("-x.lock")
+    assert one != locking.lock_path("x", cluster="https://b:6443", directory=tmp_path)
+    assert one != locking.lock_path("y", cluster="https://a:6443", directory=tmp_path)
+    with pytest.raises(HarnessError, match="not a DNS label"):
+        locking.lock_path("../x", cluster="https://a:6443", directory=tmp_path)
+
+
+def test_a_second_holder_waits_and_times_out_naming_the_first(tmp_path):
+    with hold(tmp_path, holder="tests/a.py::first") as path:
+        assert "tests/a.py::first (pid " in path.read_text()
+        with (
+            pytest.raises(HarnessError, match=r"tests/b.py::second: .*first") as err,
+            hold(tmp_path, holder="tests/b.py::second"),
+        ):
+            pass
+        assert "timed out after 3 s waiting for the lock" in str(err.value)
+    with hold(tmp_path, holder="tests/b.py::second") as path:
+        assert "second" in path.read_text()
+
+
+def test_another_cluster_is_not_blocked(tmp_path):
+    with (
+        hold(tmp_path, cluster="https://a:6443"),
+        hold(tmp_path, cluster="https://b:6443"),
+    ):
+        pass
+
+
+def test_a_crashed_holder_releases_the_lock(tmp_path):
+    path = locking.lock_path(
+        locking.UNLABELLED_WORKFLOWS, cluster="https://c:6443", directory=tmp_path
+    )
+    script = textwrap.dedent(
+        f"""
+        import os
+        from pathlib import Path
+        from conformance import locking
+        with locking.held({locking.UNLABELLED_WORKFLOWS!r}, cluster="https://c:6443",
+                          holder="crasher", timeout=5, interval=1, directory=Path({str(tmp_path)!r})):
+            os._exit(3)
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", script], check=False)
+    assert proc.returncode == 3
+    assert "crasher" in path.read_text()
+    with hold(tmp_path, cluster="https://c:6443", timeout=0.5, holder="next") as again:
+        assert "next" in again.read_text()
