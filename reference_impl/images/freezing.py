@@ -21,12 +21,15 @@ source files, the options below): an unchanged program is never rebuilt.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import logging
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,18 +114,46 @@ def _python_version(python: Path) -> str:
     return out.stdout.strip()
 
 
+@contextlib.contextmanager
+def _exclusive(settings: PackagingSettings, name: str) -> Iterator[None]:
+    """Hold an exclusive lock on the cache entry `name` (blocks until it is free).
+
+    pytest-xdist workers, worktrees and concurrent `make` targets share the
+    cache: two builders of one entry would share (and delete) one work
+    directory. The lock goes with the process, so a killed build never
+    leaves it held.
+    """
+    locks = settings.packaging_dir / "locks"
+    locks.mkdir(parents=True, exist_ok=True)
+    with open(locks / f"{name}.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def ensure_venv(*, settings: PackagingSettings, requirements: Sequence[str]) -> Path:
     """A venv of Debian's Python with the pinned tools and `requirements`; cached."""
+    pinned = sorted(requirements)
     spec = {
         "python": _python_version(settings.python),
         "tools": list(pins.TOOLS),
-        "requirements": sorted(requirements),
+        "requirements": pinned,
     }
     key = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
     venv = settings.packaging_dir / f"venv-{key}"
-    stamp = venv / ".complete"
-    if stamp.exists():
-        return venv
+    with _exclusive(settings, f"venv-{key}"):
+        stamp = venv / ".complete"
+        if not stamp.exists():
+            _build_venv(settings=settings, venv=venv, key=key, requirements=pinned)
+            stamp.write_text(json.dumps(spec, indent=2))
+    return venv
+
+
+def _build_venv(
+    *, settings: PackagingSettings, venv: Path, key: str, requirements: list[str]
+) -> None:
     shutil.rmtree(venv, ignore_errors=True)
     log = settings.logs_dir / f"packaging-venv-{key}.log"
     _run([str(settings.python), "-m", "venv", str(venv)], log_path=log)
@@ -133,8 +164,6 @@ def ensure_venv(*, settings: PackagingSettings, requirements: Sequence[str]) -> 
         "--disable-pip-version-check",
     ]
     _run([*pip, *pins.TOOLS, *requirements], log_path=log)
-    stamp.write_text(json.dumps(spec, indent=2))
-    return venv
 
 
 def build_key(
@@ -192,6 +221,24 @@ def freeze(
         "package": program.package,
     }
     key = build_key(program=program, source_set=source_set, spec=spec)
+    with _exclusive(settings, f"{program.name}-{key}"):
+        return _build(
+            program=program,
+            settings=settings,
+            source_set=source_set,
+            requirements=requirements,
+            key=key,
+        )
+
+
+def _build(
+    *,
+    program: Program,
+    settings: PackagingSettings,
+    source_set: sources.SourceSet,
+    requirements: Sequence[str],
+    key: str,
+) -> Path:
     out = settings.packaging_dir / "bin" / f"{program.name}-{key}"
     if out.exists():
         logger.info("Reusing %s (inputs unchanged).", out)

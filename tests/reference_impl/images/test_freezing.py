@@ -87,3 +87,19 @@ def test_build_cli_prints_ref_and_context(tmp_path, monkeypatch, capsys):
         == 0
     )
     assert capsys.readouterr().out == f"{common.TEST_IMAGE} {tmp_path / 'o' / 'ctx'}\n"
+
+
+def test_a_cache_entry_is_built_by_one_process_at_a_time(tmp_path):
+    # xdist workers and worktrees share the cache; a second builder of the same
+    # entry must wait instead of sharing (and deleting) the first one's work dir.
+    import fcntl
+
+    settings = PackagingSettings(cache_dir=tmp_path)
+    lock_file = settings.packaging_dir / "locks" / "argoexec-k1.lock"
+    with freezing._exclusive(settings, "argoexec-k1"):
+        with open(lock_file, "w") as other, pytest.raises(BlockingIOError):
+            fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with freezing._exclusive(settings, "argoexec-k2"):
+            pass  # another entry is not blocked
+    with open(lock_file, "w") as other:
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released on exit
