@@ -29,21 +29,29 @@ from conformance import kube
 from conformance import state
 from conformance.waiting import NotYet
 from conformance.waiting import until
+from conformance.workflows import Workflows
 
 PLUGIN = "wpc-plugin"
 CONTAINER = f"artifact-plugin-{PLUGIN}"
 ENTRYPOINT = ["/bin/probe", "plugin"]
 SOCKET = f"/tmp/artifact-plugins/{PLUGIN}/socket"
 WORKFLOW_LABEL = "workflows.argoproj.io/workflow"
+DONE = frozenset({"Succeeded", "Failed", "Error"})
 
 
-def _pod_spec(kube_clients: kube.Clients, namespace: str, workflow: str) -> Any:
+def _pod_spec(
+    kube_clients: kube.Clients, wfs: Workflows, namespace: str, workflow: str
+) -> Any:
+    """The workflow's pod spec; or its status, if it ended without a pod."""
     pods = kube_clients.core.list_namespaced_pod(
         namespace, label_selector=f"{WORKFLOW_LABEL}={workflow}"
     ).items
-    if not pods:
-        return NotYet(f"no pod of workflow {workflow} yet")
-    return kube_clients.api.sanitize_for_serialization(pods[0].spec)
+    if pods:
+        return kube_clients.api.sanitize_for_serialization(pods[0].spec)
+    status = wfs.get(workflow).get("status") or {}
+    if status.get("phase") in DONE:
+        return {"ended without a pod": status}
+    return NotYet(f"no pod of workflow {workflow} yet; phase {status.get('phase')!r}")
 
 
 def _env(container: dict[str, Any]) -> dict[str, str]:
@@ -69,11 +77,12 @@ def test_one_plugin_sidecar_per_plugin_and_its_names_on_the_supervisor(
     name = own.submit(manifest(plugin=PLUGIN))
 
     spec = until(
-        lambda: _pod_spec(kube_clients, namespace, name),
+        lambda: _pod_spec(kube_clients, own, namespace, name),
         timeout=timeouts.pod_created,
         interval=timeouts.poll_interval,
         describe=f"the pod of workflow {name} to be created",
     )
+    assert "ended without a pod" not in spec, f"WPC-INITLESS-011: {spec}"
     containers = {c["name"]: c for c in spec["containers"]}
     init_names = [c["name"] for c in spec.get("initContainers") or []]
     plugin_names = [n for n in containers if n.startswith("artifact-plugin-")]

@@ -194,6 +194,15 @@ def _check_template(
     policy = (template.get("retryStrategy") or {}).get("retryPolicy", "")
     if policy not in _RETRY_POLICIES:
         raise errors.ValidationError(f"{policy} is not a valid RetryPolicy")
+    for direction in ("inputs", "outputs"):
+        for artifact in (template.get(direction) or {}).get("artifacts") or []:
+            if isinstance(artifact, dict) and artifact.get("plugin") is not None:
+                # Silently building the pod without plugin sidecars would lose
+                # the artifact; say so instead (feature ARTIFACT_PLUGINS).
+                raise errors.ValidationError(
+                    f"templates.{name}.{direction}.artifacts.{artifact.get('name')}: "
+                    "plugin artifacts are not supported by the reference controller"
+                )
     if kind in ("container", "script"):
         _check_leaf(template, kind)
     else:

@@ -38,6 +38,22 @@ spec:
     )
 
 
+def test_plugin_artifacts_are_named_as_unsupported():
+    text = """
+spec:
+  entrypoint: t
+  templates:
+  - name: t
+    container: {image: busybox, command: [ls]}
+    outputs:
+      artifacts: [{name: out, path: /tmp/o, plugin: {name: p, key: k}}]
+"""
+    assert check(text) == (
+        "templates.t.outputs.artifacts.out: "
+        "plugin artifacts are not supported by the reference controller"
+    )
+
+
 def test_a_template_init_container_named_init_is_rejected():
     text = """
 spec:
