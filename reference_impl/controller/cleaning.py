@@ -29,6 +29,10 @@ class PodApi(Protocol):
         """Merge-patch a pod."""
         ...
 
+    def get_pod(self, namespace: str, name: str) -> Json | None:
+        """Read a pod from the API (None if it is gone)."""
+        ...
+
     def delete_pod(
         self,
         namespace: str,
@@ -97,6 +101,11 @@ class PodCleaner:
 
     def _run(self, namespace: str, pod_name: str, action: cleanup.Action) -> None:
         pod = self._get_pod(f"{namespace}/{pod_name}")
+        if pod is None and action in (cleanup.Action.TERMINATE, cleanup.Action.KILL):
+            # The cache holds only pods not yet labelled completed, and a node
+            # that a shutdown fails is fulfilled (so its pod labelled) while
+            # its containers still run: signal them all the same.
+            pod = self._api.get_pod(namespace, pod_name)
         if pod is None:
             return
         if action is cleanup.Action.TERMINATE:

@@ -260,6 +260,13 @@ class KubeApi:
                 ) from err
         return str(output)
 
+    def get_pod(self, namespace: str, name: str) -> Json | None:
+        """Return a pod read from the API, or None when it does not exist."""
+        try:
+            return self.request("GET", f"/api/v1/namespaces/{namespace}/pods/{name}")
+        except errors.NotFound:
+            return None
+
     def get_configmap(self, namespace: str, name: str) -> Json | None:
         """Return a ConfigMap, or None when it does not exist."""
         try:
