@@ -72,7 +72,6 @@ def main(argv: Sequence[str] | None = None, *, root: Path = Path("/")) -> int:
     args, _ignored = _parser().parse_known_args(argv)
     if args.command == "kill":
         from reference_impl.executor import killing
-        from reference_impl.executor.clocks import SystemClock
 
         killing.kill_process(
             signal_number=args.signal,
@@ -80,7 +79,6 @@ def main(argv: Sequence[str] | None = None, *, root: Path = Path("/")) -> int:
             out=sys.stdout,
             paths=Paths(root=root),
             container=os.environ.get(common.ENV_CONTAINER_NAME),
-            clock=SystemClock(),
         )
         return 0
     _configure_logging(args.loglevel, args.log_format)

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from collections.abc import Sequence
 from typing import TextIO
 
-from reference_impl import common
 from reference_impl.executor.clocks import Clock
 from reference_impl.executor.protocol import Paths
 from reference_impl.executor.protocol import make_ctr_dir
@@ -86,25 +85,6 @@ def kill_containers(
     return exited
 
 
-EMISSARY_START_TIMEOUT = 30.0
-"""How long `argoexec kill` waits for a container's emissary to start."""
-_START_POLL = 0.1
-
-
-def _has_emissary(container: str | None) -> bool:
-    return container is not None and container not in (common.WAIT, common.SUPERVISOR)
-
-
-def _wait_started(paths: Paths, container: str, clock: Clock, timeout: float) -> bool:
-    deadline = clock.monotonic() + timeout
-    while not paths.ctr(container).is_dir():
-        remaining = deadline - clock.monotonic()
-        if remaining <= 0:
-            return False
-        clock.sleep(min(_START_POLL, remaining))
-    return True
-
-
 def kill_process(
     *,
     signal_number: int,
@@ -113,19 +93,8 @@ def kill_process(
     paths: Paths | None = None,
     container: str | None = None,
     send: Callable[[int, int], None] = os.kill,
-    clock: Clock | None = None,
-    start_timeout: float = EMISSARY_START_TIMEOUT,
 ) -> None:
     """`argoexec kill SIG PID`: say what is about to happen, then signal the process.
-
-    A signal for PID 1 of a container with an emissary first waits (up to
-    `start_timeout`, with `clock`) until the emissary has said "I have
-    started" (its ctr directory, made right after it installed its signal
-    handlers). The emissary is a static executable that unpacks itself
-    before Python runs, which takes seconds on a loaded node; a SIGTERM that
-    arrives before the handlers kills it by the signal, and the static
-    bootloader turns that death into exit code 2, which the controller does
-    not excuse the way it excuses 143.
 
     The controller's SIGKILL arrives as `kill 9 1` executed inside the
     container, and Linux ignores SIGKILL sent to a PID namespace's init from
@@ -135,19 +104,6 @@ def kill_process(
     the emissary SIGKILLs its child and exits 137, which is what the controller
     asked for (WPC-KILL-010). Upstream sends only the ignored signal (OQ-15).
     """
-    if (
-        pid == 1
-        and paths is not None
-        and clock is not None
-        and _has_emissary(container)
-    ):
-        assert container is not None
-        if not _wait_started(paths, container, clock, start_timeout):
-            logger.warning(
-                "The emissary of %s did not start within %.0f s; signalling anyway.",
-                container,
-                start_timeout,
-            )
     out.write(f"killing {pid} with {signal_number}\n")
     out.flush()
     send(pid, signal_number)

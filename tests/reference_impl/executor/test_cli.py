@@ -11,8 +11,6 @@ from __future__ import annotations
 import io
 import os
 
-import pytest
-
 from reference_impl.executor import cli
 from reference_impl.executor import killing
 from reference_impl.executor.protocol import make_ctr_dir
@@ -55,66 +53,6 @@ def test_sigterm_or_other_pids_leave_the_signal_file_alone(paths):
             send=lambda _pid, _sig: None,
         )
     assert not paths.signal("main").exists()
-
-
-def test_a_signal_for_pid_one_waits_until_the_emissary_has_started(paths, clock):
-    # Before its handlers exist a SIGTERM would kill the emissary by the signal
-    # (exit 2 through the static bootloader). The ctr dir appears "later":
-    # on the third look, in fake time.
-    looks = []
-
-    def sleep(seconds: float) -> None:
-        looks.append(seconds)
-        if len(looks) == 2:
-            make_ctr_dir(paths, "side")
-        clock.now += seconds
-
-    clock.sleep = sleep
-    sent: list[tuple[int, int]] = []
-    killing.kill_process(
-        signal_number=15,
-        pid=1,
-        out=io.StringIO(),
-        paths=paths,
-        container="side",
-        send=lambda pid, sig: sent.append((pid, sig)),
-        clock=clock,
-    )
-    assert sent == [(1, 15)]
-    assert len(looks) == 2
-
-
-def test_a_signal_is_sent_anyway_when_the_emissary_never_starts(paths, clock):
-    sent: list[tuple[int, int]] = []
-    start = clock.monotonic()
-    killing.kill_process(
-        signal_number=15,
-        pid=1,
-        out=io.StringIO(),
-        paths=paths,
-        container="side",
-        send=lambda pid, sig: sent.append((pid, sig)),
-        clock=clock,
-        start_timeout=5.0,
-    )
-    assert sent == [(1, 15)]
-    assert clock.monotonic() - start == pytest.approx(5.0)
-
-
-def test_wait_and_supervisor_are_signalled_without_waiting(paths, clock):
-    for container in ("wait", "supervisor"):
-        sent: list[tuple[int, int]] = []
-        killing.kill_process(
-            signal_number=15,
-            pid=1,
-            out=io.StringIO(),
-            paths=paths,
-            container=container,
-            send=lambda pid, sig, sent=sent: sent.append((pid, sig)),
-            clock=clock,
-        )
-        assert sent == [(1, 15)]
-    assert clock.sleeps == []
 
 
 def test_a_container_without_an_emissary_gets_no_signal_file(paths):
