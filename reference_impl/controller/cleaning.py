@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 from typing import Protocol
 
+from reference_impl import common
 from reference_impl.controller import cleanup
 from reference_impl.controller import errors
 from reference_impl.controller import killing
@@ -49,6 +50,16 @@ class PodApi(Protocol):
     ) -> str:
         """Run a command in a container."""
         ...
+
+
+_ALSO_FOR_COMPLETED = (
+    cleanup.Action.TERMINATE,
+    cleanup.Action.KILL,
+    cleanup.Action.DELETE,
+)
+"""Actions carried out on pods the cache has dropped (read from the API)."""
+
+_OWN_AUX = frozenset({common.WAIT, common.SUPERVISOR})
 
 
 class PodCleaner:
@@ -101,10 +112,11 @@ class PodCleaner:
 
     def _run(self, namespace: str, pod_name: str, action: cleanup.Action) -> None:
         pod = self._get_pod(f"{namespace}/{pod_name}")
-        if pod is None and action in (cleanup.Action.TERMINATE, cleanup.Action.KILL):
+        if pod is None and action in _ALSO_FOR_COMPLETED:
             # The cache holds only pods not yet labelled completed, and a node
             # that a shutdown fails is fulfilled (so its pod labelled) while
-            # its containers still run: signal them all the same.
+            # its containers still run or it is still Pending: signal or
+            # delete it all the same.
             pod = self._api.get_pod(namespace, pod_name)
         if pod is None:
             return
@@ -150,6 +162,14 @@ class PodCleaner:
     def _signal(self, pod: Json, signal_number: int) -> None:
         meta = pod["metadata"]
         for container in killing.running_containers(pod):
+            if container in _OWN_AUX:
+                # Argo signals its aux container too. Ours is a static Python
+                # executable that unpacks itself for seconds on a loaded node;
+                # a SIGTERM before its handler exists kills it by the signal
+                # (exit code 2 from the bootloader, and the node fails). It
+                # finishes by itself once the main containers have exited,
+                # which the signals to them bring about.
+                continue
             try:
                 command = killing.kill_command(pod, container, signal_number)
                 output = self._api.exec_in_container(

@@ -3,6 +3,8 @@
 - SIGTERM and SIGKILL reach the running containers of a pod the cache no
   longer holds (it drops pods once they are labelled completed, which a
   shutdown does while their containers still run): the pod is read from the API;
+- the controller's own aux container (wait, supervisor) is never signalled;
+- terminating a Pending pod the cache dropped deletes it (read from the API);
 - other actions for a pod the cache does not hold are dropped;
 - a pod that is gone from the API too is not an error.
 """
@@ -68,6 +70,30 @@ def test_kill_reaches_a_pod_that_left_the_cache():
     api = FakePodApi({"ns/p": running_pod()})
     cleaner(api).process(f"ns/p/{cleanup.Action.KILL.value}")
     assert api.execs == [("main", ["/var/run/argo/argoexec", "kill", "9", "1"])]
+
+
+def test_the_aux_container_is_not_signalled():
+    pod = running_pod()
+    pod["status"]["containerStatuses"].append(
+        {"name": "wait", "state": {"running": {}}}
+    )
+    api = FakePodApi({"ns/p": pod})
+    cleaner(api).process(f"ns/p/{cleanup.Action.KILL.value}")
+    assert [container for container, _ in api.execs] == ["main"]
+
+
+def test_terminating_an_uncached_pending_pod_deletes_it():
+    pending = running_pod()
+    pending["status"] = {"phase": "Pending"}
+    api = FakePodApi({"ns/p": pending})
+    deleted = []
+    api.delete_pod = lambda namespace, name, **_: deleted.append(name)  # type: ignore[method-assign]
+    clean = cleaner(api)
+    clean.process(f"ns/p/{cleanup.Action.TERMINATE.value}")
+    key = clean.queue.get(timeout=0)
+    assert key == f"ns/p/{cleanup.Action.DELETE.value}"
+    clean.process(key)
+    assert deleted == ["p"]
 
 
 def test_other_actions_for_an_uncached_pod_are_dropped():
