@@ -17,6 +17,7 @@ from reference_impl import common
 from reference_impl.deploy import rendering
 
 DEPLOYMENT = "deployment/workflow-controller"
+CONTROLLER_PODS = "app.kubernetes.io/name=wpc-controller"
 ROLLOUT_TIMEOUT = "--timeout=180s"
 
 
@@ -33,6 +34,36 @@ def _kubectl(base: Sequence[str], *args: str, stdin: str | None = None) -> str:
             f"{proc.stdout}{proc.stderr}"
         )
     return proc.stdout
+
+
+def _rolled_out(k: Sequence[str], ns: Sequence[str]) -> None:
+    """Wait for the rollout, then for the old controller pods to be gone.
+
+    `rollout status` returns once the new pod is available, while the old one
+    may still be terminating and still leading: workflows submitted then could
+    get pods built with the old settings (a finalizer switched on, seen
+    without it). Old pods are the ones with a deletionTimestamp.
+    """
+    _kubectl(k, *ns, "rollout", "status", DEPLOYMENT, ROLLOUT_TIMEOUT)
+    names = _kubectl(
+        k,
+        *ns,
+        "get",
+        "pod",
+        "-l",
+        CONTROLLER_PODS,
+        "-o",
+        "jsonpath={range .items[?(@.metadata.deletionTimestamp)]}{.metadata.name}{' '}{end}",
+    ).split()
+    if names:
+        _kubectl(
+            k,
+            *ns,
+            "wait",
+            "--for=delete",
+            *(f"pod/{n}" for n in names),
+            "--timeout=120s",
+        )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -111,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
                 "-",
                 stdin=rendering.dump(rendering.instance_objects(inst)),
             )
-            _kubectl(k, *ns, "rollout", "status", DEPLOYMENT, ROLLOUT_TIMEOUT)
+            _rolled_out(k, ns)
         elif args.verb == "uninstall":
             _kubectl(
                 k,
@@ -130,15 +161,15 @@ def main(argv: list[str] | None = None) -> int:
                 "--for=delete",
                 "pod",
                 "-l",
-                "app.kubernetes.io/name=wpc-controller",
+                CONTROLLER_PODS,
                 "--timeout=120s",
             )
         elif args.verb == "start":
             _kubectl(k, *ns, "scale", DEPLOYMENT, "--replicas=1")
-            _kubectl(k, *ns, "rollout", "status", DEPLOYMENT, ROLLOUT_TIMEOUT)
+            _rolled_out(k, ns)
         elif args.verb == "restart":
             _kubectl(k, *ns, "rollout", "restart", DEPLOYMENT)
-            _kubectl(k, *ns, "rollout", "status", DEPLOYMENT, ROLLOUT_TIMEOUT)
+            _rolled_out(k, ns)
         elif args.verb == "set-layout":
             data = rendering.config_data(inst)["initlessPod"]
             # Keep the value a whole YAML document (trailing newline): the controller
@@ -164,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
                 DEPLOYMENT,
                 f"ARGO_POD_STATUS_CAPTURE_FINALIZER={args.status_finalizer}",
             )
-            _kubectl(k, *ns, "rollout", "status", DEPLOYMENT, ROLLOUT_TIMEOUT)
+            _rolled_out(k, ns)
         elif args.verb == "set-config":
             config = rendering.config_patch(args.key, json.loads(args.value))
             _kubectl(
@@ -181,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
             # The controller reads instanceID (its informers' selector and its
             # lease) only at start-up: restart, so every field is in force on return.
             _kubectl(k, *ns, "rollout", "restart", DEPLOYMENT)
-            _kubectl(k, *ns, "rollout", "status", DEPLOYMENT, ROLLOUT_TIMEOUT)
+            _rolled_out(k, ns)
     except (KubectlError, ValueError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 1

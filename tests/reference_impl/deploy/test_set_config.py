@@ -120,6 +120,17 @@ def test_set_config_patches_then_restarts_and_waits(tmp_path, kubectl):
             "deployment/workflow-controller",
             "--timeout=180s",
         ],
+        # then the old (terminating) controller pods: none in this fake
+        [
+            *base,
+            "get",
+            "pod",
+            "-l",
+            "app.kubernetes.io/name=wpc-controller",
+            "-o",
+            "jsonpath={range .items[?(@.metadata.deletionTimestamp)]}"
+            "{.metadata.name}{' '}{end}",
+        ],
     ]
 
 
