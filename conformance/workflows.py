@@ -24,6 +24,26 @@ from conformance.waiting import NotYet
 
 COMPLETED = frozenset({"Succeeded", "Failed", "Error"})
 PLURAL = "workflows"
+WORKFLOW_LABEL = "workflows.argoproj.io/workflow"
+"""The label every pod of a workflow carries (its value: the workflow's name)."""
+NODE_NAME = "workflows.argoproj.io/node-name"
+"""The pod annotation naming its node, e.g. `wf[0].produce`."""
+
+
+def workflow_pods(clients: kube.Clients, namespace: str, workflow: str) -> list[Any]:
+    """The pods of `workflow`, read from the API (not a cache)."""
+    pods: list[Any] = clients.core.list_namespaced_pod(
+        namespace, label_selector=f"{WORKFLOW_LABEL}={workflow}"
+    ).items
+    return pods
+
+
+def step_pods(clients: kube.Clients, namespace: str, workflow: str) -> dict[str, Any]:
+    """The pods of `workflow` by step: the last `.` part of their node name."""
+    return {
+        (p.metadata.annotations or {}).get(NODE_NAME, "").rsplit(".", 1)[-1]: p
+        for p in workflow_pods(clients, namespace, workflow)
+    }
 
 
 def load_manifest(

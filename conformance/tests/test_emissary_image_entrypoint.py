@@ -25,24 +25,19 @@ import pytest
 
 from conformance import kube
 from conformance import state
+from conformance.workflows import step_pods
 
 ENTRYPOINT = ["sh", "-c"]
 CMD = ["printf 'ran %s' 'image cmd' > /tmp/out; cat /tmp/out"]
 OWN_ARGS = ["printf 'ran %s' 'own args' > /tmp/out; cat /tmp/out"]
-NODE_NAME = "workflows.argoproj.io/node-name"
-WORKFLOW_LABEL = "workflows.argoproj.io/workflow"
 
 
 def main_containers(
     kube_clients: kube.Clients, namespace: str, workflow: str
 ) -> dict[str, dict[str, Any]]:
     """Step name -> its pod's `main` container."""
-    pods = kube_clients.core.list_namespaced_pod(
-        namespace, label_selector=f"{WORKFLOW_LABEL}={workflow}"
-    ).items
     found = {}
-    for pod in pods:
-        step = pod.metadata.annotations[NODE_NAME].rsplit(".", 1)[-1]
+    for step, pod in step_pods(kube_clients, namespace, workflow).items():
         spec = kube_clients.api.sanitize_for_serialization(pod.spec)
         found[step] = next(
             (c for c in spec["containers"] if c["name"] == "main"), {"name": None}

@@ -25,9 +25,9 @@ from conformance import kube
 from conformance.timeouts import Timeouts
 from conformance.waiting import NotYet
 from conformance.waiting import until
+from conformance.workflows import step_pods
 
 STEPS = ("term", "usr1")
-NODE_NAME = "workflows.argoproj.io/node-name"
 
 
 def _exec(
@@ -61,19 +61,6 @@ def _running(pod: Any, container: str) -> bool:
     )
 
 
-def _pods_by_step(
-    kube_clients: kube.Clients, namespace: str, workflow: str
-) -> dict[str, Any]:
-    pods = kube_clients.core.list_namespaced_pod(
-        namespace, label_selector=f"workflows.argoproj.io/workflow={workflow}"
-    ).items
-    by_step = {}
-    for pod in pods:
-        node_name = (pod.metadata.annotations or {}).get(NODE_NAME, "")
-        by_step[node_name.rsplit(".", 1)[-1]] = pod
-    return by_step
-
-
 def _terminated(pod: Any, container: str) -> Any:
     for status in pod.status.container_statuses or []:
         if status.name == container and status.state.terminated:
@@ -90,7 +77,7 @@ def test_sigterm_to_pid_one_and_the_signal_file_reach_the_user_command(
     name = workflows.submit(manifest())
 
     def armed() -> dict[str, Any] | NotYet:
-        pods = _pods_by_step(kube_clients, namespace, name)
+        pods = step_pods(kube_clients, namespace, name)
         seen = {}
         for step in STEPS:
             pod = pods.get(step)
@@ -140,7 +127,7 @@ def test_sigterm_to_pid_one_and_the_signal_file_reach_the_user_command(
     for step in STEPS:
         observations.record(f"nodes.{step}.phase", nodes[step]["phase"])
         observations.record(f"nodes.{step}.message", nodes[step].get("message", ""))
-    pods = _pods_by_step(kube_clients, namespace, name)
+    pods = step_pods(kube_clients, namespace, name)
 
     term = _terminated(pods["term"], "main")
     assert (term.exit_code, term.message) == (42, "got TERM")

@@ -27,19 +27,13 @@ from conformance import kube
 from conformance import watching
 from conformance.waiting import NotYet
 from conformance.waiting import until
+from conformance.workflows import COMPLETED
+from conformance.workflows import NODE_NAME
+from conformance.workflows import workflow_pods
 
 GRACE = 5
-NODE_NAME = "workflows.argoproj.io/node-name"
 NODE_ID = "workflows.argoproj.io/node-id"
-DONE = frozenset({"Succeeded", "Failed", "Error"})
 NOT_FOUND = 404
-
-
-def _pods(kube_clients: kube.Clients, namespace: str, workflow: str) -> list[Any]:
-    pods: list[Any] = kube_clients.core.list_namespaced_pod(
-        namespace, label_selector=f"workflows.argoproj.io/workflow={workflow}"
-    ).items
-    return pods
 
 
 def _started_held_pod(
@@ -50,7 +44,7 @@ def _started_held_pod(
             next(
                 (
                     p
-                    for p in _pods(kube_clients, namespace, workflow)
+                    for p in workflow_pods(kube_clients, namespace, workflow)
                     if p.metadata.annotations[NODE_NAME].endswith(".held")
                 ),
                 None,
@@ -115,7 +109,7 @@ def test_a_deleted_running_pod_is_recorded_from_its_containers_not_as_pod_delete
         describe=f"the controller to release the deleted pod {pod.metadata.name}",
         field_selector=f"metadata.name={pod.metadata.name}",
     )
-    assert node["phase"] in DONE, f"finalizer removed while the node was {node}"
+    assert node["phase"] in COMPLETED, f"finalizer removed while the node was {node}"
     assert node.get("message") != "pod deleted"
     assert (node["phase"], node.get("message", "")[:25]) == (
         "Failed",
@@ -125,7 +119,9 @@ def test_a_deleted_running_pod_is_recorded_from_its_containers_not_as_pod_delete
     until(
         lambda: (
             pod.metadata.name
-            not in {p.metadata.name for p in _pods(kube_clients, namespace, name)}
+            not in {
+                p.metadata.name for p in workflow_pods(kube_clients, namespace, name)
+            }
             or NotYet("the deleted pod still exists")
         ),
         timeout=timeouts.cleanup,
@@ -153,7 +149,7 @@ def test_deleting_a_workflow_releases_and_removes_all_of_its_pods(
             not (
                 left := {
                     p.metadata.name: p.metadata.finalizers
-                    for p in _pods(kube_clients, namespace, name)
+                    for p in workflow_pods(kube_clients, namespace, name)
                 }
             )
             or NotYet(left)

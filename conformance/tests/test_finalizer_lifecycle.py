@@ -18,8 +18,6 @@ Matrix: legacy and initless.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from conformance import executing
@@ -27,24 +25,15 @@ from conformance import kube
 from conformance import recording
 from conformance.waiting import NotYet
 from conformance.waiting import until
+from conformance.workflows import step_pods
 
 KEEP = "wpc.dev/keep"
-NODE_NAME = "workflows.argoproj.io/node-name"
-
-
-def _step_pods(
-    kube_clients: kube.Clients, namespace: str, workflow: str
-) -> dict[str, Any]:
-    pods = kube_clients.core.list_namespaced_pod(
-        namespace, label_selector=f"workflows.argoproj.io/workflow={workflow}"
-    ).items
-    return {p.metadata.annotations[NODE_NAME].rsplit(".", 1)[-1]: p for p in pods}
 
 
 def _finalizers(
     kube_clients: kube.Clients, namespace: str, workflow: str, step: str
 ) -> list[str]:
-    pod = _step_pods(kube_clients, namespace, workflow)[step]
+    pod = step_pods(kube_clients, namespace, workflow)[step]
     return list(pod.metadata.finalizers or [])
 
 
@@ -73,8 +62,8 @@ def test_status_finalizer_is_added_at_creation_and_removed_once_each_node_is_don
         name = workflows.submit(manifest())
         held = until(
             lambda: (
-                _step_pods(kube_clients, namespace, name).get("held")
-                or NotYet(sorted(_step_pods(kube_clients, namespace, name)))
+                step_pods(kube_clients, namespace, name).get("held")
+                or NotYet(sorted(step_pods(kube_clients, namespace, name)))
             ),
             timeout=timeouts.workflow_completed,
             describe=f"the pod of step held of {name}",
@@ -138,7 +127,7 @@ def test_status_finalizer_is_added_at_creation_and_removed_once_each_node_is_don
                 not (
                     left := {
                         step: p.metadata.finalizers
-                        for step, p in _step_pods(kube_clients, namespace, name).items()
+                        for step, p in step_pods(kube_clients, namespace, name).items()
                         if kube.STATUS_FINALIZER in (p.metadata.finalizers or [])
                     }
                 )

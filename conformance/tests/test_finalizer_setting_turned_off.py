@@ -22,23 +22,14 @@ from conformance import executing
 from conformance import kube
 from conformance.waiting import NotYet
 from conformance.waiting import until
+from conformance.workflows import COMPLETED
+from conformance.workflows import step_pods
 
 GRACE = 5
-NODE_NAME = "workflows.argoproj.io/node-name"
-DONE = frozenset({"Succeeded", "Failed", "Error"})
-
-
-def _step_pods(
-    kube_clients: kube.Clients, namespace: str, workflow: str
-) -> dict[str, Any]:
-    pods = kube_clients.core.list_namespaced_pod(
-        namespace, label_selector=f"workflows.argoproj.io/workflow={workflow}"
-    ).items
-    return {p.metadata.annotations[NODE_NAME].rsplit(".", 1)[-1]: p for p in pods}
 
 
 def _finalizers(kube_clients: kube.Clients, namespace: str, workflow: str) -> list[str]:
-    pod = _step_pods(kube_clients, namespace, workflow)["released"]
+    pod = step_pods(kube_clients, namespace, workflow)["released"]
     return list(pod.metadata.finalizers or [])
 
 
@@ -59,7 +50,7 @@ def test_pods_created_with_the_finalizer_lose_it_after_the_setting_is_turned_off
     name = own.submit(manifest())
 
     def both() -> dict[str, Any] | NotYet:
-        found = _step_pods(kube_clients, namespace, name)
+        found = step_pods(kube_clients, namespace, name)
         return found if len(found) == 2 else NotYet(sorted(found))
 
     pods = until(
@@ -85,7 +76,7 @@ def test_pods_created_with_the_finalizer_lose_it_after_the_setting_is_turned_off
     )
     until(
         lambda: (
-            (node := _node(own.get(name), "released")).get("phase") in DONE
+            (node := _node(own.get(name), "released")).get("phase") in COMPLETED
             or NotYet(node)
         ),
         timeout=timeouts.workflow_completed,
@@ -108,7 +99,7 @@ def test_pods_created_with_the_finalizer_lose_it_after_the_setting_is_turned_off
     )
     until(
         lambda: (
-            not (left := sorted(_step_pods(kube_clients, namespace, name)))
+            not (left := sorted(step_pods(kube_clients, namespace, name)))
             or NotYet(f"still there: {left}")
         ),
         timeout=GRACE + timeouts.cleanup,

@@ -29,27 +29,25 @@ from conformance import kube
 from conformance import state
 from conformance.waiting import NotYet
 from conformance.waiting import until
+from conformance.workflows import COMPLETED
 from conformance.workflows import Workflows
+from conformance.workflows import workflow_pods
 
 PLUGIN = "wpc-plugin"
 CONTAINER = f"artifact-plugin-{PLUGIN}"
 ENTRYPOINT = ["/bin/probe", "plugin"]
 SOCKET = f"/tmp/artifact-plugins/{PLUGIN}/socket"
-WORKFLOW_LABEL = "workflows.argoproj.io/workflow"
-DONE = frozenset({"Succeeded", "Failed", "Error"})
 
 
 def _pod_spec(
     kube_clients: kube.Clients, wfs: Workflows, namespace: str, workflow: str
 ) -> Any:
     """The workflow's pod spec; or its status, if it ended without a pod."""
-    pods = kube_clients.core.list_namespaced_pod(
-        namespace, label_selector=f"{WORKFLOW_LABEL}={workflow}"
-    ).items
+    pods = workflow_pods(kube_clients, namespace, workflow)
     if pods:
         return kube_clients.api.sanitize_for_serialization(pods[0].spec)
     status = wfs.get(workflow).get("status") or {}
-    if status.get("phase") in DONE:
+    if status.get("phase") in COMPLETED:
         return {"ended without a pod": status}
     return NotYet(f"no pod of workflow {workflow} yet; phase {status.get('phase')!r}")
 

@@ -28,18 +28,12 @@ from conformance import kube
 from conformance.timeouts import Timeouts
 from conformance.waiting import NotYet
 from conformance.waiting import until
+from conformance.workflows import workflow_pods
 
 GRACE = 5
 SIGKILL_WINDOW = 10
 """As for sidecars (WPC-KILL-003): the SIGKILL comes within G + 10 s."""
 READY = ["test", "-f", "/shared/main", "-a", "-f", "/shared/sidecar"]
-
-
-def _pods(kube_clients: kube.Clients, namespace: str, workflow: str) -> list[Any]:
-    pods: list[Any] = kube_clients.core.list_namespaced_pod(
-        namespace, label_selector=f"workflows.argoproj.io/workflow={workflow}"
-    ).items
-    return pods
 
 
 def _wait_started(
@@ -48,7 +42,7 @@ def _wait_started(
     from kubernetes.client.exceptions import ApiException
 
     def started() -> str | NotYet:
-        for pod in _pods(kube_clients, namespace, workflow):
+        for pod in workflow_pods(kube_clients, namespace, workflow):
             if any(
                 s.name == "main" and s.state.running
                 for s in pod.status.container_statuses or []
@@ -109,7 +103,7 @@ def test_shutdown_deletes_pending_pods_and_sends_sigterm_to_running_containers(
         lambda: (
             [
                 p.metadata.name
-                for p in _pods(kube_clients, namespace, name)
+                for p in workflow_pods(kube_clients, namespace, name)
                 if p.status.phase == "Pending"
             ]
             or NotYet("no pending pod yet")
@@ -126,7 +120,7 @@ def test_shutdown_deletes_pending_pods_and_sends_sigterm_to_running_containers(
     def deleted() -> bool | NotYet:
         names = {
             p.metadata.name: p.metadata.deletion_timestamp
-            for p in _pods(kube_clients, namespace, name)
+            for p in workflow_pods(kube_clients, namespace, name)
         }
         return pending not in names or names[pending] is not None or NotYet(names)
 

@@ -14,22 +14,14 @@ Matrix: initless only.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 import pytest
 
-from conformance import kube
 from conformance.waiting import NotYet
 from conformance.waiting import until
+from conformance.workflows import workflow_pods
 
 ANSWER = "42"
-
-
-def _pods(kube_clients: kube.Clients, namespace: str, workflow: str) -> list[Any]:
-    pods: list[Any] = kube_clients.core.list_namespaced_pod(
-        namespace, label_selector=f"workflows.argoproj.io/workflow={workflow}"
-    ).items
-    return pods
 
 
 @pytest.mark.conformance(
@@ -47,7 +39,7 @@ def test_a_pod_whose_pre_main_phase_runs_during_downtime_completes_normally(
     own = dataclasses.replace(workflows, instance=dedicated_instance.instance)
     name = own.submit(manifest())
     until(
-        lambda: _pods(kube_clients, namespace, name) or NotYet("no pod yet"),
+        lambda: workflow_pods(kube_clients, namespace, name) or NotYet("no pod yet"),
         timeout=timeouts.pod_created,
         interval=timeouts.poll_interval,
         describe=f"the controller to create the pod of {name}",
@@ -62,7 +54,11 @@ def test_a_pod_whose_pre_main_phase_runs_during_downtime_completes_normally(
     )
     until(
         lambda: (
-            (phases := [p.status.phase for p in _pods(kube_clients, namespace, name)])
+            (
+                phases := [
+                    p.status.phase for p in workflow_pods(kube_clients, namespace, name)
+                ]
+            )
             == ["Succeeded"]
             or NotYet(phases)
         ),

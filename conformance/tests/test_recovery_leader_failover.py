@@ -29,9 +29,9 @@ from conformance import state
 from conformance.errors import HarnessError
 from conformance.waiting import NotYet
 from conformance.waiting import until
+from conformance.workflows import step_pods
 
 logger = logging.getLogger(__name__)
-NODE_NAME = "workflows.argoproj.io/node-name"
 REPLICAS = 2
 
 
@@ -92,15 +92,6 @@ def _leader(
     )
 
 
-def _step_pods(
-    kube_clients: kube.Clients, namespace: str, workflow: str
-) -> dict[str, Any]:
-    pods = kube_clients.core.list_namespaced_pod(
-        namespace, label_selector=f"workflows.argoproj.io/workflow={workflow}"
-    ).items
-    return {p.metadata.annotations[NODE_NAME].rsplit(".", 1)[-1]: p for p in pods}
-
-
 @pytest.mark.conformance(
     short_name="RecoveryLeaderFailover",
     clauses=["WPC-RECOVERY-010", "WPC-RECOVERY-002"],
@@ -151,7 +142,7 @@ def test_only_the_leader_acts_and_the_other_replica_takes_over_when_it_dies(
         name = own.submit(manifest())
         held = until(
             lambda: (
-                _step_pods(kube_clients, namespace, name).get("held")
+                step_pods(kube_clients, namespace, name).get("held")
                 or NotYet("no held pod")
             ),
             timeout=timeouts.workflow_completed,
@@ -184,7 +175,7 @@ def test_only_the_leader_acts_and_the_other_replica_takes_over_when_it_dies(
         )
         until(
             lambda: (
-                "last" in _step_pods(kube_clients, namespace, name)
+                "last" in step_pods(kube_clients, namespace, name)
                 or NotYet("no last pod")
             ),
             timeout=timeouts.controller_ready,

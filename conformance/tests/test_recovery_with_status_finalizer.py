@@ -41,26 +41,17 @@ from conformance import kube
 from conformance import recording
 from conformance.waiting import NotYet
 from conformance.waiting import until
+from conformance.workflows import step_pods
 
 GRACE = 5
-NODE_NAME = "workflows.argoproj.io/node-name"
 STEPS = ("deleted-down", "finish-down")
-
-
-def _step_pods(
-    kube_clients: kube.Clients, namespace: str, workflow: str
-) -> dict[str, Any]:
-    pods = kube_clients.core.list_namespaced_pod(
-        namespace, label_selector=f"workflows.argoproj.io/workflow={workflow}"
-    ).items
-    return {p.metadata.annotations[NODE_NAME].rsplit(".", 1)[-1]: p for p in pods}
 
 
 def _started(
     kube_clients: kube.Clients, namespace: str, workflow: str, timeouts: Any
 ) -> dict[str, Any]:
     def all_pods() -> dict[str, Any] | NotYet:
-        found = _step_pods(kube_clients, namespace, workflow)
+        found = step_pods(kube_clients, namespace, workflow)
         return found if found.keys() == set(STEPS) else NotYet(sorted(found))
 
     pods: dict[str, Any] = until(
@@ -89,7 +80,7 @@ def _held_pods(
             p.metadata.finalizers,
             p.metadata.labels.get("workflows.argoproj.io/completed"),
         )
-        for step, p in _step_pods(kube_clients, namespace, workflow).items()
+        for step, p in step_pods(kube_clients, namespace, workflow).items()
         if kube.STATUS_FINALIZER in (p.metadata.finalizers or [])
         or p.metadata.labels.get("workflows.argoproj.io/completed") != "true"
     }
@@ -144,7 +135,7 @@ def test_downtime_with_the_status_finalizer_loses_no_status_and_leaves_no_pod_be
         )
 
         def all_terminated() -> bool | NotYet:
-            current = _step_pods(kube_clients, namespace, kept)
+            current = step_pods(kube_clients, namespace, kept)
             states = {
                 step: [
                     bool(s.state.terminated) for s in p.status.container_statuses or []
@@ -182,7 +173,7 @@ def test_downtime_with_the_status_finalizer_loses_no_status_and_leaves_no_pod_be
                 deleted
                 not in {
                     p.metadata.name
-                    for p in _step_pods(kube_clients, namespace, kept).values()
+                    for p in step_pods(kube_clients, namespace, kept).values()
                 }
                 or NotYet(f"{deleted} still exists")
             ),
@@ -221,7 +212,7 @@ def test_downtime_with_the_status_finalizer_loses_no_status_and_leaves_no_pod_be
     # their last transition; `status_finalizer_removed` is that limit.
     until(
         lambda: (
-            not (left := sorted(_step_pods(kube_clients, namespace, orphaned)))
+            not (left := sorted(step_pods(kube_clients, namespace, orphaned)))
             or NotYet(f"orphans still there: {left}")
         ),
         timeout=max(

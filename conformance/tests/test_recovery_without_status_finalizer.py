@@ -36,18 +36,9 @@ from conformance import recording
 from conformance import state
 from conformance.waiting import NotYet
 from conformance.waiting import until
+from conformance.workflows import step_pods
 
-NODE_NAME = "workflows.argoproj.io/node-name"
 STEPS = ("deleted-live", "deleted-down", "finish-down")
-
-
-def _step_pods(
-    kube_clients: kube.Clients, namespace: str, workflow: str
-) -> dict[str, Any]:
-    pods = kube_clients.core.list_namespaced_pod(
-        namespace, label_selector=f"workflows.argoproj.io/workflow={workflow}"
-    ).items
-    return {p.metadata.annotations[NODE_NAME].rsplit(".", 1)[-1]: p for p in pods}
 
 
 def _nodes(workflow: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -135,7 +126,7 @@ def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_n
         started = until(
             lambda: (
                 found
-                if (found := _step_pods(kube_clients, namespace, name)).keys()
+                if (found := step_pods(kube_clients, namespace, name)).keys()
                 == set(STEPS)
                 else NotYet(sorted(found))
             ),
@@ -185,7 +176,7 @@ def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_n
                         pod := kube_clients.core.read_namespaced_pod(finish, namespace)
                     ).status.phase
                     in {"Succeeded", "Failed"}
-                    and down not in _step_pods(kube_clients, namespace, name)
+                    and down not in step_pods(kube_clients, namespace, name)
                 )
                 or NotYet(f"finish-down {pod.status.phase}")
             ),
@@ -202,7 +193,7 @@ def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_n
                 not (
                     left := [
                         s
-                        for s, p in _step_pods(kube_clients, namespace, name).items()
+                        for s, p in step_pods(kube_clients, namespace, name).items()
                         if (p.metadata.labels or {}).get(
                             "workflows.argoproj.io/completed"
                         )
