@@ -186,6 +186,30 @@ def test_a_finalizer_keeps_a_deleted_pod_terminating_until_removed(
     pod["metadata"]["labels"] = dict(LABELS)
     pod["spec"]["terminationGracePeriodSeconds"] = 1
     core.create_namespaced_pod(namespace, pod)
+    try:
+        _hold_then_release(core, namespace)
+    finally:
+        # Never leave the namespace stuck Terminating behind a failed check.
+        core.patch_namespaced_pod("held", namespace, {"metadata": {"finalizers": None}})
+
+    def gone() -> tuple[bool, str]:
+        try:
+            core.read_namespaced_pod("held", namespace)
+        except ApiException as exc:
+            return exc.status == 404, f"HTTP {exc.status}"
+        return False, "still there"
+
+    until(gone, timeout=60, describe="the pod to go once the finalizer is removed")
+
+
+def _hold_then_release(core: Any, namespace: str) -> None:
+    def running() -> tuple[bool, str]:
+        p = core.read_namespaced_pod("held", namespace)
+        return p.status.phase == "Running", f"phase {p.status.phase}"
+
+    # Deleted before it ran, the pod would never get container statuses (CI
+    # once deleted it before the kubelet started it): delete a running pod.
+    until(running, timeout=60, describe="the held pod to run")
     core.delete_namespaced_pod("held", namespace)
 
     def terminated_but_held() -> tuple[bool, str]:
@@ -208,16 +232,6 @@ def test_a_finalizer_keeps_a_deleted_pod_terminating_until_removed(
     assert core.read_namespaced_pod("held", namespace).metadata.finalizers == [
         "wpc.dev/hold"
     ]
-    core.patch_namespaced_pod("held", namespace, {"metadata": {"finalizers": None}})
-
-    def gone() -> tuple[bool, str]:
-        try:
-            core.read_namespaced_pod("held", namespace)
-        except ApiException as exc:
-            return exc.status == 404, f"HTTP {exc.status}"
-        return False, "still there"
-
-    until(gone, timeout=60, describe="the pod to go once the finalizer is removed")
 
 
 def test_a_mutating_webhook_served_from_a_pod_injects_a_container(
