@@ -1,0 +1,99 @@
+"""Run commands with evidence on failure: the project's one subprocess runner.
+
+`run` appends a command's output to a log file (long builds and installs);
+`capture` returns a short command's stdout. Both take argv lists, never shell
+strings, and raise `error` (a `CommandFailed`, or a package's subclass of it)
+carrying the command line, exit code, last output lines and log path, so a
+failure is pasteable as it stands. A command that cannot start at all (not on
+PATH) fails the same way, with exit code 127 as a shell would report.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shlex
+import subprocess
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from pathlib import Path
+
+from plumbing.errors import CommandFailed
+
+logger = logging.getLogger(__name__)
+
+NOT_FOUND = 127
+"""Exit code reported for a command that could not start (as a shell does)."""
+
+
+def _environment(env: Mapping[str, str] | None) -> dict[str, str]:
+    return {**os.environ, **(env or {})}
+
+
+def run(
+    command: Sequence[str],
+    *,
+    log_path: Path,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    timeout: float | None = None,
+    error: Callable[..., CommandFailed] = CommandFailed,
+) -> None:
+    """Run `command`, appending its stdout and stderr to `log_path`."""
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    logger.info("Running %s (log: %s).", shlex.join(command), log_path)
+    with log_path.open("ab") as log:
+        log.write(f"\n$ {shlex.join(command)}\n".encode())
+        log.flush()
+        try:
+            proc = subprocess.run(  # an argv list, never a shell
+                list(command),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=_environment(env),
+                cwd=cwd,
+                timeout=timeout,
+                check=False,
+            )
+        except OSError as exc:  # e.g. `go` is not on PATH
+            log.write(f"cannot start: {exc}\n".encode())
+            returncode = NOT_FOUND
+        else:
+            returncode = proc.returncode
+    if returncode != 0:
+        raise error(command=command, returncode=returncode, log_path=log_path)
+
+
+def capture(
+    command: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    timeout: float | None = None,
+    stdin: str | None = None,
+    error: Callable[..., CommandFailed] = CommandFailed,
+) -> str:
+    """Run a short command and return its stdout."""
+    try:
+        proc = subprocess.run(  # an argv list, never a shell
+            list(command),
+            capture_output=True,
+            text=True,
+            input=stdin,
+            env=_environment(env),
+            cwd=cwd,
+            timeout=timeout,
+            check=False,
+        )
+    except OSError as exc:
+        raise error(
+            command=command, returncode=NOT_FOUND, output=f"cannot start: {exc}"
+        ) from exc
+    if proc.returncode != 0:
+        raise error(
+            command=command,
+            returncode=proc.returncode,
+            output=(proc.stdout + proc.stderr)[-8000:],
+        )
+    return proc.stdout

@@ -1,0 +1,84 @@
+"""We test these aspects of the one subprocess runner, with real processes:
+
+- run() appends the command line and its output to the log file;
+- a non-zero exit raises CommandFailed with the command line, exit code, last
+  lines and log path; a command that cannot start reports exit code 127;
+- capture() returns stdout, and its failure carries the output;
+- a package's subclass is what is raised when asked.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from plumbing import commands
+from plumbing.errors import CommandFailed
+
+
+def test_run_appends_the_command_and_its_output_to_the_log(tmp_path):
+    log = tmp_path / "logs" / "x.log"
+    commands.run([sys.executable, "-c", "print('hello')"], log_path=log)
+    commands.run([sys.executable, "-c", "print('again')"], log_path=log)
+    text = log.read_text()
+    assert "$ " in text
+    assert "hello" in text
+    assert "again" in text
+
+
+def test_a_failing_command_carries_its_evidence(tmp_path):
+    log = tmp_path / "x.log"
+    argv = [sys.executable, "-c", "import sys; print('the last words'); sys.exit(3)"]
+    with pytest.raises(CommandFailed) as info:
+        commands.run(argv, log_path=log)
+    err = info.value
+    assert err.returncode == 3
+    assert err.log_path == log
+    assert "command failed with exit code 3" in str(err)
+    assert f"log file: {log}" in str(err)
+    assert "the last words" in str(err)
+
+
+def test_a_command_that_cannot_start_is_exit_code_127(tmp_path):
+    with pytest.raises(CommandFailed) as info:
+        commands.run(["/nonexistent/wpc-no-such-tool"], log_path=tmp_path / "x.log")
+    assert info.value.returncode == 127
+    assert "cannot start" in info.value.output
+    with pytest.raises(CommandFailed) as info2:
+        commands.capture(["/nonexistent/wpc-no-such-tool"])
+    assert info2.value.returncode == 127
+
+
+def test_capture_returns_stdout_and_its_failure_carries_the_output():
+    assert commands.capture([sys.executable, "-c", "print('out')"]) == "out\n"
+    assert (
+        commands.capture(
+            [sys.executable, "-c", "import sys; print(sys.stdin.read())"], stdin="in"
+        )
+        == "in\n"
+    )
+    with pytest.raises(CommandFailed, match="to stderr"):
+        commands.capture(
+            [
+                sys.executable,
+                "-c",
+                "import sys; sys.stderr.write('to stderr'); sys.exit(1)",
+            ]
+        )
+
+
+def test_the_error_is_the_subclass_a_package_asks_for(tmp_path):
+    class PackageError(CommandFailed):
+        pass
+
+    with pytest.raises(PackageError):
+        commands.capture(
+            [sys.executable, "-c", "raise SystemExit(2)"], error=PackageError
+        )
+    with pytest.raises(PackageError):
+        commands.run(
+            [sys.executable, "-c", "raise SystemExit(2)"],
+            log_path=tmp_path / "x.log",
+            error=PackageError,
+        )
