@@ -18,6 +18,7 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -106,12 +107,12 @@ class History:
     path: str
     records: tuple[HistoryRecord, ...]
 
-    @property
+    @cached_property
     def start(self) -> float:
         """The earliest `received` time (0 for an empty history)."""
         return min((r.received for r in self.records), default=0.0)
 
-    @property
+    @cached_property
     def end(self) -> float:
         """The latest `received` time: "the end of the history"."""
         return max((r.received for r in self.records), default=0.0)

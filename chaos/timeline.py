@@ -22,6 +22,8 @@ LABEL_WIDTH = 340
 PLOT_WIDTH = 900
 ROW_HEIGHT = 18
 AXIS_HEIGHT = 34
+CHAR_WIDTH = 6.5
+"""Roughly one 11 px character: a bar this many characters wide shows its state."""
 TICK_STEPS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600)
 MAX_TICKS = 12
 
@@ -45,9 +47,11 @@ p.meta { margin: 0 0 12px; color: #555; }
 svg text { font: 11px system-ui, sans-serif; fill: #222; }
 svg text.group { font-weight: 600; }
 svg line.tick { stroke: #ddd; }
-svg rect.fault { fill: rgba(235, 87, 87, 0.15); stroke: #eb5757; stroke-dasharray: 4 3; }
+svg rect.fault { fill: rgba(235, 87, 87, 0.18); stroke: #eb5757; stroke-dasharray: 4 3;
+  pointer-events: none; }
 svg text.fault { fill: #b42318; font-weight: 600; }
 svg rect.bar { stroke: #fff; stroke-width: 0.5; }
+svg text.state { fill: #fff; pointer-events: none; }
 """
 
 
@@ -79,6 +83,76 @@ def _groups(history: History) -> list[tuple[str, list[Row]]]:
     ]
 
 
+@dataclass(frozen=True)
+class _Scale:
+    """Unix seconds -> x pixels over the plotted interval."""
+
+    t0: float
+    span: float
+
+    def x(self, t: float) -> float:
+        return LABEL_WIDTH + (t - self.t0) / self.span * PLOT_WIDTH
+
+    def offset(self, t: float) -> str:
+        return f"+{t - self.t0:.1f} s"
+
+
+def _rows_svg(history: History, scale: _Scale) -> tuple[list[str], int]:
+    """The labelled bars, and the y just below the last row."""
+    out: list[str] = []
+    y = AXIS_HEIGHT
+    for group, rows in _groups(history):
+        out.append(f'<text class="group" x="4" y="{y + 13}">{escape(group)}</text>')
+        y += ROW_HEIGHT
+        for row in rows:
+            indent = 20 if row.group == "container" else 8
+            out.append(f'<text x="{indent}" y="{y + 13}">{escape(row.label)}</text>')
+            for bar in row.spans:
+                left = scale.x(bar.start)
+                width = max(scale.x(bar.end) - left, 1.0)
+                tip = (
+                    f"{row.label}: {bar.state}, "
+                    f"{scale.offset(bar.start)} to {scale.offset(bar.end)}"
+                )
+                out.append(
+                    f'<rect class="bar" x="{left:.1f}" y="{y + 2}" width="{width:.1f}" '
+                    f'height="{ROW_HEIGHT - 4}" fill="{_color(bar.state)}">'
+                    f"<title>{escape(tip)}</title></rect>"
+                )
+                if width >= CHAR_WIDTH * (len(bar.state) + 1):
+                    out.append(
+                        f'<text class="state" x="{left + 3:.1f}" y="{y + 13}">'
+                        f"{escape(bar.state)}</text>"
+                    )
+            y += ROW_HEIGHT
+    return out, y
+
+
+def _axis_svg(scale: _Scale, height: int) -> list[str]:
+    out: list[str] = []
+    for second in range(0, int(scale.span) + 1, _tick_step(scale.span)):
+        tx = scale.x(scale.t0 + second)
+        out.append(
+            f'<line class="tick" x1="{tx:.1f}" y1="{AXIS_HEIGHT - 6}" '
+            f'x2="{tx:.1f}" y2="{height}"/>'
+        )
+        out.append(f'<text x="{tx + 2:.1f}" y="{AXIS_HEIGHT - 10}">+{second}s</text>')
+    return out
+
+
+def _fault_svg(fault: FaultWindow, scale: _Scale, height: int) -> list[str]:
+    left = scale.x(fault.start)
+    width = max(scale.x(fault.end) - left, 1.0)
+    tip = f"fault: {fault.label}, {scale.offset(fault.start)} to {scale.offset(fault.end)}"
+    # Drawn over the bars (translucent, click-through) so no bar hides it.
+    return [
+        f'<rect class="fault" x="{left:.1f}" y="{AXIS_HEIGHT - 6}" width="{width:.1f}" '
+        f'height="{height - AXIS_HEIGHT + 6}"/>',
+        f'<text class="fault" x="{left + 3:.1f}" y="12">{escape(fault.label)}'
+        f"<title>{escape(tip)}</title></text>",
+    ]
+
+
 def render_timeline(
     history: History, fault: FaultWindow | None = None, *, title: str = ""
 ) -> str:
@@ -86,68 +160,25 @@ def render_timeline(
     t0, t1 = history.start, history.end
     if fault is not None:
         t0, t1 = min(t0, fault.start), max(t1, fault.end)
-    span = max(t1 - t0, 1.0)
-
-    def x(t: float) -> float:
-        return LABEL_WIDTH + (t - t0) / span * PLOT_WIDTH
-
-    body: list[str] = []
-    y = AXIS_HEIGHT
-    for group, rows in _groups(history):
-        body.append(f'<text class="group" x="4" y="{y + 13}">{escape(group)}</text>')
-        y += ROW_HEIGHT
-        for row in rows:
-            indent = 20 if row.group == "container" else 8
-            body.append(f'<text x="{indent}" y="{y + 13}">{escape(row.label)}</text>')
-            for bar in row.spans:
-                width = max(x(bar.end) - x(bar.start), 1.0)
-                tip = f"{row.label}: {bar.state}, +{bar.start - t0:.1f} s to +{bar.end - t0:.1f} s"
-                body.append(
-                    f'<rect class="bar" x="{x(bar.start):.1f}" y="{y + 2}" '
-                    f'width="{width:.1f}" height="{ROW_HEIGHT - 4}" '
-                    f'fill="{_color(bar.state)}"><title>{escape(tip)}</title></rect>'
-                )
-            y += ROW_HEIGHT
-    height = y + 8
-
-    axis: list[str] = []
-    step = _tick_step(span)
-    for second in range(0, int(span) + 1, step):
-        tx = x(t0 + second)
-        axis.append(
-            f'<line class="tick" x1="{tx:.1f}" y1="{AXIS_HEIGHT - 6}" x2="{tx:.1f}" y2="{height}"/>'
-        )
-        axis.append(f'<text x="{tx + 2:.1f}" y="{AXIS_HEIGHT - 10}">+{second}s</text>')
-
-    shade: list[str] = []
-    if fault is not None:
-        fx, fw = x(fault.start), max(x(fault.end) - x(fault.start), 1.0)
-        tip = f"fault: {fault.label}, +{fault.start - t0:.1f} s to +{fault.end - t0:.1f} s"
-        shade.append(
-            f'<rect class="fault" x="{fx:.1f}" y="{AXIS_HEIGHT - 6}" width="{fw:.1f}" '
-            f'height="{height - AXIS_HEIGHT + 6}"><title>{escape(tip)}</title></rect>'
-        )
-        shade.append(
-            f'<text class="fault" x="{fx + 3:.1f}" y="12">{escape(fault.label)}</text>'
-        )
-
-    started = datetime.datetime.fromtimestamp(t0, tz=datetime.UTC).isoformat(
-        timespec="seconds"
-    )
+    scale = _Scale(t0, max(t1 - t0, 1.0))
+    rows, bottom = _rows_svg(history, scale)
+    height = bottom + 8
+    shade = _fault_svg(fault, scale, height) if fault is not None else []
+    started = datetime.datetime.fromtimestamp(t0, tz=datetime.UTC)
     heading = title or f"History {history.path}"
-    svg_width = LABEL_WIDTH + PLOT_WIDTH + 20
     return "\n".join(
         [
             "<!DOCTYPE html>",
             '<html lang="en"><head><meta charset="utf-8">',
             f"<title>{escape(heading)}</title><style>{CSS}</style></head><body>",
             f"<h1>{escape(heading)}</h1>",
-            f'<p class="meta">start {escape(started)}; {span:.1f} s; '
-            f"{len(history.records)} history lines</p>",
-            f'<svg xmlns="http://www.w3.org/2000/svg" width="{svg_width}" height="{height}">',
-            *axis,
+            f'<p class="meta">start {started.isoformat(timespec="seconds")}; '
+            f"{scale.span:.1f} s; {len(history.records)} history lines</p>",
+            f'<svg xmlns="http://www.w3.org/2000/svg" '
+            f'width="{LABEL_WIDTH + PLOT_WIDTH + 40}" height="{height}">',
+            *_axis_svg(scale, height),
+            *rows,
             *shade,
-            *body,
             "</svg></body></html>",
             "",
         ]
