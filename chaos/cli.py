@@ -1,0 +1,80 @@
+"""`python -m chaos`: argument parsing and output only.
+
+check   run the invariants over a recorded history; exit 0 when none is
+        violated, 1 when some are, 2 when the input is bad
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+
+from chaos import output
+from chaos.errors import HistoryError
+from chaos.history import load_history
+from chaos.invariants import INVARIANTS
+from chaos.invariants import InvariantSettings
+from chaos.invariants import check
+
+EXIT_OK = 0
+EXIT_VIOLATIONS = 1
+EXIT_BAD_INPUT = 2  # also argparse's own exit code for a bad command line
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m chaos",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    verbs = parser.add_subparsers(dest="verb", required=True)
+    run = verbs.add_parser("check", help="check invariants over a history (JSONL)")
+    run.add_argument("history", help="the history file written by the recorder")
+    run.add_argument(
+        "--deadline",
+        type=float,
+        metavar="S",
+        help="seconds a workflow may take to reach a terminal phase "
+        f"(default {InvariantSettings().deadline_seconds:g})",
+    )
+    run.add_argument(
+        "--invariant",
+        action="append",
+        choices=list(INVARIANTS),
+        metavar="NAME",
+        help=f"check only this one (repeatable); one of: {', '.join(INVARIANTS)}",
+    )
+    run.add_argument("--format", choices=["yaml", "table"], default="table")
+    return parser
+
+
+def _write(text: str, *, error: bool = False) -> None:
+    """The CLI's only output channel."""
+    (sys.stderr if error else sys.stdout).write(text)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code."""
+    logging.basicConfig(
+        level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
+    )
+    args = _parser().parse_args(argv)
+    settings = InvariantSettings()
+    if args.deadline is not None:
+        if args.deadline <= 0:
+            _write("python -m chaos check: --deadline must be positive\n", error=True)
+            return EXIT_BAD_INPUT
+        settings = replace(settings, deadline_seconds=args.deadline)
+    try:
+        history = load_history(args.history)
+    except HistoryError as exc:
+        _write(f"python -m chaos check: bad history: {exc}\n", error=True)
+        return EXIT_BAD_INPUT
+    names = args.invariant or list(INVARIANTS)
+    violations = check(history, settings, names)
+    render = output.as_yaml if args.format == "yaml" else output.as_table
+    _write(render(history.path, list(dict.fromkeys(names)), violations))
+    return EXIT_VIOLATIONS if violations else EXIT_OK

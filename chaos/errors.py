@@ -1,0 +1,47 @@
+"""Errors raised by the chaos package.
+
+One root, so callers can catch everything this package raises::
+
+    ChaosError
+    ├── HistoryError    a history file is unreadable or one of its lines is
+    │                   malformed; the message names the file and the line
+    ├── RecorderError   a recording thread failed (which kind, what broke);
+    │                   raised by `HistoryRecorder.stop()`
+    ├── ReportError     a ChaosReport does not match chaos-report.schema.json;
+    │                   the message lists each error with its JSON path
+    └── ResourceGone    a watch's resourceVersion was compacted (HTTP 410);
+                        internal: the recorder answers it by listing again
+
+Bad input (`HistoryError`) maps to exit code 2 in `python -m chaos check`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class ChaosError(Exception):
+    """Root of every error raised by the chaos package."""
+
+
+class HistoryError(ChaosError):
+    """A history file cannot be read, or one of its lines is malformed."""
+
+    def __init__(self, path: Path | str, line: int | None, problem: str) -> None:
+        self.path = Path(path)
+        self.line = line
+        self.problem = problem
+        where = f"{self.path}:{line}" if line is not None else str(self.path)
+        super().__init__(f"{where}: {problem}")
+
+
+class RecorderError(ChaosError):
+    """A recording thread failed, so the history it wrote is incomplete."""
+
+
+class ReportError(ChaosError):
+    """A ChaosReport does not match its JSON schema."""
+
+
+class ResourceGone(ChaosError):
+    """The watch's resourceVersion is too old (410 Gone): list again."""
