@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from clusters import marker
-from clusters._proc import capture
-from clusters._proc import run
 from clusters.errors import ProviderError
+from clusters.errors import RunError
+from plumbing import commands
 
 
 def require_cli(tool: str) -> str:
@@ -26,21 +26,18 @@ def require_cli(tool: str) -> str:
 def run_cli(command: Sequence[str], *, log_path: Path) -> None:
     """Run a provider CLI command with its output logged."""
     require_cli(command[0])
-    run(command, log_path=log_path)
+    commands.run(command, log_path=log_path, error=RunError)
 
 
 def apply_marker(*, kubectl: str, kubeconfig: Path, provider: str, name: str) -> None:
     """Create the WPC marker ConfigMap in a freshly made cluster."""
     import json
-    import subprocess
 
     body = json.dumps(marker.manifest(provider=provider, name=name))
-    subprocess.run(
+    commands.capture(
         [kubectl, "--kubeconfig", str(kubeconfig), "apply", "-f", "-"],
-        input=body,
-        text=True,
-        check=True,
-        capture_output=True,
+        stdin=body,
+        error=RunError,
     )
 
 
@@ -48,6 +45,6 @@ def write_kubeconfig(command: Sequence[str], path: Path) -> Path:
     """Write the kubeconfig a CLI prints on stdout to `path`."""
     require_cli(command[0])
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(capture(command))
+    path.write_text(commands.capture(command, error=RunError))
     path.chmod(0o600)
     return path

@@ -15,38 +15,19 @@ from __future__ import annotations
 import datetime
 import json
 import logging
-import os
-import shutil
 from collections.abc import Sequence
-from dataclasses import dataclass
-from dataclasses import field
 from pathlib import Path
 
 from clusters import pins
-from clusters._proc import capture
-from clusters._proc import run
+from clusters.errors import RunError
+from plumbing import commands
+from plumbing import gobuilding
+from plumbing.gobuilding import BuildSettings
+from plumbing.gobuilding import GoBuild
 
 logger = logging.getLogger(__name__)
 
-STAMP = ".complete"
-
-
-@dataclass(frozen=True)
-class GoComponent:
-    """One Go build: a wrapper module, the packages to build, and how."""
-
-    name: str
-    version: str
-    requires: tuple[tuple[str, str], ...]
-    """(module, version) pairs the wrapper module requires."""
-    packages: tuple[str, ...]
-    """Main packages; `go build -o bin/` writes one executable per package."""
-    replaces: tuple[tuple[str, str], ...] = ()
-    tags: tuple[str, ...] = ()
-    ldflags: tuple[str, ...] = ()
-    cgo: bool = False
-    outputs: dict[str, str] = field(default_factory=dict)
-    """Rename map: built executable name -> installed name."""
+__all__ = ["build_all", "build_pause", "component_dir", "components"]
 
 
 def _k8s_ldflags(commit: str) -> tuple[str, ...]:
@@ -67,7 +48,7 @@ def _k8s_ldflags(commit: str) -> tuple[str, ...]:
     return tuple(flags)
 
 
-def components(k8s_commit: str = "") -> dict[str, GoComponent]:
+def components(k8s_commit: str = "") -> dict[str, GoBuild]:
     """Return every Go component of the local cluster, keyed by name."""
     k8s_cmds = (
         "kube-apiserver",
@@ -78,7 +59,7 @@ def components(k8s_commit: str = "") -> dict[str, GoComponent]:
         "kubectl",
     )
     return {
-        "kubernetes": GoComponent(
+        "kubernetes": GoBuild(
             name="kubernetes",
             version=pins.KUBERNETES,
             requires=(("k8s.io/kubernetes", pins.KUBERNETES),),
@@ -89,7 +70,7 @@ def components(k8s_commit: str = "") -> dict[str, GoComponent]:
             tags=("selinux", "notest"),
             ldflags=_k8s_ldflags(k8s_commit),
         ),
-        "etcd": GoComponent(
+        "etcd": GoBuild(
             name="etcd",
             version=pins.ETCD,
             requires=(
@@ -100,7 +81,7 @@ def components(k8s_commit: str = "") -> dict[str, GoComponent]:
             ldflags=(f"-X go.etcd.io/etcd/api/v3/version.GitSHA={pins.ETCD}",),
             outputs={"server": "etcd"},  # go names it after the last path element
         ),
-        "containerd": GoComponent(
+        "containerd": GoBuild(
             name="containerd",
             version=pins.CONTAINERD,
             requires=(("github.com/containerd/containerd/v2", pins.CONTAINERD),),
@@ -117,7 +98,7 @@ def components(k8s_commit: str = "") -> dict[str, GoComponent]:
                 + pins.CONTAINERD,
             ),
         ),
-        "runc": GoComponent(
+        "runc": GoBuild(
             name="runc",
             version=pins.RUNC,
             requires=(("github.com/opencontainers/runc", pins.RUNC),),
@@ -125,7 +106,7 @@ def components(k8s_commit: str = "") -> dict[str, GoComponent]:
             tags=("seccomp", "urfave_cli_no_docs"),
             cgo=True,
         ),
-        "cni-plugins": GoComponent(
+        "cni-plugins": GoBuild(
             name="cni-plugins",
             version=pins.CNI_PLUGINS,
             requires=(("github.com/containernetworking/plugins", pins.CNI_PLUGINS),),
@@ -144,7 +125,7 @@ def components(k8s_commit: str = "") -> dict[str, GoComponent]:
                 f"BuildVersion={pins.CNI_PLUGINS}",
             ),
         ),
-        "coredns": GoComponent(
+        "coredns": GoBuild(
             name="coredns",
             version=pins.COREDNS,
             requires=(("github.com/coredns/coredns", pins.COREDNS),),
@@ -153,100 +134,34 @@ def components(k8s_commit: str = "") -> dict[str, GoComponent]:
     }
 
 
-@dataclass(frozen=True)
-class BuildSettings:
-    """Where builds and their caches live."""
-
-    cache_dir: Path
-    """Root of everything cached outside the repo (default ~/.cache/wpc)."""
-
-    @classmethod
-    def from_env(cls) -> BuildSettings:
-        """Read WPC_CACHE_DIR (see docs/environment-variables.md)."""
-        default = Path.home() / ".cache" / "wpc"
-        return cls(cache_dir=Path(os.environ.get("WPC_CACHE_DIR", default)))
-
-
 def component_dir(settings: BuildSettings, name: str, version: str) -> Path:
     """Directory holding the built executables of one component version."""
-    return settings.cache_dir / "components" / f"{name}-{version}"
-
-
-def _go_env(comp: GoComponent) -> dict[str, str]:
-    return {
-        "GOTOOLCHAIN": "local",  # fail fast instead of downloading a toolchain
-        "GOFLAGS": "-mod=mod -buildvcs=false",
-        "CGO_ENABLED": "1" if comp.cgo else "0",
-    }
-
-
-def _write_wrapper(comp: GoComponent, workdir: Path) -> None:
-    lines = [f"module wpc.local/build/{comp.name}", "", "go 1.26.0", ""]
-    lines += ["require ("] + [f"\t{m} {v}" for m, v in comp.requires] + [")", ""]
-    if comp.replaces:
-        lines += ["replace ("]
-        lines += [f"\t{m} => {m} {v}" for m, v in comp.replaces]
-        lines += [")", ""]
-    workdir.mkdir(parents=True, exist_ok=True)
-    (workdir / "go.mod").write_text("\n".join(lines))
-    imports = "\n".join(f'\t_ "{p}"' for p in comp.packages)
-    # A tools file keeps the requirements alive and lets `go mod download`
-    # resolve the full graph of exactly the packages we build.
-    (workdir / "tools.go").write_text(
-        f"//go:build tools\n\npackage tools\n\nimport (\n{imports}\n)\n"
-    )
+    return gobuilding.component_dir(settings.cache_dir, name, version)
 
 
 def kubernetes_commit() -> str:
     """Commit hash the module proxy reports for the pinned Kubernetes, or ''."""
     try:
-        out = capture(
+        out = commands.capture(
             ["go", "mod", "download", "-json", f"k8s.io/kubernetes@{pins.KUBERNETES}"],
-            env={"GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod"},
+            env=gobuilding.go_env(cgo=False),
+            error=RunError,
         )
-    except Exception:
-        return ""
+    except RunError:
+        return (
+            ""  # intentionally ignore: the version stamp is cosmetic, the build is not
+        )
     origin = json.loads(out).get("Origin") or {}
     return str(origin.get("Hash", ""))
-
-
-def build(comp: GoComponent, settings: BuildSettings, *, force: bool = False) -> Path:
-    """Build one component unless its stamped cache entry exists; return bin dir."""
-    target = component_dir(settings, comp.name, comp.version)
-    bindir = target / "bin"
-    if (target / STAMP).exists() and not force:
-        return bindir
-    logs = settings.cache_dir / "logs"
-    log_path = logs / f"build-{comp.name}-{comp.version}.log"
-    workdir = settings.cache_dir / "work" / f"{comp.name}-{comp.version}"
-    shutil.rmtree(target, ignore_errors=True)
-    _write_wrapper(comp, workdir)
-    env = _go_env(comp)
-    run(["go", "mod", "tidy"], log_path=log_path, env=env, cwd=workdir)
-    staging = target / "staging"
-    staging.mkdir(parents=True, exist_ok=True)
-    cmd = ["go", "build", "-trimpath", "-o", str(staging) + "/"]
-    if comp.tags:
-        cmd += ["-tags", ",".join(comp.tags)]
-    cmd += ["-ldflags", " ".join(("-s", "-w", *comp.ldflags))]
-    cmd += list(comp.packages)
-    run(cmd, log_path=log_path, env=env, cwd=workdir)
-    bindir.mkdir(parents=True, exist_ok=True)
-    for exe in staging.iterdir():
-        exe.rename(bindir / comp.outputs.get(exe.name, exe.name))
-    staging.rmdir()
-    (target / STAMP).write_text(comp.version + "\n")
-    logger.info("Built %s %s into %s.", comp.name, comp.version, bindir)
-    return bindir
 
 
 def build_pause(settings: BuildSettings, source: Path) -> Path:
     """Compile our pause program statically; return the directory holding it."""
     target = component_dir(settings, "pause", pins.PAUSE)
-    if (target / STAMP).exists():
+    if (target / gobuilding.STAMP).exists():
         return target / "bin"
     (target / "bin").mkdir(parents=True, exist_ok=True)
-    run(
+    commands.run(
         [
             "gcc",
             "-Os",
@@ -258,12 +173,14 @@ def build_pause(settings: BuildSettings, source: Path) -> Path:
             str(source),
         ],
         log_path=settings.cache_dir / "logs" / f"build-pause-{pins.PAUSE}.log",
+        error=RunError,
     )
-    run(
+    commands.run(
         ["strip", str(target / "bin" / "pause")],
         log_path=settings.cache_dir / "logs" / f"build-pause-{pins.PAUSE}.log",
+        error=RunError,
     )
-    (target / STAMP).write_text(pins.PAUSE + "\n")
+    (target / gobuilding.STAMP).write_text(pins.PAUSE + "\n")
     return target / "bin"
 
 
@@ -273,4 +190,9 @@ def build_all(
     """Build the named components (default: all) in order; return their bin dirs."""
     comps = components(kubernetes_commit())
     wanted = list(names) if names else list(comps)
-    return {name: build(comps[name], settings) for name in wanted}
+    return {
+        name: gobuilding.build(
+            comps[name], cache_dir=settings.cache_dir, error=RunError
+        )
+        for name in wanted
+    }

@@ -11,8 +11,8 @@ from pathlib import Path
 from clusters import hostdeps
 from clusters import images
 from clusters import providers
-from clusters.building import BuildSettings
 from clusters.errors import ClusterError
+from plumbing.gobuilding import BuildSettings
 
 
 def _parser() -> argparse.ArgumentParser:

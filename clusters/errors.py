@@ -1,9 +1,11 @@
 """Errors raised by `clusters`.
 
-One root, so callers can catch everything this package raises::
+One root, so callers can catch everything this package raises; the evidence
+carrying ones are also `plumbing.errors` errors, formatted the same everywhere::
 
     ClusterError
     ├── RunError             a command exited non-zero (command line, exit code, log tail)
+    ├── WaitTimeout          a bounded wait ran out (what, how long, last observed)
     ├── ComponentStartError  a cluster component exited or never became healthy
     ├── ProviderError        a provider cannot do what was asked (missing CLI, bad name)
     └── MarkerMissingError   the cluster lacks the WPC marker, so we refuse to touch it
@@ -15,45 +17,24 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
-LOG_TAIL_LINES = 50
-
-
-def tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
-    """Return the last `lines` lines of a log file, or a note that it is missing."""
-    try:
-        text = path.read_text(errors="replace")
-    except OSError as exc:
-        return f"(log {path} unreadable: {exc})"
-    return "\n".join(text.splitlines()[-lines:])
+from plumbing import errors as plumbing_errors
+from plumbing.errors import TAIL_LINES as LOG_TAIL_LINES
+from plumbing.errors import tail
 
 
 class ClusterError(Exception):
     """Root of every error raised by the clusters package."""
 
 
-class RunError(ClusterError):
+class RunError(ClusterError, plumbing_errors.CommandFailed):
     """A command exited non-zero; the message is pasteable evidence."""
 
-    def __init__(
-        self,
-        *,
-        command: Sequence[str],
-        returncode: int,
-        log_path: Path | None = None,
-        output: str = "",
-    ) -> None:
-        self.command = list(command)
-        self.returncode = returncode
-        self.log_path = log_path
-        self.output = output or (tail(log_path) if log_path else "")
-        where = f"\nlog file: {log_path}" if log_path else ""
-        super().__init__(
-            f"command failed with exit code {returncode}: {shlex.join(self.command)}"
-            f"{where}\nlast lines:\n{self.output}"
-        )
+
+class WaitTimeout(ClusterError, plumbing_errors.WaitTimeout):
+    """A bounded wait ran out; carries the last observed state."""
 
 
-class ComponentStartError(ClusterError):
+class ComponentStartError(ClusterError, plumbing_errors.EvidenceError):
     """A component exited, or did not become healthy in time."""
 
     def __init__(

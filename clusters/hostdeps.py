@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import logging
-import subprocess
 from pathlib import Path
 
-from clusters._proc import run
+from clusters.errors import RunError
+from plumbing import commands
 
 logger = logging.getLogger(__name__)
 
@@ -27,11 +27,8 @@ PACKAGES = (
 
 def missing(packages: tuple[str, ...] = PACKAGES) -> list[str]:
     """Packages dpkg does not report as installed."""
-    out = subprocess.run(
-        ["dpkg-query", "-W", "-f", "${Package} ${db:Status-Status}\n", *packages],
-        capture_output=True,
-        text=True,
-        check=False,
+    out = commands.attempt(
+        ["dpkg-query", "-W", "-f", "${Package} ${db:Status-Status}\n", *packages]
     ).stdout
     installed = {
         line.split()[0] for line in out.splitlines() if line.endswith(" installed")
@@ -45,6 +42,13 @@ def ensure(log_path: Path) -> list[str]:
     if todo:
         logger.info("Installing host packages: %s.", " ".join(todo))
         env = {"DEBIAN_FRONTEND": "noninteractive"}
-        run(["apt-get", "update", "-qq"], log_path=log_path, env=env)
-        run(["apt-get", "install", "-y", "-qq", *todo], log_path=log_path, env=env)
+        commands.run(
+            ["apt-get", "update", "-qq"], log_path=log_path, env=env, error=RunError
+        )
+        commands.run(
+            ["apt-get", "install", "-y", "-qq", *todo],
+            log_path=log_path,
+            env=env,
+            error=RunError,
+        )
     return todo

@@ -100,10 +100,13 @@ class K3dProvider:
 
     def status(self, cluster: str) -> ClusterStatus:
         """Running when k3d lists the cluster."""
-        from clusters._proc import capture
+        from clusters.errors import RunError
+        from plumbing import commands
 
         cli.require_cli("k3d")
-        running = cluster in capture(["k3d", "cluster", "list", "--no-headers"])
+        running = cluster in commands.capture(
+            ["k3d", "cluster", "list", "--no-headers"], error=RunError
+        )
         return ClusterStatus(
             name=cluster, provider=self.name, running=running, kubeconfig=None
         )

@@ -98,10 +98,14 @@ class KindProvider:
 
     def status(self, cluster: str) -> ClusterStatus:
         """Running when kind lists the cluster."""
-        from clusters._proc import capture
+        from clusters.errors import RunError
+        from plumbing import commands
 
         cli.require_cli("kind")
-        running = cluster in capture(["kind", "get", "clusters"]).split()
+        running = (
+            cluster
+            in commands.capture(["kind", "get", "clusters"], error=RunError).split()
+        )
         return ClusterStatus(
             name=cluster, provider=self.name, running=running, kubeconfig=None
         )

@@ -1,7 +1,8 @@
 """Run commands with evidence on failure: the project's one subprocess runner.
 
 `run` appends a command's output to a log file (long builds and installs);
-`capture` returns a short command's stdout. Both take argv lists, never shell
+`capture` returns a short command's stdout; `attempt` runs a best-effort
+command or a probe and returns its result whatever the exit code. Both take argv lists, never shell
 strings, and raise `error` (a `CommandFailed`, or a package's subclass of it)
 carrying the command line, exit code, last output lines and log path, so a
 failure is pasteable as it stands. A command that cannot start at all (not on
@@ -97,3 +98,31 @@ def capture(
             output=(proc.stdout + proc.stderr)[-8000:],
         )
     return proc.stdout
+
+
+def attempt(
+    command: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    timeout: float | None = None,
+    stdin: str | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run a command whose failure is an answer, not an error (probes, clean-ups).
+
+    A command that cannot start comes back with exit code 127 and the reason on
+    stderr, so callers need one check, not two.
+    """
+    try:
+        return subprocess.run(  # an argv list, never a shell
+            list(command),
+            capture_output=True,
+            text=True,
+            input=stdin,
+            env=_environment(env),
+            timeout=timeout,
+            check=False,
+        )
+    except OSError as exc:
+        return subprocess.CompletedProcess(
+            list(command), NOT_FOUND, "", f"cannot start: {exc}"
+        )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from clusters.local.processes import Component
@@ -11,6 +10,8 @@ from clusters.local.processes import client_context
 from clusters.local.processes import http_probe
 from clusters.local.processes import insecure_context
 from clusters.local.settings import LocalSettings
+from plumbing import commands
+from plumbing.waiting import NotYet
 
 ADMISSION = ",".join(
     (
@@ -155,15 +156,12 @@ def scheduler(s: LocalSettings, bin_dir: Path, config: Path) -> Component:
 
 
 def _ctr_probe(ctr: Path, socket: Path) -> Probe:
-    def probe() -> tuple[bool, str]:
-        proc = subprocess.run(
-            [str(ctr), "--address", str(socket), "version"],
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=5,
+    def probe() -> str | NotYet:
+        proc = commands.attempt(
+            [str(ctr), "--address", str(socket), "version"], timeout=5
         )
-        return proc.returncode == 0, (proc.stdout + proc.stderr).strip()[-300:]
+        said = (proc.stdout + proc.stderr).strip()[-300:]
+        return f"ctr version: {said}" if proc.returncode == 0 else NotYet(said)
 
     return probe
 

@@ -10,11 +10,11 @@ machine.
 from __future__ import annotations
 
 import logging
-import subprocess
 from pathlib import Path
 
-from clusters._proc import capture
+from clusters.errors import RunError
 from clusters.local.settings import LocalSettings
+from plumbing import commands
 
 logger = logging.getLogger(__name__)
 
@@ -27,24 +27,22 @@ SYSCTLS = {
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 
 
-def _quiet(command: list[str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command, capture_output=True, text=True, check=False)
-
-
 def prepare(s: LocalSettings) -> None:
     """Load modules, set sysctls, make / rshared, add routes and the egress guard."""
     for module in ("overlay", "br_netfilter"):
-        _quiet(["modprobe", module])  # built in on some kernels: a failure is not fatal
+        commands.attempt(
+            ["modprobe", module]
+        )  # built in on some kernels: a failure is not fatal
     for key, value in SYSCTLS.items():
         Path("/proc/sys", *key.split(".")).write_text(value)
     # Without systemd, / is private; kubelet volume propagation needs rshared.
-    capture(["mount", "--make-rshared", "/"])
+    commands.capture(["mount", "--make-rshared", "/"], error=RunError)
     for cidr in (s.service_cidr, s.pod_cidr):
-        _quiet(["ip", "route", "del", "blackhole", cidr])
-        capture(["ip", "route", "add", "blackhole", cidr])
-    _quiet(["iptables", "-N", EGRESS_CHAIN])
-    capture(["iptables", "-F", EGRESS_CHAIN])
-    capture(
+        commands.attempt(["ip", "route", "del", "blackhole", cidr])
+        commands.capture(["ip", "route", "add", "blackhole", cidr], error=RunError)
+    commands.attempt(["iptables", "-N", EGRESS_CHAIN])
+    commands.capture(["iptables", "-F", EGRESS_CHAIN], error=RunError)
+    commands.capture(
         [
             "iptables",
             "-A",
@@ -60,10 +58,16 @@ def prepare(s: LocalSettings) -> None:
             "wpc: pod traffic never leaves the machine",
             "-j",
             "DROP",
-        ]
+        ],
+        error=RunError,
     )
-    if _quiet(["iptables", "-C", "FORWARD", "-j", EGRESS_CHAIN]).returncode != 0:
-        capture(["iptables", "-I", "FORWARD", "1", "-j", EGRESS_CHAIN])
+    if (
+        commands.attempt(["iptables", "-C", "FORWARD", "-j", EGRESS_CHAIN]).returncode
+        != 0
+    ):
+        commands.capture(
+            ["iptables", "-I", "FORWARD", "1", "-j", EGRESS_CHAIN], error=RunError
+        )
 
 
 def mounts_under(root: Path) -> list[str]:
@@ -79,14 +83,14 @@ def mounts_under(root: Path) -> list[str]:
 def unmount_all(root: Path) -> None:
     """Lazily unmount everything below `root` (overlay rootfs, volumes, netns)."""
     for point in mounts_under(root):
-        _quiet(["umount", "-l", point])
+        commands.attempt(["umount", "-l", point])
 
 
 def bridge_links(bridge: str) -> list[str]:
     """The bridge itself and every interface enslaved to it, if any."""
     links = []
-    if _quiet(["ip", "link", "show", bridge]).returncode == 0:
-        out = _quiet(["ip", "-o", "link", "show", "master", bridge]).stdout
+    if commands.attempt(["ip", "link", "show", bridge]).returncode == 0:
+        out = commands.attempt(["ip", "-o", "link", "show", "master", bridge]).stdout
         links = [
             line.split(":")[1].strip().split("@")[0]
             for line in out.splitlines()
@@ -99,7 +103,7 @@ def bridge_links(bridge: str) -> list[str]:
 def delete_links(bridge: str) -> None:
     """Delete the pod bridge and its veths."""
     for link in bridge_links(bridge):
-        _quiet(["ip", "link", "delete", link])
+        commands.attempt(["ip", "link", "delete", link])
 
 
 def _owned(line: str) -> bool:
@@ -109,7 +113,7 @@ def _owned(line: str) -> bool:
 
 def owned_rules(tool: str = "iptables") -> list[str]:
     """Lines of `<tool>-save` that belong to chains we own (or jump to them)."""
-    saved = _quiet([f"{tool}-save"])
+    saved = commands.attempt([f"{tool}-save"])
     if saved.returncode != 0:
         return []
     return [line for line in saved.stdout.splitlines() if _owned(line)]
@@ -121,22 +125,20 @@ def remove_iptables(tool: str = "iptables") -> None:
     The whole ruleset is saved, our lines filtered out, and restored in one
     transaction, so Docker's or anyone else's rules survive untouched.
     """
-    saved = _quiet([f"{tool}-save"])
+    saved = commands.attempt([f"{tool}-save"])
     if saved.returncode != 0 or not owned_rules(tool):
         return
     kept = (
         "\n".join(line for line in saved.stdout.splitlines() if not _owned(line)) + "\n"
     )
-    restored = subprocess.run(
-        [f"{tool}-restore"], input=kept, text=True, capture_output=True, check=False
-    )
+    restored = commands.attempt([f"{tool}-restore"], stdin=kept)
     if restored.returncode != 0:
         logger.warning("%s-restore failed: %s", tool, restored.stderr.strip())
 
 
 def blackhole_routes(s: LocalSettings) -> list[str]:
     """Our blackhole routes that are still installed."""
-    out = _quiet(["ip", "route", "show", "type", "blackhole"]).stdout
+    out = commands.attempt(["ip", "route", "show", "type", "blackhole"]).stdout
     return [
         line.strip()
         for line in out.splitlines()
@@ -147,7 +149,7 @@ def blackhole_routes(s: LocalSettings) -> list[str]:
 def remove_routes(s: LocalSettings) -> None:
     """Remove the blackhole routes."""
     for cidr in (s.service_cidr, s.pod_cidr):
-        _quiet(["ip", "route", "del", "blackhole", cidr])
+        commands.attempt(["ip", "route", "del", "blackhole", cidr])
 
 
 def kubepods_cgroups() -> list[Path]:

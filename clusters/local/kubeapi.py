@@ -8,10 +8,13 @@ from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 from kubernetes import dynamic
 
-from clusters._waiting import until
+from clusters.errors import WaitTimeout
 from clusters.local.settings import LocalSettings
+from plumbing.waiting import NotYet
+from plumbing.waiting import until
 
 NODE_READY_TIMEOUT = 60.0
+POLL_INTERVAL = 0.2
 DEPLOYMENT_TIMEOUT = 90.0
 
 
@@ -64,20 +67,28 @@ class Client:
     def wait_node_ready(self, name: str) -> None:
         """Wait for the node's Ready condition to be True."""
 
-        def probe() -> tuple[bool, str]:
+        def probe() -> str | NotYet:
             node: Any = self.core.read_node(name)
             conds = {
                 c.type: (c.status, c.message) for c in node.status.conditions or []
             }
             ready = conds.get("Ready", ("Unknown", "no Ready condition yet"))
-            return ready[0] == "True", f"Ready={ready[0]}: {ready[1]}"
+            seen = f"Ready={ready[0]}: {ready[1]}"
+            return seen if ready[0] == "True" else NotYet(seen)
 
-        until(probe, timeout=NODE_READY_TIMEOUT, describe=f"node {name} to be Ready")
+        until(
+            probe,
+            timeout=NODE_READY_TIMEOUT,
+            interval=POLL_INTERVAL,
+            describe=f"node {name} to be Ready",
+            ignoring=(Exception,),  # the node object appears once the kubelet registers
+            error=WaitTimeout,
+        )
 
     def wait_deployment_available(self, namespace: str, name: str) -> None:
         """Wait until the deployment has all replicas available."""
 
-        def probe() -> tuple[bool, str]:
+        def probe() -> str | NotYet:
             dep: Any = self.apps.read_namespaced_deployment(name, namespace)
             want = dep.spec.replicas or 0
             have = dep.status.available_replicas or 0
@@ -93,8 +104,14 @@ class Client:
                 )
                 for p in pods.items
             ]
-            return have >= want > 0, f"{have}/{want} available; pods: {states}"
+            seen = f"{have}/{want} available; pods: {states}"
+            return seen if have >= want > 0 else NotYet(seen)
 
         until(
-            probe, timeout=DEPLOYMENT_TIMEOUT, describe=f"deployment {namespace}/{name}"
+            probe,
+            timeout=DEPLOYMENT_TIMEOUT,
+            interval=POLL_INTERVAL,
+            describe=f"deployment {namespace}/{name}",
+            ignoring=(Exception,),  # the deployment appears once it is applied
+            error=WaitTimeout,
         )

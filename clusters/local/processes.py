@@ -22,14 +22,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from clusters._waiting import Abort
-from clusters._waiting import WaitTimeout
-from clusters._waiting import until
 from clusters.errors import ComponentStartError
+from clusters.errors import WaitTimeout
+from plumbing.waiting import Abort
+from plumbing.waiting import NotYet
+from plumbing.waiting import until
 
 logger = logging.getLogger(__name__)
 
-Probe = Callable[[], tuple[bool, str]]
+Probe = Callable[[], "str | NotYet"]
+"""Says what it saw: the observation when healthy, `NotYet(observation)` when not."""
+
+PROBE_INTERVAL = 0.2
+"""Seconds between two health probes: start-up is on the critical path of `up`."""
 
 
 @dataclass(frozen=True)
@@ -87,14 +92,22 @@ def wait_healthy(started: Started) -> None:
     """Wait until the probe passes; raise ComponentStartError if it exits or times out."""
     comp = started.component
 
-    def probe() -> tuple[bool, str]:
+    def probe() -> str | NotYet:
         code = started.process.poll()
         if code is not None:
             raise _Exited(code)
         return comp.probe()
 
     try:
-        until(probe, timeout=comp.timeout, describe=f"{comp.name} to become healthy")
+        until(
+            probe,
+            timeout=comp.timeout,
+            interval=PROBE_INTERVAL,
+            describe=f"{comp.name} to become healthy",
+            # a component that is still starting refuses connections: not yet
+            ignoring=(Exception,),
+            error=WaitTimeout,
+        )
     except _Exited as exc:
         raise ComponentStartError(
             component=comp.name,
@@ -123,16 +136,14 @@ def http_probe(
 ) -> Probe:
     """A probe that passes when GET `url` answers 200 (and contains `expect`)."""
 
-    def probe() -> tuple[bool, str]:
+    def probe() -> str | NotYet:
         try:
             with urllib.request.urlopen(url, timeout=2, context=context) as resp:
                 body = resp.read(4096).decode(errors="replace")
-                return (
-                    resp.status == 200 and expect in body,
-                    f"HTTP {resp.status}: {body[:200]}",
-                )
         except OSError as exc:
-            return False, f"{url}: {exc}"
+            return NotYet(f"{url}: {exc}")
+        seen = f"HTTP {resp.status}: {body[:200]}"
+        return seen if resp.status == 200 and expect in body else NotYet(seen)
 
     return probe
 
@@ -198,14 +209,20 @@ def kill_all(pids: Sequence[int], *, timeout: float = 15.0) -> None:
                 os.kill(pid, sig)
         try:
             until(
-                lambda: (not [p for p in pids if _alive(p)], "still alive"),
+                lambda: _all_exited(pids),
                 timeout=timeout,
                 describe="processes to exit",
                 interval=0.1,
+                error=WaitTimeout,
             )
             return
         except WaitTimeout:
             continue
+
+
+def _all_exited(pids: Sequence[int]) -> str | NotYet:
+    alive = [p for p in pids if _alive(p)]
+    return NotYet(f"still alive: {alive}") if alive else "all exited"
 
 
 def _alive(pid: int) -> bool:

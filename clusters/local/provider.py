@@ -21,8 +21,8 @@ from clusters import building
 from clusters import images
 from clusters import marker
 from clusters import pins
-from clusters._proc import run
 from clusters.errors import ClusterError
+from clusters.errors import RunError
 from clusters.local import addons
 from clusters.local import components
 from clusters.local import configs
@@ -31,6 +31,7 @@ from clusters.local import kubeapi
 from clusters.local import pki
 from clusters.local import processes
 from clusters.local.settings import LocalSettings
+from plumbing import commands
 
 logger = logging.getLogger(__name__)
 
@@ -102,12 +103,17 @@ def import_image(s: LocalSettings, ctr_path: Path, archive: Path) -> str:
     """Import an OCI/Docker archive into namespace k8s.io and pin it against image GC."""
     ctr = [str(ctr_path), "--address", str(s.containerd_socket), "-n", "k8s.io"]
     log = s.log_dir / "load-image.log"
-    run(
+    commands.run(
         [*ctr, "images", "import", "--platform", "linux/amd64", str(archive)],
         log_path=log,
+        error=RunError,
     )
     ref = images.image_name(archive)
-    run([*ctr, "images", "label", ref, "io.cri-containerd.pinned=pinned"], log_path=log)
+    commands.run(
+        [*ctr, "images", "label", ref, "io.cri-containerd.pinned=pinned"],
+        log_path=log,
+        error=RunError,
+    )
     return ref
 
 
@@ -239,8 +245,10 @@ def delete(s: LocalSettings, *, check: bool = True) -> list[str]:
     if s.state_dir.exists():
         proxy = _kube_proxy_binary(s)
         if proxy is not None:
-            run(
-                [str(proxy), "--cleanup"], log_path=s.log_dir / "kube-proxy-cleanup.log"
+            commands.run(
+                [str(proxy), "--cleanup"],
+                log_path=s.log_dir / "kube-proxy-cleanup.log",
+                error=RunError,
             )
     host.unmount_all(s.state_dir)
     host.delete_links(s.bridge)

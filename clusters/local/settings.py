@@ -7,12 +7,15 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
-from clusters._proc import capture
-from clusters.building import BuildSettings
+from clusters.errors import RunError
+from plumbing import commands
+from plumbing.gobuilding import BuildSettings
 
 
 def _eth0_address(interface: str) -> str:
-    out = capture(["ip", "-4", "-o", "addr", "show", "dev", interface])
+    out = commands.capture(
+        ["ip", "-4", "-o", "addr", "show", "dev", interface], error=RunError
+    )
     for word_list in (line.split() for line in out.splitlines()):
         if "inet" in word_list:
             return word_list[word_list.index("inet") + 1].split("/")[0]

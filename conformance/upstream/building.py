@@ -16,6 +16,7 @@ from pathlib import Path
 
 from conformance.errors import CommandError
 from conformance.upstream import pins
+from plumbing import gobuilding
 
 GO_ENV = {"GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod"}
 
@@ -59,10 +60,8 @@ def download(version: str) -> ModuleSource:
 
 def build_binaries(version: str, cache_dir: Path) -> Path:
     """Build both binaries with upstream's tags and version ldflags; return the bin dir."""
-    from clusters import building
-
     download(version)  # fail early, quoting the proxy
-    component = building.GoComponent(
+    component = gobuilding.GoBuild(
         name="argo-workflows",
         version=version,
         requires=((pins.MODULE, version),),
@@ -73,7 +72,7 @@ def build_binaries(version: str, cache_dir: Path) -> Path:
         tags=pins.BUILD_TAGS,
         ldflags=(f"-X {pins.MODULE}.version={version}",),
     )
-    return building.build(component, building.BuildSettings(cache_dir=cache_dir))
+    return gobuilding.build(component, cache_dir=cache_dir)
 
 
 def image_contexts(

@@ -10,8 +10,8 @@ import shutil
 from pathlib import Path
 
 from clusters import images
-from clusters.building import BuildSettings
 from conformance import tools
+from plumbing.gobuilding import BuildSettings
 
 TOOLBOX_TAG = tools.TAG
 DATA_TAG = "wpc.local/cluster-proofs/data:1"

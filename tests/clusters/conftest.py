@@ -14,7 +14,8 @@ from kubernetes import config as k8s_config
 from kubernetes.client.exceptions import ApiException
 
 from clusters import providers
-from clusters._waiting import until
+from plumbing.waiting import NotYet
+from plumbing.waiting import until
 from tests.clusters import _images
 
 CLUSTER = "wpc"
@@ -77,16 +78,16 @@ def namespace(core: k8s.CoreV1Api, request: pytest.FixtureRequest) -> Iterator[s
     yield name
     core.delete_namespace(name)
 
-    def gone() -> tuple[bool, str]:
+    def gone() -> str | NotYet:
         try:
             ns = core.read_namespace(name)
         except ApiException as exc:
             if exc.status == 404:
-                return True, "deleted"
+                return "deleted"
             raise
-        return False, f"phase {ns.status.phase}"
+        return NotYet(f"phase {ns.status.phase}")
 
-    until(gone, timeout=120, describe=f"namespace {name} to be deleted")
+    until(gone, timeout=120, interval=0.2, describe=f"namespace {name} to be deleted")
 
 
 def run_pod(
@@ -102,14 +103,17 @@ def run_pod(
     name = pod["metadata"]["name"]
     core.create_namespaced_pod(namespace, pod)
 
-    def done() -> tuple[bool, str]:
+    def done() -> str | NotYet:
         p = core.read_namespaced_pod(name, namespace)
-        return p.status.phase in (
-            "Succeeded",
-            "Failed",
-        ), f"{p.status.phase}: {p.status.container_statuses}"
+        seen = f"{p.status.phase}: {p.status.container_statuses}"
+        return seen if p.status.phase in ("Succeeded", "Failed") else NotYet(seen)
 
-    until(done, timeout=timeout, describe=f"pod {namespace}/{name} to finish")
+    until(
+        done,
+        timeout=timeout,
+        interval=0.2,
+        describe=f"pod {namespace}/{name} to finish",
+    )
     logs = core.read_namespaced_pod_log(name, namespace, container=container)
     phase = core.read_namespaced_pod(name, namespace).status.phase
     assert phase == "Succeeded", f"pod {name} {phase}; logs:\n{logs}"

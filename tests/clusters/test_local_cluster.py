@@ -18,11 +18,12 @@ from typing import Any
 import pytest
 from kubernetes.client.exceptions import ApiException
 
-from clusters._waiting import until
 from conformance import kube
 from conformance.injecting import CONTAINER
 from conformance.injecting import injected_sidecar
 from conformance.timeouts import Timeouts
+from plumbing.waiting import NotYet
+from plumbing.waiting import until
 from tests.clusters import _images
 from tests.clusters.conftest import LABELS
 from tests.clusters.conftest import kubectl_run
@@ -45,6 +46,14 @@ def _pod(name: str, image: str, command: list[str], **spec: Any) -> dict[str, An
         "metadata": {"name": name},
         "spec": {"restartPolicy": "Never", "containers": [container], **spec},
     }
+
+
+POLL = 0.2
+
+
+def _phase(core: Any, namespace: str, name: str, want: str) -> str | NotYet:
+    phase = core.read_namespaced_pod(name, namespace).status.phase
+    return phase if phase == want else NotYet(f"phase {phase}")
 
 
 def test_image_volume_serves_a_file_from_a_locally_built_image(
@@ -74,21 +83,20 @@ def test_kubectl_logs_and_exec_reach_the_kubelet(core, namespace, toolbox, kubec
     pod["metadata"]["labels"] = dict(LABELS)
     core.create_namespaced_pod(namespace, pod)
     until(
-        lambda: (
-            core.read_namespaced_pod("sleeper", namespace).status.phase == "Running",
-            "not running",
-        ),
+        lambda: _phase(core, namespace, "sleeper", "Running"),
         timeout=60,
+        interval=POLL,
         describe="sleeper to run",
     )
     until(
         lambda: (
-            "logged-line"
-            in (out := kubectl_run(kubectl, "-n", namespace, "logs", "sleeper")),
-            out,
+            "logged-line" in kubectl_run(kubectl, "-n", namespace, "logs", "sleeper")
+            or NotYet("no logged-line in the logs yet")
         ),
         timeout=30,
+        interval=POLL,
         describe="the log line",
+        ignoring=(Exception,),  # kubectl logs fails until the container started
     )
     out = kubectl_run(
         kubectl,
@@ -129,11 +137,9 @@ def test_pod_reaches_the_api_with_its_token_and_a_service_by_dns_name(
         },
     )
     until(
-        lambda: (
-            core.read_namespaced_pod("web", namespace).status.phase == "Running",
-            "not running",
-        ),
+        lambda: _phase(core, namespace, "web", "Running"),
         timeout=60,
+        interval=POLL,
         describe="web to run",
     )
     url = f"http://web.{namespace}.svc.cluster.local/"
@@ -164,16 +170,17 @@ def test_deleting_an_owner_garbage_collects_its_dependents(core, namespace):
     )
     core.delete_namespaced_config_map("owner", namespace)
 
-    def dependent_gone() -> tuple[bool, str]:
+    def dependent_gone() -> str | NotYet:
         try:
             core.read_namespaced_config_map("dependent", namespace)
         except ApiException as exc:
-            return exc.status == 404, f"HTTP {exc.status}"
-        return False, "dependent still exists"
+            return "gone" if exc.status == 404 else NotYet(f"HTTP {exc.status}")
+        return NotYet("dependent still exists")
 
     until(
         dependent_gone,
         timeout=60,
+        interval=POLL,
         describe="the garbage collector to delete the dependent",
     )
 
@@ -192,41 +199,46 @@ def test_a_finalizer_keeps_a_deleted_pod_terminating_until_removed(
         # Never leave the namespace stuck Terminating behind a failed check.
         core.patch_namespaced_pod("held", namespace, {"metadata": {"finalizers": None}})
 
-    def gone() -> tuple[bool, str]:
+    def gone() -> str | NotYet:
         try:
             core.read_namespaced_pod("held", namespace)
         except ApiException as exc:
-            return exc.status == 404, f"HTTP {exc.status}"
-        return False, "still there"
+            return "gone" if exc.status == 404 else NotYet(f"HTTP {exc.status}")
+        return NotYet("still there")
 
-    until(gone, timeout=60, describe="the pod to go once the finalizer is removed")
+    until(
+        gone,
+        timeout=60,
+        interval=POLL,
+        describe="the pod to go once the finalizer is removed",
+    )
 
 
 def _hold_then_release(core: Any, namespace: str) -> None:
-    def running() -> tuple[bool, str]:
-        p = core.read_namespaced_pod("held", namespace)
-        return p.status.phase == "Running", f"phase {p.status.phase}"
-
     # Deleted before it ran, the pod would never get container statuses (CI
     # once deleted it before the kubelet started it): delete a running pod.
-    until(running, timeout=60, describe="the held pod to run")
+    until(
+        lambda: _phase(core, namespace, "held", "Running"),
+        timeout=60,
+        interval=POLL,
+        describe="the held pod to run",
+    )
     core.delete_namespaced_pod("held", namespace)
 
-    def terminated_but_held() -> tuple[bool, str]:
+    def terminated_but_held() -> str | NotYet:
         p = core.read_namespaced_pod("held", namespace)
         states = [c.state.terminated for c in p.status.container_statuses or []]
         done = (
             p.metadata.deletion_timestamp is not None and all(states) and bool(states)
         )
-        return (
-            done,
-            f"deletionTimestamp={p.metadata.deletion_timestamp} states={states}",
-        )
+        seen = f"deletionTimestamp={p.metadata.deletion_timestamp} states={states}"
+        return seen if done else NotYet(seen)
 
     # The containers stop, yet the object stays: only the finalizer holds it.
     until(
         terminated_but_held,
         timeout=60,
+        interval=POLL,
         describe="the pod's containers to stop while it is held",
     )
     assert core.read_namespaced_pod("held", namespace).metadata.finalizers == [

@@ -17,16 +17,14 @@ import pytest
 import yaml
 from cryptography import x509
 
-from clusters import building
-from clusters._waiting import WaitTimeout
-from clusters._waiting import until
 from clusters.errors import ComponentStartError
-from clusters.errors import RunError
 from clusters.local import addons
 from clusters.local import configs
 from clusters.local import pki
 from clusters.local import processes
 from clusters.local.settings import LocalSettings
+from plumbing.gobuilding import BuildSettings
+from plumbing.waiting import NotYet
 
 
 @pytest.fixture
@@ -34,7 +32,7 @@ def settings(tmp_path):
     return LocalSettings(
         name="t",
         state_root=tmp_path,
-        build=building.BuildSettings(tmp_path / "cache"),
+        build=BuildSettings(tmp_path / "cache"),
         node_ip="192.0.2.9",
     )
 
@@ -124,7 +122,7 @@ def test_a_component_that_exits_names_itself_its_command_and_log(settings):
     comp = processes.Component(
         name="broken",
         command=(sys.executable, "-c", "print('boom'); raise SystemExit(3)"),
-        probe=lambda: (False, "never"),
+        probe=lambda: NotYet("never"),
         timeout=10,
     )
     started = processes.start(comp, log_dir=settings.log_dir, run_dir=settings.run_dir)
@@ -137,34 +135,19 @@ def test_a_component_that_exits_names_itself_its_command_and_log(settings):
     assert sys.executable in text
 
 
-def test_a_run_error_is_pasteable(tmp_path):
-    from clusters._proc import run
+def test_a_failed_command_is_a_cluster_error_with_its_evidence(tmp_path):
+    from clusters.errors import ClusterError
+    from clusters.errors import RunError
+    from plumbing import commands
 
     log = tmp_path / "x.log"
-    with pytest.raises(RunError) as err:
-        run(
+    with pytest.raises(ClusterError) as err:
+        commands.run(
             [sys.executable, "-c", "import sys; print('last words'); sys.exit(4)"],
             log_path=log,
+            error=RunError,
         )
-    assert err.value.returncode == 4
+    assert isinstance(err.value, RunError)
     assert "exit code 4" in str(err.value)
     assert "last words" in str(err.value)
     assert str(log) in str(err.value)
-
-
-def test_the_wait_helper_reports_the_last_observed_state_without_real_time():
-    now = [0.0]
-    observed = iter(["a", "b", "c"])
-
-    def probe():
-        return False, next(observed)
-
-    with pytest.raises(WaitTimeout, match="waiting for the thing; last observed: c"):
-        until(
-            probe,
-            timeout=2,
-            describe="the thing",
-            interval=1,
-            clock=lambda: now[0],
-            pause=lambda d: now.__setitem__(0, now[0] + d),
-        )

@@ -82,3 +82,13 @@ def test_the_error_is_the_subclass_a_package_asks_for(tmp_path):
             log_path=tmp_path / "x.log",
             error=PackageError,
         )
+
+
+def test_attempt_returns_the_result_whatever_the_exit_code():
+    done = commands.attempt(
+        [sys.executable, "-c", "import sys; print('x'); sys.exit(4)"]
+    )
+    assert (done.returncode, done.stdout) == (4, "x\n")
+    missing = commands.attempt(["/nonexistent/wpc-no-such-tool"])
+    assert missing.returncode == 127
+    assert "cannot start" in missing.stderr
