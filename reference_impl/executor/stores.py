@@ -2,7 +2,7 @@
 
 Input loading and output saving talk to an `ObjectStore`; which one is made
 from an artifact's location by a `StoreFactory`. Production uses `s3_store`
-(the stdlib S3 client of `reference_impl.artifacts`, credentials from the
+(the stdlib S3 client of `reference_impl.s3`, credentials from the
 Secret files the controller mounts under /argo/secret); unit tests pass a fake.
 """
 
@@ -18,7 +18,7 @@ from reference_impl.executor.errors import ArtifactError
 from reference_impl.executor.protocol import Paths
 
 if TYPE_CHECKING:
-    from reference_impl.artifacts.s3client import S3Client
+    from reference_impl.s3.client import S3Client
 
 logger = logging.getLogger(__name__)
 
@@ -69,14 +69,14 @@ def s3_location(*, artifact: JsonDict, archive_location: JsonDict) -> JsonDict |
 
 
 class _S3Store:
-    """`ObjectStore` over `reference_impl.artifacts.s3client`."""
+    """`ObjectStore` over `reference_impl.s3.client`."""
 
     def __init__(self, client: S3Client) -> None:
         self._client = client
 
     def download(self, *, bucket: str, key: str, dest: Path) -> None:
-        from reference_impl.artifacts.errors import S3Error
-        from reference_impl.artifacts.errors import S3NotFoundError
+        from reference_impl.s3.errors import S3Error
+        from reference_impl.s3.errors import S3NotFoundError
 
         try:
             self._client.download_object(bucket=bucket, key=key, dest=dest)
@@ -88,7 +88,7 @@ class _S3Store:
             ) from None
 
     def upload(self, *, bucket: str, key: str, src: Path) -> None:
-        from reference_impl.artifacts.errors import S3Error
+        from reference_impl.s3.errors import S3Error
 
         try:
             self._client.put_object(bucket=bucket, key=key, body=src)
@@ -103,7 +103,7 @@ def s3_store_factory(paths: Paths) -> StoreFactory:
 
     def make(location: JsonDict) -> ObjectStore:
         # Imported here: only init/wait/supervisor with S3 artifacts pay for it.
-        from reference_impl.artifacts import s3client
+        from reference_impl.s3 import client as s3client
 
         endpoint = location.get("endpoint")
         if not endpoint:

@@ -15,7 +15,7 @@ import hashlib
 
 import pytest
 
-from reference_impl.artifacts import signing
+from reference_impl.s3 import signing
 
 ACCESS = "AKIAIOSFODNN7EXAMPLE"
 SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"

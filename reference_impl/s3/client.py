@@ -27,9 +27,9 @@ from dataclasses import field
 from pathlib import Path
 from typing import BinaryIO
 
-from reference_impl.artifacts import signing
-from reference_impl.artifacts.errors import S3Error
-from reference_impl.artifacts.errors import S3NotFoundError
+from reference_impl.s3 import signing
+from reference_impl.s3.errors import S3Error
+from reference_impl.s3.errors import S3NotFoundError
 
 logger = logging.getLogger(__name__)
 

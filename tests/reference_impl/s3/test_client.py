@@ -21,14 +21,14 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from reference_impl.artifacts import signing
-from reference_impl.artifacts.errors import S3Error
-from reference_impl.artifacts.errors import S3NotFoundError
-from reference_impl.artifacts.s3client import S3Client
-from reference_impl.artifacts.s3client import S3Config
-from tests.reference_impl.artifacts import fakes3
-from tests.reference_impl.artifacts.fakes3 import Recorded
-from tests.reference_impl.artifacts.fakes3 import Reply
+from reference_impl.s3 import signing
+from reference_impl.s3.client import S3Client
+from reference_impl.s3.client import S3Config
+from reference_impl.s3.errors import S3Error
+from reference_impl.s3.errors import S3NotFoundError
+from tests.reference_impl.s3 import fakes3
+from tests.reference_impl.s3.fakes3 import Recorded
+from tests.reference_impl.s3.fakes3 import Reply
 
 NOW = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.UTC)
 NO_SUCH_KEY = (
