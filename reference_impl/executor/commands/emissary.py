@@ -26,19 +26,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reference_impl import common
-from reference_impl.executor import children
-from reference_impl.executor import exits
-from reference_impl.executor import handshake
-from reference_impl.executor import killing
-from reference_impl.executor import linking
-from reference_impl.executor import outputs
 from reference_impl.executor import templates
+from reference_impl.executor.child import children
+from reference_impl.executor.child import handshake
+from reference_impl.executor.child import linking
+from reference_impl.executor.child import outputs
 from reference_impl.executor.clocks import Clock
 from reference_impl.executor.errors import CommandNotFound
 from reference_impl.executor.errors import ExecutorError
 from reference_impl.executor.errors import PreMainFailure
 from reference_impl.executor.faults import EXIT_CODE_INSTEAD_OF_65
 from reference_impl.executor.faults import Fault
+from reference_impl.executor.files import exits
+from reference_impl.executor.files import killing
 from reference_impl.executor.protocol import Paths
 from reference_impl.executor.protocol import make_ctr_dir
 from reference_impl.executor.settings import ExecutorSettings

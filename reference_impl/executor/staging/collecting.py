@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from reference_impl import common
-from reference_impl.executor import archives
-from reference_impl.executor import stores
 from reference_impl.executor.errors import ArtifactError
 from reference_impl.executor.protocol import Paths
+from reference_impl.executor.storage import archives
+from reference_impl.executor.storage import stores
 from reference_impl.executor.templates import Artifact
 from reference_impl.executor.templates import Template
 

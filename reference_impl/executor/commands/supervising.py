@@ -17,21 +17,21 @@ import os
 from collections.abc import Callable
 
 from reference_impl import common
-from reference_impl.executor import exits
-from reference_impl.executor import loading
-from reference_impl.executor import markers
-from reference_impl.executor import premain
-from reference_impl.executor import stores
-from reference_impl.executor import taskresults
 from reference_impl.executor import templates
+from reference_impl.executor.api import taskresults
 from reference_impl.executor.clocks import Clock
 from reference_impl.executor.errors import ExecutorError
 from reference_impl.executor.faults import Fault
-from reference_impl.executor.heartbeats import Heartbeat
-from reference_impl.executor.postmain import Outcome
-from reference_impl.executor.postmain import run_post_main
+from reference_impl.executor.files import exits
+from reference_impl.executor.files import markers
 from reference_impl.executor.protocol import Paths
 from reference_impl.executor.settings import ExecutorSettings
+from reference_impl.executor.staging import loading
+from reference_impl.executor.staging import premain
+from reference_impl.executor.staging.heartbeats import Heartbeat
+from reference_impl.executor.staging.postmain import Outcome
+from reference_impl.executor.staging.postmain import run_post_main
+from reference_impl.executor.storage import stores
 
 logger = logging.getLogger(__name__)
 

@@ -11,11 +11,10 @@ import os
 import signal
 import subprocess
 
-from reference_impl.executor import children
+from reference_impl.executor.child import children
 from reference_impl.executor.settings import ExecutorSettings
 from reference_impl.executor.settings import Timings
-
-from .conftest import FakeClock
+from tests.reference_impl.executor.conftest import FakeClock
 
 
 def spec(argv: list[str]) -> children.ChildSpec:
@@ -58,7 +57,7 @@ def test_signal_file_written_while_running_is_obeyed(paths, clock):
 
 
 def test_ignore_signal_file_fault_leaves_the_file_alone(paths, clock):
-    from reference_impl.executor.emissary import run_emissary
+    from reference_impl.executor.commands.emissary import run_emissary
     from reference_impl.executor.faults import Fault
 
     paths.ctr("main").mkdir(parents=True)

@@ -8,7 +8,7 @@ write does not stop it, that nothing beats after stop() returns, and that the
 from __future__ import annotations
 
 from reference_impl.executor import settings
-from reference_impl.executor.heartbeats import Heartbeat
+from reference_impl.executor.staging.heartbeats import Heartbeat
 
 
 def test_beats_every_five_seconds(clock):

@@ -16,10 +16,10 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from reference_impl.executor import archives
-from reference_impl.executor import stores
 from reference_impl.executor.errors import ArtifactError
 from reference_impl.executor.protocol import Paths
+from reference_impl.executor.storage import archives
+from reference_impl.executor.storage import stores
 from reference_impl.executor.templates import Artifact
 from reference_impl.executor.templates import Template
 

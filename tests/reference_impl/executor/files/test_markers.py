@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-from reference_impl.executor import markers
+from reference_impl.executor.files import markers
 
 BODIES = [
     markers.encode(markers.RUNNING),

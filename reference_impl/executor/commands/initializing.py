@@ -11,15 +11,15 @@ from __future__ import annotations
 import logging
 import os
 
-from reference_impl.executor import exits
-from reference_impl.executor import loading
-from reference_impl.executor import premain
-from reference_impl.executor import stores
 from reference_impl.executor import templates
 from reference_impl.executor.errors import ConfigError
 from reference_impl.executor.errors import ExecutorError
+from reference_impl.executor.files import exits
 from reference_impl.executor.protocol import Paths
 from reference_impl.executor.settings import ExecutorSettings
+from reference_impl.executor.staging import loading
+from reference_impl.executor.staging import premain
+from reference_impl.executor.storage import stores
 
 logger = logging.getLogger(__name__)
 

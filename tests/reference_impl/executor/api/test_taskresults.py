@@ -11,10 +11,9 @@ from __future__ import annotations
 import pytest
 
 from reference_impl import common
-from reference_impl.executor import taskresults
+from reference_impl.executor.api import taskresults
 from reference_impl.executor.errors import ApiError
-
-from .conftest import api_error
+from tests.reference_impl.executor.conftest import api_error
 
 IDENTITY = taskresults.Identity(
     namespace="ns", node_id="wf-123", workflow_name="wf", workflow_uid="uid-1"

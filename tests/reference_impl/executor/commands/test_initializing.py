@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from reference_impl.executor import linking
+from reference_impl.executor.child import linking
+from reference_impl.executor.commands.initializing import run_init
 from reference_impl.executor.errors import PreMainFailure
-from reference_impl.executor.initializing import run_init
 from reference_impl.executor.protocol import Paths
 from reference_impl.executor.settings import ExecutorSettings
 from reference_impl.executor.templates import Template

@@ -12,9 +12,9 @@ import os
 
 import pytest
 
-from reference_impl.executor import handshake
-from reference_impl.executor import markers
+from reference_impl.executor.child import handshake
 from reference_impl.executor.errors import PreMainFailure
+from reference_impl.executor.files import markers
 from reference_impl.executor.protocol import Paths
 from reference_impl.executor.settings import Timings
 

@@ -17,12 +17,11 @@ from typing import Any
 
 import pytest
 
-from reference_impl.executor import loading
 from reference_impl.executor.errors import ArtifactError
 from reference_impl.executor.protocol import Paths
+from reference_impl.executor.staging import loading
 from reference_impl.executor.templates import Template
-
-from .conftest import FakeStore
+from tests.reference_impl.executor.conftest import FakeStore
 
 
 def tgz(entries: dict[str, bytes]) -> bytes:

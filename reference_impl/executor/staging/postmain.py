@@ -15,16 +15,16 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
-from reference_impl.executor import collecting
-from reference_impl.executor import exits
-from reference_impl.executor import killing
-from reference_impl.executor import stores
-from reference_impl.executor import taskresults
+from reference_impl.executor.api import taskresults
 from reference_impl.executor.clocks import Clock
-from reference_impl.executor.deadlines import DeadlineMonitor
 from reference_impl.executor.errors import ExecutorError
+from reference_impl.executor.files import exits
+from reference_impl.executor.files import killing
 from reference_impl.executor.protocol import Paths
 from reference_impl.executor.settings import ExecutorSettings
+from reference_impl.executor.staging import collecting
+from reference_impl.executor.staging.deadlines import DeadlineMonitor
+from reference_impl.executor.storage import stores
 from reference_impl.executor.templates import Template
 
 logger = logging.getLogger(__name__)

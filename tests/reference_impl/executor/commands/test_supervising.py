@@ -14,16 +14,15 @@ import json
 from typing import Any
 
 from reference_impl import common
-from reference_impl.executor import markers
-from reference_impl.executor import taskresults
+from reference_impl.executor.api import taskresults
+from reference_impl.executor.commands.supervising import run_supervisor
 from reference_impl.executor.faults import Fault
+from reference_impl.executor.files import markers
 from reference_impl.executor.protocol import Paths
 from reference_impl.executor.settings import ExecutorSettings
 from reference_impl.executor.settings import Timings
-from reference_impl.executor.supervising import run_supervisor
-
-from .conftest import FakeClock
-from .conftest import FakeStore
+from tests.reference_impl.executor.conftest import FakeClock
+from tests.reference_impl.executor.conftest import FakeStore
 
 TEMPLATE: dict[str, Any] = {
     "script": {"image": "busybox", "source": "echo hi"},

@@ -17,9 +17,9 @@ import logging
 import os
 import shutil
 
-from reference_impl.executor import archives
 from reference_impl.executor.errors import ArtifactError
 from reference_impl.executor.protocol import Paths
+from reference_impl.executor.storage import archives
 from reference_impl.executor.templates import Template
 
 logger = logging.getLogger(__name__)

@@ -17,18 +17,17 @@ import tarfile
 from typing import Any
 
 from reference_impl import common
-from reference_impl.executor import collecting
-from reference_impl.executor import taskresults
-from reference_impl.executor.deadlines import DeadlineMonitor
+from reference_impl.executor.api import taskresults
+from reference_impl.executor.commands.waiting import run_wait
 from reference_impl.executor.protocol import Paths
 from reference_impl.executor.settings import ExecutorSettings
 from reference_impl.executor.settings import Timings
+from reference_impl.executor.staging import collecting
+from reference_impl.executor.staging.deadlines import DeadlineMonitor
 from reference_impl.executor.templates import Template
-from reference_impl.executor.waiting import run_wait
-
-from .conftest import START
-from .conftest import FakeClock
-from .conftest import FakeStore
+from tests.reference_impl.executor.conftest import START
+from tests.reference_impl.executor.conftest import FakeClock
+from tests.reference_impl.executor.conftest import FakeStore
 
 REPO = {"s3": {"endpoint": "s3:9000", "bucket": "b", "key": "wf/pod"}}
 
@@ -95,7 +94,7 @@ def test_wait_reports_outputs_and_uploads_artifacts(paths, clock, reporter, api,
     exited(paths)
     (paths.root / "out").mkdir()
     (paths.root / "out/f").write_text("data")
-    from reference_impl.executor import archives
+    from reference_impl.executor.storage import archives
 
     archives.tar_gz(src=paths.root / "out", dest=paths.output_artifact("/out"))
     assert wait(paths, clock, reporter, store, template) == 0
@@ -184,7 +183,7 @@ def test_deadline_in_wait_kills_main_through_its_signal_file(
     paths.ctr("main").mkdir(parents=True)
     deadline = datetime.datetime.fromtimestamp(clock.time() - 1, tz=datetime.UTC)
     settings = ExecutorSettings(deadline=deadline, timings=Timings(file_poll=0.01))
-    from reference_impl.executor import postmain
+    from reference_impl.executor.staging import postmain
 
     postmain._deadline_reached(
         "Step exceeded its deadline",

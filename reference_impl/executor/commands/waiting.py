@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import logging
 
-from reference_impl.executor import exits
-from reference_impl.executor import stores
-from reference_impl.executor import taskresults
 from reference_impl.executor import templates
+from reference_impl.executor.api import taskresults
 from reference_impl.executor.clocks import Clock
 from reference_impl.executor.errors import ExecutorError
-from reference_impl.executor.postmain import Outcome
-from reference_impl.executor.postmain import run_post_main
+from reference_impl.executor.files import exits
 from reference_impl.executor.protocol import Paths
 from reference_impl.executor.settings import ExecutorSettings
+from reference_impl.executor.staging.postmain import Outcome
+from reference_impl.executor.staging.postmain import run_post_main
+from reference_impl.executor.storage import stores
 
 logger = logging.getLogger(__name__)
 

@@ -18,17 +18,16 @@ from typing import Any
 
 import pytest
 
-from reference_impl.executor import markers
 from reference_impl.executor.clocks import SystemClock
-from reference_impl.executor.emissary import look_path
-from reference_impl.executor.emissary import run_emissary
+from reference_impl.executor.commands.emissary import look_path
+from reference_impl.executor.commands.emissary import run_emissary
 from reference_impl.executor.errors import CommandNotFound
 from reference_impl.executor.faults import Fault
+from reference_impl.executor.files import markers
 from reference_impl.executor.protocol import Paths
 from reference_impl.executor.settings import ExecutorSettings
 from reference_impl.executor.settings import Timings
-
-from .conftest import FakeClock
+from tests.reference_impl.executor.conftest import FakeClock
 
 PATH = "/usr/local/bin:/usr/bin:/bin"
 

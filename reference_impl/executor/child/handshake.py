@@ -20,9 +20,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from reference_impl.executor import markers
 from reference_impl.executor.clocks import Clock
 from reference_impl.executor.errors import PreMainFailure
+from reference_impl.executor.files import markers
 from reference_impl.executor.protocol import Paths
 from reference_impl.executor.settings import Timings
 

@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from reference_impl.executor import kubeapi
+from reference_impl.executor.api import kubeapi
 from reference_impl.executor.errors import ApiError
 
 

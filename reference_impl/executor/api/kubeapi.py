@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from reference_impl import common
+from reference_impl.executor.api.taskresults import PLURAL
 from reference_impl.executor.errors import ApiError
 from reference_impl.executor.errors import ConfigError
-from reference_impl.executor.taskresults import PLURAL
 
 logger = logging.getLogger(__name__)
 
