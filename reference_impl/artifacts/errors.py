@@ -1,83 +1,21 @@
 """Errors of the artifact package; each carries the evidence to debug it.
 
 ArtifactError                 root of everything raised here
-├── BuildError                a build command failed (command, exit code, log)
-└── S3Error                   an S3 request failed (bucket, key, status, body)
-    └── S3NotFoundError       the bucket or the key does not exist (404)
+└── BuildError                a build command failed (a plumbing CommandFailed:
+                              command, exit code, last log lines, log path)
+
+A failing S3 request is `reference_impl.s3.errors.S3Error`: the client ships
+in the executor, apart from this tooling.
 """
 
 from __future__ import annotations
 
-import shlex
-from collections.abc import Sequence
-from pathlib import Path
+from plumbing.errors import CommandFailed
 
 
 class ArtifactError(Exception):
     """Root of the errors raised by `reference_impl.artifacts`."""
 
 
-class BuildError(ArtifactError):
+class BuildError(ArtifactError, CommandFailed):
     """A build command exited non-zero; the message is pasteable as it stands."""
-
-    def __init__(
-        self,
-        *,
-        command: Sequence[str],
-        returncode: int,
-        log_tail: Sequence[str],
-        log_path: Path,
-    ) -> None:
-        self.command = tuple(command)
-        self.returncode = returncode
-        self.log_tail = tuple(log_tail)
-        self.log_path = log_path
-        tail = "\n".join(self.log_tail)
-        super().__init__(
-            f"command failed with exit code {returncode}: {shlex.join(self.command)}\n"
-            f"log: {log_path}\nlast {len(self.log_tail)} log lines:\n{tail}"
-        )
-
-
-class S3Error(ArtifactError):
-    """An S3 request failed: names the operation, bucket, key and the reply.
-
-    `status` is None when no HTTP reply arrived (connection refused, timeout);
-    `code` and `server_message` come from the server's XML error body.
-    """
-
-    def __init__(
-        self,
-        *,
-        operation: str,
-        bucket: str,
-        key: str = "",
-        status: int | None,
-        code: str = "",
-        server_message: str = "",
-        body: str = "",
-    ) -> None:
-        self.operation = operation
-        self.bucket = bucket
-        self.key = key
-        self.status = status
-        self.code = code
-        self.server_message = server_message
-        self.body = body
-        target = f"s3://{bucket}/{key}" if key else f"s3://{bucket}"
-        reply = f"HTTP {status}" if status is not None else "no HTTP reply"
-        detail = ": ".join(p for p in (code, server_message) if p)
-        text = f"{operation} {target} failed: {reply}"
-        if detail:
-            text += f" ({detail})"
-        if body:
-            text += f"; body: {body[:2000]}"
-        super().__init__(text)
-
-
-class S3NotFoundError(S3Error):
-    """The bucket or the object does not exist (HTTP 404 NoSuchKey/NoSuchBucket).
-
-    Kept apart so a caller can treat an absent optional artifact as absent;
-    any other 404 (for example a server's unknown-user code) stays an S3Error.
-    """

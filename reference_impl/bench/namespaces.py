@@ -14,12 +14,12 @@ from typing import Any
 
 from kubernetes.client.exceptions import ApiException
 
+from plumbing import waiting
 from reference_impl import common
 from reference_impl.bench import manifests
 from reference_impl.bench.errors import BenchError
+from reference_impl.bench.errors import WaitTimeout
 from reference_impl.bench.settings import Timeouts
-from reference_impl.bench.waiting import NotYet
-from reference_impl.bench.waiting import until
 
 logger = logging.getLogger(__name__)
 
@@ -47,22 +47,23 @@ def create(
         _request_timeout=timeouts.api_request,
     )
 
-    def account() -> bool | NotYet:
+    def account() -> bool | waiting.NotYet:
         try:
             core.read_namespaced_service_account(
                 "default", name, _request_timeout=timeouts.api_request
             )
         except ApiException as exc:
             if exc.status == NOT_FOUND:
-                return NotYet("ServiceAccount default not found yet")
+                return waiting.NotYet("ServiceAccount default not found yet")
             raise
         return True
 
-    until(
+    waiting.until(
         account,
         timeout=timeouts.namespace_ready,
         interval=timeouts.poll_interval,
         describe=f"ServiceAccount {name}/default",
+        error=WaitTimeout,
     )
     logger.info("[%s] Created the bench namespace with executor RBAC.", name)
 
@@ -100,7 +101,7 @@ def delete(core: Any, *, name: str, session_id: str, timeouts: Timeouts) -> None
     _strip_status_finalizers(core, name, timeouts)
     core.delete_namespace(name, _request_timeout=timeouts.api_request)
 
-    def gone() -> bool | NotYet:
+    def gone() -> bool | waiting.NotYet:
         try:
             ns = core.read_namespace(name, _request_timeout=timeouts.api_request)
         except ApiException as exc:
@@ -110,12 +111,13 @@ def delete(core: Any, *, name: str, session_id: str, timeouts: Timeouts) -> None
         # Pods may still be finishing while the namespace terminates; strip again.
         _strip_status_finalizers(core, name, timeouts)
         conditions = [(c.type, c.message) for c in ns.status.conditions or []]
-        return NotYet(f"namespace {name} phase={ns.status.phase} {conditions}")
+        return waiting.NotYet(f"namespace {name} phase={ns.status.phase} {conditions}")
 
-    until(
+    waiting.until(
         gone,
         timeout=timeouts.namespace_deleted,
         interval=timeouts.poll_interval,
         describe=f"namespace {name} to be deleted",
+        error=WaitTimeout,
     )
     logger.info("[%s] Deleted the bench namespace.", name)

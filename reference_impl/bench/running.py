@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from plumbing import commands
 from reference_impl.bench import benchmarking
 from reference_impl.bench import namespaces
 from reference_impl.bench import reporting
@@ -32,24 +33,16 @@ def find_kubeconfig(cluster: str, *, python: str = sys.executable) -> str:
     """
     command = [python, "-m", "clusters", "kubeconfig", "--name", cluster]
     try:
-        done = subprocess.run(
-            command,
-            capture_output=True,
-            text=True,
-            timeout=KUBECONFIG_LOOKUP_TIMEOUT,
-            check=False,
+        out = commands.capture(
+            command, timeout=KUBECONFIG_LOOKUP_TIMEOUT, error=CommandError
         )
-    except subprocess.TimeoutExpired as exc:
+    except subprocess.TimeoutExpired as exc:  # `capture` lets a timeout through
         raise CommandError(
             command=command, returncode=-1, output=f"timed out: {exc}"
         ) from exc
-    path = done.stdout.strip().splitlines()[-1:] if done.stdout else []
-    if done.returncode != 0 or not path:
-        raise CommandError(
-            command=command,
-            returncode=done.returncode,
-            output=done.stdout + done.stderr,
-        )
+    path = out.strip().splitlines()[-1:]
+    if not path:
+        raise CommandError(command=command, returncode=0, output="no path printed")
     return path[0]
 
 

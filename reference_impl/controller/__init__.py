@@ -1,24 +1,18 @@
 """The reference workflow controller (Argo Workflows v4.1.x semantics), written to be read.
 
-Run it with `python -m reference_impl.controller` (`__main__` parses flags, `running.run`
-does the work). By layer, from the outside in:
+Run it with `python -m reference_impl.controller` (`__main__` parses flags,
+`runtime.running.run` does the work). By layer, from the outside in (each may
+import only those below it; import-linter checks it):
 
-- process: `running` (connect, read the ConfigMap, win the Lease), `leading` (Lease),
-  `controlling` (caches, queues, workers, event handlers), `sources` + `watching`
-  (informers), `queueing` (work queue), `cleaning` (pod clean-up queue), `kube` (the API);
-- one reconciliation: `reconciling` (Argo's `operate`), `operation` (state and
-  `executeTemplate`), `leaves` (container/script nodes), `steps`, `dags`, `retries`,
-  `arguments` + `scopes` + `substitution` (parameters and artifacts), `validation`,
-  `progress`;
-- decisions as pure functions: `inference` (node phase and message from a pod),
-  `cleanup` (labels, podGC, the status finalizer), `killing` (kill commands);
-- pods: `podbuilding` (Argo's `podBuilder.build`), `layouts` (legacy vs init-less, the
-  only place they differ), `containers`, `volumes`, `podfields`, `patching`
-  (podSpecPatch), `reference_additions` (everything the reference executor needs beyond
-  Argo's pod shape);
-- cross-cutting: `settings` (environment, read once), `configuration` (the controller
-  ConfigMap), `faults` (deliberate deviations for negative controls), `naming`,
-  `durations`, `timestamps`, `errors`.
+- `runtime/`: start-up, the reconcile loop and its event handlers;
+- `cleanup/` and `templates/` (independent): pod clean-up; template execution
+  (steps, DAGs, retries, arguments, validation, phase inference);
+- `pods/`: building the pod of one node, in either layout;
+- `config/`: process settings and the controller ConfigMap;
+- `faults`: deliberate deviations for the negative controls;
+- `machinery/`: API access, informers, the work queue, the Lease;
+- `formats/`: Argo's string formats (durations, timestamps, names, `{{...}}`);
+- `errors`: the controller's one error tree.
 """
 
 from __future__ import annotations

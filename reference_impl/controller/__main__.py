@@ -8,8 +8,8 @@ import sys
 
 from reference_impl import common
 from reference_impl.controller import errors
-from reference_impl.controller import running
-from reference_impl.controller.settings import ControllerSettings
+from reference_impl.controller.config.settings import ControllerSettings
+from reference_impl.controller.runtime import running
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,87 +1,50 @@
-"""`python -m reference_impl.deploy VERB ...`: parse arguments, then drive kubectl.
+"""`python -m reference_impl.deploy VERB ...`: parse arguments, then call one function.
 
 Verbs: shared, install, uninstall, stop, start, restart, set-layout, set-finalizer,
-set-config. Each runs kubectl with the given kubeconfig and fails with the command
-line, exit code and output when kubectl does.
+set-config. The work is in `installing`, `scaling` and `configuring`; each runs
+kubectl with the given kubeconfig and fails with the command line, exit code and
+output when kubectl does.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable
 
-from reference_impl import common
+from reference_impl.deploy import configuring
+from reference_impl.deploy import installing
 from reference_impl.deploy import rendering
+from reference_impl.deploy import scaling
+from reference_impl.deploy.errors import DeployError
+from reference_impl.deploy.kubectl import Kubectl
 
-DEPLOYMENT = "deployment/workflow-controller"
-CONTROLLER_PODS = "app.kubernetes.io/name=wpc-controller"
-ROLLOUT_TIMEOUT = "--timeout=180s"
+Verb = Callable[[Kubectl, rendering.Instance, argparse.Namespace], None]
 
-
-class KubectlError(Exception):
-    """kubectl exited non-zero."""
-
-
-def _kubectl(base: Sequence[str], *args: str, stdin: str | None = None) -> str:
-    cmd = [*base, *args]
-    proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        raise KubectlError(
-            f"command failed with exit code {proc.returncode}: {' '.join(cmd)}\n"
-            f"{proc.stdout}{proc.stderr}"
-        )
-    return proc.stdout
-
-
-def _rolled_out(k: Sequence[str], ns: Sequence[str]) -> None:
-    """Wait for the rollout, then for the old controller pods to be gone.
-
-    `rollout status` returns once the new pod is available, while the old one
-    may still be terminating and still leading: workflows submitted then could
-    get pods built with the old settings (a finalizer switched on, seen
-    without it). Old pods are the ones with a deletionTimestamp.
-    """
-    _kubectl(k, *ns, "rollout", "status", DEPLOYMENT, ROLLOUT_TIMEOUT)
-    names = _kubectl(
-        k,
-        *ns,
-        "get",
-        "pod",
-        "-l",
-        CONTROLLER_PODS,
-        "-o",
-        "jsonpath={range .items[?(@.metadata.deletionTimestamp)]}{.metadata.name}{' '}{end}",
-    ).split()
-    if names:
-        _kubectl(
-            k,
-            *ns,
-            "wait",
-            "--for=delete",
-            *(f"pod/{n}" for n in names),
-            "--timeout=120s",
-        )
+VERBS: dict[str, Verb] = {
+    "shared": lambda k, inst, args: installing.install_shared(k),
+    "install": lambda k, inst, args: installing.install(k, inst),
+    "uninstall": lambda k, inst, args: installing.uninstall(k, inst.namespace),
+    "stop": lambda k, inst, args: scaling.stop(k.in_namespace(inst.namespace)),
+    "start": lambda k, inst, args: scaling.start(k.in_namespace(inst.namespace)),
+    "restart": lambda k, inst, args: scaling.restart(k.in_namespace(inst.namespace)),
+    "set-layout": lambda k, inst, args: configuring.set_layout(
+        k.in_namespace(inst.namespace), inst
+    ),
+    "set-finalizer": lambda k, inst, args: configuring.set_status_finalizer(
+        k.in_namespace(inst.namespace), enabled=inst.status_finalizer
+    ),
+    "set-config": lambda k, inst, args: configuring.set_config(
+        k.in_namespace(inst.namespace), key=args.key, value=json.loads(args.value)
+    ),
+}
+"""Verb -> the function it calls, with the parsed arguments it needs."""
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m reference_impl.deploy")
-    p.add_argument(
-        "verb",
-        choices=[
-            "shared",
-            "install",
-            "uninstall",
-            "stop",
-            "start",
-            "restart",
-            "set-layout",
-            "set-finalizer",
-            "set-config",
-        ],
-    )
+    p.add_argument("verb", choices=list(VERBS))
     p.add_argument("--kubectl", default="kubectl")
     p.add_argument("--kubeconfig", required=True)
     p.add_argument("--namespace", default="argo")
@@ -105,9 +68,8 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run one verb against one instance."""
     args = _parser().parse_args(argv)
-    k = [args.kubectl, "--kubeconfig", args.kubeconfig]
-    ns = ["-n", args.namespace]
-    inst = rendering.Instance(
+    kubectl = Kubectl(args.kubectl, args.kubeconfig)
+    instance = rendering.Instance(
         namespace=args.namespace,
         instance_id=args.instance_id,
         layout=args.layout,
@@ -115,105 +77,8 @@ def main(argv: list[str] | None = None) -> int:
         fault=args.fault,
     )
     try:
-        if args.verb == "shared":
-            objs = [
-                *rendering.shared_objects(),
-                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "argo"}},
-            ]
-            _kubectl(k, "apply", "--server-side", "-f", "-", stdin=rendering.dump(objs))
-            _kubectl(k, "apply", "--server-side", "-k", str(rendering.ARTIFACTS))
-            for dep in ("wpc-s3", "wpc-http-artifacts"):
-                _kubectl(
-                    k,
-                    "-n",
-                    "argo",
-                    "rollout",
-                    "status",
-                    f"deployment/{dep}",
-                    ROLLOUT_TIMEOUT,
-                )
-        elif args.verb == "install":
-            _kubectl(
-                k,
-                "apply",
-                "--server-side",
-                "--force-conflicts",
-                "-f",
-                "-",
-                stdin=rendering.dump(rendering.instance_objects(inst)),
-            )
-            _rolled_out(k, ns)
-        elif args.verb == "uninstall":
-            _kubectl(
-                k,
-                "delete",
-                "--ignore-not-found",
-                "--wait=true",
-                f"clusterrolebinding/wpc-reference-{args.namespace}",
-                f"namespace/{args.namespace}",
-            )
-        elif args.verb == "stop":
-            _kubectl(k, *ns, "scale", DEPLOYMENT, "--replicas=0")
-            _kubectl(
-                k,
-                *ns,
-                "wait",
-                "--for=delete",
-                "pod",
-                "-l",
-                CONTROLLER_PODS,
-                "--timeout=120s",
-            )
-        elif args.verb == "start":
-            _kubectl(k, *ns, "scale", DEPLOYMENT, "--replicas=1")
-            _rolled_out(k, ns)
-        elif args.verb == "restart":
-            _kubectl(k, *ns, "rollout", "restart", DEPLOYMENT)
-            _rolled_out(k, ns)
-        elif args.verb == "set-layout":
-            data = rendering.config_data(inst)["initlessPod"]
-            # Keep the value a whole YAML document (trailing newline): the controller
-            # joins keys into one document, and "initlessPod: enabled: true" is invalid.
-            patch = json.dumps({"data": {"initlessPod": data}})
-            _kubectl(
-                k,
-                *ns,
-                "patch",
-                "configmap",
-                "workflow-controller-configmap",
-                "--type",
-                "merge",
-                "-p",
-                patch,
-            )
-        elif args.verb == "set-finalizer":
-            _kubectl(
-                k,
-                *ns,
-                "set",
-                "env",
-                DEPLOYMENT,
-                f"ARGO_POD_STATUS_CAPTURE_FINALIZER={args.status_finalizer}",
-            )
-            _rolled_out(k, ns)
-        elif args.verb == "set-config":
-            config = rendering.config_patch(args.key, json.loads(args.value))
-            _kubectl(
-                k,
-                *ns,
-                "patch",
-                "configmap",
-                common.CONFIGMAP_NAME,
-                "--type",
-                "merge",
-                "-p",
-                json.dumps(config),
-            )
-            # The controller reads instanceID (its informers' selector and its
-            # lease) only at start-up: restart, so every field is in force on return.
-            _kubectl(k, *ns, "rollout", "restart", DEPLOYMENT)
-            _rolled_out(k, ns)
-    except (KubectlError, ValueError) as exc:
+        VERBS[args.verb](kubectl, instance, args)
+    except (DeployError, ValueError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 1
     return 0

@@ -1,17 +1,18 @@
 """The reference `argoexec`: init, wait, supervisor, emissary, kill (Argo v4.1.x semantics).
 
-The contract it implements is written once, in `protocol`. By layer:
+The contract it implements is written once, in `protocol`. By layer, from the
+outside in (each may import only those below it; import-linter checks it):
 
-- entry: `cli` (parse and wire only), `__main__`;
-- subcommands: `initializing` (init), `waiting` (wait), `supervising`
-  (supervisor), `emissary`, and `killing` (also `kill SIG PID`);
-- their steps: `premain`, `loading` (input artifacts), `linking` (init-less
-  inputs), `handshake` + `watching` (wait for READY), `heartbeats` + `markers`
-  (the status marker), `children` (run the user's command), `outputs` (main's
-  staging), `postmain` + `collecting` + `deadlines` (wait's job),
-  `taskresults` + `kubeapi` (the WorkflowTaskResult), `stores` + `archives`;
-- cross-cutting: `settings` (the environment, read once), `environment` (what
-  the child sees), `faults` (deliberate deviations), `clocks`, `errors`, `exits`.
+- entry: `__main__`, then `cli` (parse and wire only);
+- `commands/`: one module per role (init, wait, supervisor, emissary);
+- `child/` and `staging/` (independent): the emissary's steps around the
+  user's command; the aux container's steps before and after main;
+- `api/`, `storage/`, `files/`, `templates`, `settings` (independent): the
+  WorkflowTaskResult, artifact stores and tarballs, the protocol's files on
+  the shared volume, the typed template, the environment read once;
+- `faults` (deliberate deviations), `environment` (what the child sees);
+- `protocol` (the file and signal contract) and `clocks` (the only access to time);
+- `errors`: one root, each error mapped to the exit code the contract asks for.
 
 Packaged as one static executable by `reference_impl.images.freezing`.
 """

@@ -28,9 +28,9 @@ from reference_impl.executor.errors import ExecutorError
 from reference_impl.executor.protocol import Paths
 
 if TYPE_CHECKING:
+    from reference_impl.executor.api.taskresults import Reporter
     from reference_impl.executor.clocks import Clock
     from reference_impl.executor.settings import ExecutorSettings
-    from reference_impl.executor.taskresults import Reporter
 
 logger = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ def main(argv: Sequence[str] | None = None, *, root: Path = Path("/")) -> int:
     """
     args, _ignored = _parser().parse_known_args(argv)
     if args.command == "kill":
-        from reference_impl.executor import killing
+        from reference_impl.executor.files import killing
 
         killing.kill_process(
             signal_number=args.signal,
@@ -87,7 +87,7 @@ def main(argv: Sequence[str] | None = None, *, root: Path = Path("/")) -> int:
         return _dispatch(args, paths)
     except ExecutorError as err:
         # Reached only for errors before a subcommand's own handling (settings).
-        from reference_impl.executor import exits
+        from reference_impl.executor.files import exits
 
         return exits.finish(paths=paths, error=err)
 
@@ -99,8 +99,8 @@ def _dispatch(args: argparse.Namespace, paths: Paths) -> int:
     settings = ExecutorSettings.from_env()
     clock = SystemClock()
     if args.command == "emissary":
-        from reference_impl.executor.emissary import run_emissary
-        from reference_impl.executor.watching import DirectoryWatch
+        from reference_impl.executor.commands.emissary import run_emissary
+        from reference_impl.executor.files.watching import DirectoryWatch
 
         command = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
         watch = DirectoryWatch(paths.var_run_argo) if settings.wait_for_ready else None
@@ -113,11 +113,11 @@ def _dispatch(args: argparse.Namespace, paths: Paths) -> int:
             pause=watch.pause if watch else None,
             keep_handlers=True,
         )
-    from reference_impl.executor import stores
+    from reference_impl.executor.storage import stores
 
     stores_for = stores.s3_store_factory(paths)
     if args.command == "init":
-        from reference_impl.executor.initializing import run_init
+        from reference_impl.executor.commands.initializing import run_init
 
         return run_init(settings=settings, paths=paths, stores_for=stores_for)
     reporter = _reporter(settings, clock)
@@ -127,7 +127,7 @@ def _dispatch(args: argparse.Namespace, paths: Paths) -> int:
     # period is the limit, not the SIGTERM.
     signal.signal(signal.SIGTERM, _note_sigterm)
     if args.command == "wait":
-        from reference_impl.executor.waiting import run_wait
+        from reference_impl.executor.commands.waiting import run_wait
 
         return run_wait(
             settings=settings,
@@ -136,7 +136,7 @@ def _dispatch(args: argparse.Namespace, paths: Paths) -> int:
             reporter=reporter,
             stores_for=stores_for,
         )
-    from reference_impl.executor.supervising import run_supervisor
+    from reference_impl.executor.commands.supervising import run_supervisor
 
     return run_supervisor(
         settings=settings,
@@ -155,8 +155,8 @@ def _note_sigterm(signum: int, frame: object) -> None:
 
 
 def _reporter(settings: ExecutorSettings, clock: Clock) -> Reporter:
-    from reference_impl.executor import kubeapi
-    from reference_impl.executor import taskresults
+    from reference_impl.executor.api import kubeapi
+    from reference_impl.executor.api import taskresults
 
     kube = kubeapi.KubeSettings.from_env()
     return taskresults.Reporter(

@@ -14,13 +14,14 @@ import hashlib
 import logging
 import os
 import shutil
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from plumbing import commands
 from reference_impl import common
 from reference_impl.images import freezing
+from reference_impl.images.errors import BuildError
 from reference_impl.images.settings import PackagingSettings
 
 logger = logging.getLogger(__name__)
@@ -113,10 +114,8 @@ def controller(*, settings: PackagingSettings, out: Path) -> Path:
 
 def busybox_applets(busybox: Path) -> list[str]:
     """Every applet the busybox binary was built with (`busybox --list`)."""
-    listed = subprocess.run(
-        [str(busybox), "--list"], capture_output=True, text=True, check=True
-    )
-    return sorted({a for a in listed.stdout.split() if a and a != "busybox"})
+    listed = commands.capture([str(busybox), "--list"], error=BuildError)
+    return sorted({a for a in listed.split() if a and a != "busybox"})
 
 
 def testimage(*, settings: PackagingSettings, out: Path) -> Path:

@@ -28,12 +28,12 @@ import json
 import logging
 import os
 import shutil
-import subprocess
 from collections.abc import Iterator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from plumbing import commands
 from reference_impl.images import pins
 from reference_impl.images import sources
 from reference_impl.images.errors import BuildError
@@ -86,32 +86,14 @@ CONTROLLER = Program(
 
 
 def _run(command: Sequence[str], *, log_path: Path, cwd: Path | None = None) -> None:
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    logger.info("Running %s (log: %s).", " ".join(command), log_path)
-    with log_path.open("ab") as log:
-        log.write(f"\n$ {' '.join(command)}\n".encode())
-        log.flush()
-        proc = subprocess.run(
-            list(command), stdout=log, stderr=subprocess.STDOUT, cwd=cwd, check=False
-        )
-    if proc.returncode != 0:
-        tail = log_path.read_text(errors="replace").splitlines()[-30:]
-        raise BuildError(
-            command=command,
-            returncode=proc.returncode,
-            log_tail=tail,
-            log_path=log_path,
-        )
+    commands.run(command, log_path=log_path, cwd=cwd, error=BuildError)
 
 
 def _python_version(python: Path) -> str:
-    out = subprocess.run(
-        [str(python), "-c", "import sys; print(sys.version)"],
-        capture_output=True,
-        text=True,
-        check=True,
+    version = commands.capture(
+        [str(python), "-c", "import sys; print(sys.version)"], error=BuildError
     )
-    return out.stdout.strip()
+    return version.strip()
 
 
 @contextlib.contextmanager

@@ -10,17 +10,18 @@ from pathlib import Path
 
 import pytest
 
+from plumbing import waiting
 from reference_impl.artifacts import building
 from reference_impl.artifacts import names
-from reference_impl.artifacts.s3client import S3Client
-from reference_impl.artifacts.s3client import S3Config
-from tests.reference_impl.artifacts import waiting
+from reference_impl.s3.client import S3Client
+from reference_impl.s3.client import S3Config
 
 ACCESS_KEY = "wpc-test-access"
 SECRET_KEY = "wpc-test-secret"
 READY_TIMEOUT = 20.0
 """Seconds for the server to accept connections (it needs well under one)."""
 STOP_TIMEOUT = 10.0
+POLL_INTERVAL = 0.05
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ def s3_server(
         )
     try:
 
-        def accepting() -> tuple[bool, object]:
+        def accepting() -> bool | waiting.NotYet:
             if process.poll() is not None:
                 pytest.fail(
                     f"S3 server exited with {process.returncode} before it was ready: "
@@ -94,11 +95,14 @@ def s3_server(
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
             except OSError as exc:
-                return False, f"{exc!r}; log tail:\n{_log_tail(log_path)}"
-            return True, None
+                return waiting.NotYet(f"{exc!r}; log tail:\n{_log_tail(log_path)}")
+            return True
 
         waiting.until(
-            accepting, timeout=READY_TIMEOUT, describe=f"S3 server on 127.0.0.1:{port}"
+            accepting,
+            timeout=READY_TIMEOUT,
+            interval=POLL_INTERVAL,
+            describe=f"S3 server on 127.0.0.1:{port}",
         )
         config = S3Config(
             endpoint=f"127.0.0.1:{port}",

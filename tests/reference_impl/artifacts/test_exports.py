@@ -1,9 +1,10 @@
-"""The package's public surface is pinned, and stays light for the executor.
+"""The package's public surface is pinned, and the shipped client stays light.
 
 We test these aspects:
-- `reference_impl.artifacts.__all__` lists exactly the light modules;
-- importing the package (what the packaged executor does) pulls in none of
-  the build machinery (subprocess-based building and imaging).
+- `reference_impl.artifacts.__all__` lists exactly its light modules, and
+  `reference_impl.s3.__all__` the client's;
+- importing the S3 client (what the packaged executor does) pulls in none of
+  the artifact tooling (building, imaging, the bottom layer's runner).
 """
 
 from __future__ import annotations
@@ -12,16 +13,19 @@ import subprocess
 import sys
 
 import reference_impl.artifacts as artifacts
+import reference_impl.s3 as s3
 
 
 def test_the_public_surface_is_pinned():
-    assert sorted(artifacts.__all__) == ["errors", "names", "s3client", "signing"]
+    assert sorted(artifacts.__all__) == ["errors", "names"]
+    assert sorted(s3.__all__) == ["client", "errors", "signing"]
 
 
 def test_importing_the_client_does_not_import_the_build_machinery():
     probe = (
-        "import sys, reference_impl.artifacts.s3client; "
-        "print(sorted(m for m in sys.modules if m.startswith('reference_impl')))"
+        "import sys, reference_impl.s3.client; "
+        "print(sorted(m for m in sys.modules "
+        "if m.startswith(('reference_impl', 'plumbing', 'subprocess'))))"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe],
@@ -30,6 +34,6 @@ def test_importing_the_client_does_not_import_the_build_machinery():
         check=True,
         timeout=30,
     ).stdout
-    assert "building" not in out
-    assert "imaging" not in out
+    assert "artifacts" not in out
+    assert "plumbing" not in out
     assert "subprocess" not in out

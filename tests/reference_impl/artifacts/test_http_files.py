@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from plumbing import waiting
 from reference_impl.artifacts import names
-from tests.reference_impl.artifacts import waiting
 
 BUSYBOX = shutil.which("busybox") or ""
 FILES = Path(names.__file__).parent / "manifests" / "http-files"
@@ -63,17 +63,20 @@ def httpd_port(tmp_path):
         stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
 
-    def serving() -> tuple[bool, object]:
+    def serving() -> tuple[int, bytes] | waiting.NotYet:
         if process.poll() is not None:
             pytest.fail(f"busybox httpd exited with {process.returncode}")
         try:
-            return True, _get(port, "/")
+            return _get(port, "/")
         except OSError as exc:
-            return False, repr(exc)
+            return waiting.NotYet(repr(exc))
 
     try:
         waiting.until(
-            serving, timeout=10, describe=f"busybox httpd on 127.0.0.1:{port}"
+            serving,
+            timeout=10,
+            interval=0.05,
+            describe=f"busybox httpd on 127.0.0.1:{port}",
         )
         yield port
     finally:

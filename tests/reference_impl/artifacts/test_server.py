@@ -24,8 +24,8 @@ import pytest
 
 from reference_impl.artifacts import names
 from reference_impl.artifacts import pins
-from reference_impl.artifacts.errors import S3Error
-from reference_impl.artifacts.errors import S3NotFoundError
+from reference_impl.s3.errors import S3Error
+from reference_impl.s3.errors import S3NotFoundError
 
 pytestmark = pytest.mark.slow
 

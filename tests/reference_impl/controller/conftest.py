@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 import yaml
 
-from reference_impl.controller import configuration
-from reference_impl.controller import naming
-from reference_impl.controller import reconciling
-from reference_impl.controller import settings as settings_module
-from reference_impl.controller.operation import Operation
+from reference_impl.controller.config import configuration
+from reference_impl.controller.config import settings as settings_module
+from reference_impl.controller.formats import naming
+from reference_impl.controller.runtime import reconciling
+from reference_impl.controller.templates.operation import Operation
 
 Json = dict[str, Any]
 NOW = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.UTC)

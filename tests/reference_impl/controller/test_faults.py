@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from reference_impl.controller import configuration
 from reference_impl.controller import errors
 from reference_impl.controller import faults
-from reference_impl.controller import podbuilding
-from reference_impl.controller.settings import ControllerSettings
+from reference_impl.controller.config import configuration
+from reference_impl.controller.config.settings import ControllerSettings
+from reference_impl.controller.pods import podbuilding
 
 from .conftest import NOW
 from .conftest import settings

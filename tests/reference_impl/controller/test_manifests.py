@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from reference_impl.controller import configuration
+from reference_impl.controller.config import configuration
 
 Json = dict[str, Any]
 MANIFESTS = pathlib.Path(__file__).parents[3] / "reference_impl" / "manifests"

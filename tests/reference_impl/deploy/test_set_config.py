@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from reference_impl.controller import configuration
+from reference_impl.controller.config import configuration
 from reference_impl.deploy import __main__ as cli
 from reference_impl.deploy import rendering
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from reference_impl.executor import taskresults
+from reference_impl.executor.api import taskresults
 from reference_impl.executor.errors import ApiError
 from reference_impl.executor.protocol import Paths
 
@@ -94,7 +94,7 @@ class FakeStore:
         return self
 
     def download(self, *, bucket: str, key: str, dest: Path) -> None:
-        from reference_impl.executor.stores import ArtifactNotFound
+        from reference_impl.executor.storage.stores import ArtifactNotFound
 
         if (bucket, key) not in self.objects:
             raise ArtifactNotFound(f"s3://{bucket}/{key}")

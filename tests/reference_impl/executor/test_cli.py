@@ -12,7 +12,7 @@ import io
 import os
 
 from reference_impl.executor import cli
-from reference_impl.executor import killing
+from reference_impl.executor.files import killing
 from reference_impl.executor.protocol import make_ctr_dir
 
 

@@ -63,5 +63,5 @@ def test_unknown_third_party_names_are_an_error():
 def test_the_executor_needs_nothing_from_pypi():
     found = sources.closure(root=REPO_ROOT, entry="reference_impl.executor.__main__")
     assert found.third_party == frozenset()
-    assert "reference_impl/executor/kubeapi.py" in found.files
+    assert "reference_impl/executor/api/kubeapi.py" in found.files
     assert not any(f.startswith("reference_impl/controller/") for f in found.files)

@@ -1,0 +1,371 @@
+"""The workflow controller: caches, queues and worker threads around `reconciling.reconcile`.
+
+Concurrency model: threads and queues only. One thread per cache (informer), a few workflow
+workers and pod clean-up workers; handlers only enqueue keys, workers do the work, and the
+work queue guarantees one worker per workflow at a time. The controller is stateless: on
+start it lists everything from the API server, so a restart (or a new leader) rebuilds its
+view from the cluster and finishes what the previous process left, including pod clean-up.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from reference_impl import common
+from reference_impl.controller import errors
+from reference_impl.controller.cleanup import decisions
+from reference_impl.controller.cleanup.cleaning import PodCleaner
+from reference_impl.controller.config import configuration
+from reference_impl.controller.config.configuration import ControllerConfig
+from reference_impl.controller.config.settings import ControllerSettings
+from reference_impl.controller.faults import Fault
+from reference_impl.controller.formats import timestamps
+from reference_impl.controller.machinery import kube
+from reference_impl.controller.machinery import sources
+from reference_impl.controller.machinery.queueing import WorkQueue
+from reference_impl.controller.machinery.watching import Handlers
+from reference_impl.controller.machinery.watching import Informer
+from reference_impl.controller.runtime import reconciling
+from reference_impl.controller.templates import inference
+from reference_impl.controller.templates.operation import Operation
+
+Json = dict[str, Any]
+logger = logging.getLogger(__name__)
+
+
+class WorkflowController:
+    """Everything one controller process runs once it is the leader."""
+
+    def __init__(
+        self,
+        *,
+        api: kube.KubeApi,
+        settings: ControllerSettings,
+        startup_config: ControllerConfig,
+        clock: timestamps.Clock = timestamps.utc_now,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.api, self.settings, self.clock, self.monotonic = (
+            api,
+            settings,
+            clock,
+            monotonic,
+        )
+        self.startup_config = self._config = startup_config
+        selector = sources.instance_selector(startup_config.instance_id)
+        self.workflows = Informer(
+            name="workflows",
+            source=sources.ApiSource(api, kube.WORKFLOWS, label_selector=selector),
+            handlers=Handlers(
+                on_add=self._enqueue_workflow,
+                on_update=lambda _old, new: self._enqueue_workflow(new),
+                on_delete=self._on_workflow_deleted,
+            ),
+        )
+        self.pods = Informer(
+            name="pods",
+            source=sources.ApiSource(
+                api,
+                kube.PODS,
+                label_selector=f"{common.LABEL_WORKFLOW},{common.LABEL_COMPLETED}=false,{selector}",
+            ),
+            handlers=Handlers(
+                on_add=self._on_pod,
+                on_update=lambda _old, new: self._on_pod(new),
+                on_delete=lambda pod: self._on_pod(pod, deleted=True),
+            ),
+            indexes={"workflow": sources.workflow_index},
+        )
+        self.task_results = Informer(
+            name="taskresults",
+            source=sources.ApiSource(
+                api,
+                kube.TASK_RESULTS,
+                label_selector=f"{common.LABEL_WORKFLOW},{selector}",
+            ),
+            handlers=Handlers(
+                on_add=self._enqueue_owner,
+                on_update=lambda _old, new: self._enqueue_owner(new),
+            ),
+            indexes={"workflow": sources.workflow_index},
+        )
+        self.configmaps = Informer(
+            name="configmap",
+            source=sources.ApiSource(
+                api,
+                f"/api/v1/namespaces/{settings.namespace}/configmaps",
+                field_selector=f"metadata.name={settings.configmap}",
+            ),
+            handlers=Handlers(
+                on_add=self._on_config, on_update=lambda _old, new: self._on_config(new)
+            ),
+        )
+        self.queue = WorkQueue(clock=monotonic)
+        self.cleaner = PodCleaner(
+            api=api,
+            get_pod=self.pods.get,
+            grace_period_seconds=lambda: self.config().pod_gc_grace_period_seconds,
+            queue=WorkQueue(clock=monotonic),
+        )
+
+    # -- configuration ------------------------------------------------------------------
+
+    def config(self) -> ControllerConfig:
+        """Return the configuration now in force (the last one that parsed)."""
+        return self._config
+
+    def _on_config(self, configmap: Json) -> None:
+        try:
+            parsed = configuration.parse(configmap.get("data"))
+        except errors.ConfigError as err:
+            logger.error(
+                "[%s/%s] Ignoring invalid configuration: %s",
+                self.settings.namespace,
+                self.settings.configmap,
+                err,
+            )
+            return
+        if parsed.instance_id != self.startup_config.instance_id:
+            logger.warning(
+                "[%s/%s] instanceID changes need a controller restart.",
+                self.settings.namespace,
+                self.settings.configmap,
+            )
+        if parsed != self._config:
+            logger.info(
+                "[%s/%s] Configuration changed: initlessPod=%s.",
+                self.settings.namespace,
+                self.settings.configmap,
+                parsed.initless,
+            )
+        self._config = parsed
+
+    def initless(self) -> bool:
+        """Return the layout for the next pod (frozen at start-up under `keep-old-layout`)."""
+        if self.settings.has_fault(Fault.KEEP_OLD_LAYOUT):
+            return self.startup_config.initless
+        return self.config().initless
+
+    # -- event handlers ------------------------------------------------------------------
+
+    def _enqueue_workflow(self, workflow: Json) -> None:
+        meta = workflow["metadata"]
+        self.queue.add(f"{meta['namespace']}/{meta['name']}")
+
+    def _enqueue_owner(self, obj: Json) -> None:
+        for key in sources.workflow_index(obj):
+            self.queue.add(key)
+
+    def _on_workflow_deleted(self, workflow: Json) -> None:
+        meta = workflow["metadata"]
+        prefix = f"[{meta['namespace']}/{meta['name']}]"
+        if self.settings.has_fault(Fault.LEAVE_FINALIZER):
+            logger.info(
+                "%s Leaving status finalizers on the deleted workflow's pods (fault).",
+                prefix,
+            )
+            return
+        try:
+            pods = self.api.list_pods(
+                meta["namespace"], f"{common.LABEL_WORKFLOW}={meta['name']}"
+            )
+        except errors.ApiError as err:
+            logger.warning(
+                "%s Cannot list the deleted workflow's pods: %s", prefix, err
+            )
+            return
+        for pod in pods:
+            if decisions.has_status_finalizer(pod):
+                self.cleaner.enqueue(
+                    meta["namespace"],
+                    pod["metadata"]["name"],
+                    decisions.Action.REMOVE_FINALIZER,
+                )
+
+    def _on_pod(self, pod: Json, *, deleted: bool = False) -> None:
+        self._enqueue_owner(pod)
+        meta = pod["metadata"]
+        deleting = deleted or bool(meta.get("deletionTimestamp"))
+        orphaned = self._orphaned(pod)
+        action = decisions.pod_event_action(
+            pod=pod, deleting=deleting, orphaned=orphaned
+        )
+        if action is None:
+            return
+        if orphaned and self.settings.has_fault(Fault.LEAVE_FINALIZER):
+            return
+        delay = decisions.pod_event_delay(
+            pod=pod, action=action, deleting=deleting, now=self.clock()
+        )
+        self.cleaner.enqueue(meta["namespace"], meta["name"], action, delay)
+
+    def _orphaned(self, pod: Json) -> bool:
+        """Return whether the pod's owning Workflow is gone or being deleted (`podOrphaned`)."""
+        meta = pod["metadata"]
+        owner = next(
+            (r for r in meta.get("ownerReferences") or [] if r.get("controller")), None
+        )
+        if owner is None or owner.get("kind") != "Workflow":
+            return False
+        workflow = self.workflows.get(f"{meta['namespace']}/{owner['name']}")
+        return workflow is None or bool(workflow["metadata"].get("deletionTimestamp"))
+
+    # -- work ------------------------------------------------------------------------------
+
+    def process_workflow(self, key: str) -> None:
+        """Reconcile one workflow, persist the result, and queue what must follow."""
+        workflow = self.workflows.get(key)
+        if workflow is None:
+            return
+        pods = self.pods.by_index("workflow", key)
+        config = self.config()
+        if (workflow["metadata"].get("labels") or {}).get(
+            common.LABEL_COMPLETED
+        ) == "true":
+            self._clean_up(workflow, pods, config)
+            return
+        op = Operation(
+            workflow=workflow,
+            pods=pods,
+            task_results=self.task_results.by_index("workflow", key),
+            config=config,
+            settings=self.settings,
+            now=self.clock(),
+            effects=_ClusterEffects(self),
+            initless=self.initless(),
+        )
+        try:
+            reconciling.reconcile(op)
+        except errors.WorkflowError as err:
+            logger.error("%s Workflow errored: %s", op.prefix, err)
+            reconciling.mark_workflow_phase(op, "Error", str(err))
+        except (
+            Exception
+        ) as err:  # like Argo's panic recovery: fail this workflow, keep the controller
+            logger.exception("%s Reconciliation crashed.", op.prefix)
+            reconciling.mark_workflow_phase(op, "Error", f"{type(err).__name__}: {err}")
+        stored = workflow
+        if op.wf != workflow:
+            try:
+                stored = self.api.replace_workflow(op.wf)
+            except errors.ApiError as err:
+                logger.info("%s Workflow update failed, retrying: %s", op.prefix, err)
+                self.queue.add_rate_limited(key)
+                return
+            self.workflows.remember(stored)
+            logger.info(
+                "%s Workflow updated: phase %s.",
+                op.prefix,
+                (stored.get("status") or {}).get("phase"),
+            )
+            if (stored.get("status") or {}).get("phase") in inference.COMPLETED:
+                self._delete_task_results(stored)
+        self._clean_up(stored, pods, config)
+        self.queue.forget(key)
+        if op.requeue_after is not None:
+            self.queue.add_after(key, op.requeue_after)
+
+    def _delete_task_results(self, workflow: Json) -> None:
+        meta = workflow["metadata"]
+        try:
+            self.api.delete_task_results(meta["namespace"], meta["name"])
+        except errors.ApiError as err:
+            logger.warning(
+                "[%s/%s] Failed to delete task results: %s",
+                meta["namespace"],
+                meta["name"],
+                err,
+            )
+
+    def _clean_up(
+        self, workflow: Json, pods: list[Json], config: ControllerConfig
+    ) -> None:
+        actions = reconciling.after_persist(
+            workflow=workflow,
+            pods=pods,
+            config_delay=config.pod_gc_delete_delay_seconds,
+        )
+        for action, pod, delay in actions:
+            self.cleaner.enqueue(
+                pod["metadata"]["namespace"], pod["metadata"]["name"], action, delay
+            )
+
+    # -- threads ---------------------------------------------------------------------------
+
+    def start(self, stop: threading.Event) -> None:
+        """Start caches (workflows before pods, as Argo) and workers; return once they run."""
+        for informer in (self.configmaps, self.workflows):
+            _thread(f"informer-{informer.name}", informer.run, stop)
+        self.workflows.synced.wait()
+        for informer in (self.pods, self.task_results):
+            _thread(f"informer-{informer.name}", informer.run, stop)
+        self.pods.synced.wait()
+        self.task_results.synced.wait()
+        for index in range(self.settings.workflow_workers):
+            _thread(
+                f"workflow-worker-{index}",
+                self._work,
+                stop,
+                self.queue,
+                self.process_workflow,
+            )
+        for index in range(self.settings.pod_cleanup_workers):
+            _thread(
+                f"pod-cleanup-worker-{index}",
+                self._work,
+                stop,
+                self.cleaner.queue,
+                self.cleaner.process,
+            )
+        threading.Thread(
+            target=self._stop_queues, args=(stop,), name="queue-stopper", daemon=True
+        ).start()
+        logger.info(
+            "Controller started: %d workflow workers, instanceID %r, %s layout.",
+            self.settings.workflow_workers,
+            self.startup_config.instance_id,
+            "initless" if self.initless() else "legacy",
+        )
+
+    def _stop_queues(self, stop: threading.Event) -> None:
+        stop.wait()
+        self.queue.shutdown()
+        self.cleaner.queue.shutdown()
+
+    @staticmethod
+    def _work(stop: threading.Event, queue: WorkQueue, process: Any) -> None:
+        while not stop.is_set():
+            key = queue.get()
+            if key is None:
+                return
+            try:
+                process(key)
+            except Exception:  # a worker must survive any single bad item
+                logger.exception("Processing %s failed; retrying later.", key)
+                queue.add_rate_limited(key)
+            finally:
+                queue.done(key)
+
+
+class _ClusterEffects:
+    """`execution.Effects` backed by the API and the pod clean-up queue."""
+
+    def __init__(self, controller: WorkflowController) -> None:
+        self._controller = controller
+
+    def create_pod(self, pod: Json) -> None:
+        try:
+            self._controller.api.create_pod(pod)
+        except errors.AlreadyExists:
+            return  # deterministic names: the pod from an earlier pass is the same pod
+
+    def terminate_pod(self, namespace: str, name: str) -> None:
+        self._controller.cleaner.enqueue(namespace, name, decisions.Action.TERMINATE)
+
+
+def _thread(name: str, target: Any, *args: Any) -> None:
+    threading.Thread(target=target, args=args, name=name, daemon=True).start()

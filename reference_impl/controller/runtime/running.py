@@ -1,0 +1,74 @@
+"""Start the controller: connect, read the configuration, win the Lease, then work.
+
+`run` is the typed entry point behind `python -m reference_impl.controller`; it never reads
+the environment itself (that happened in `ControllerSettings.from_env`).
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+
+from reference_impl.controller import errors
+from reference_impl.controller.config import configuration
+from reference_impl.controller.config.settings import ControllerSettings
+from reference_impl.controller.machinery import kube
+from reference_impl.controller.machinery import leading
+from reference_impl.controller.runtime.controlling import WorkflowController
+
+logger = logging.getLogger(__name__)
+
+EXIT_OK = 0
+EXIT_LOST_LEADERSHIP = 1
+EXIT_CANNOT_START = 2
+
+
+def lease_name(settings: ControllerSettings, instance_id: str) -> str:
+    """Return the Lease name: the flag, else Argo's `workflow-controller[-<instanceID>]`."""
+    if settings.lease_name:
+        return settings.lease_name
+    return (
+        f"workflow-controller-{instance_id}" if instance_id else "workflow-controller"
+    )
+
+
+def run(settings: ControllerSettings, *, stop: threading.Event | None = None) -> int:
+    """Run until stopped (exit 0) or leadership is lost (exit 1); 2 when it cannot start."""
+    stop = stop or _stop_on_signals()
+    try:
+        api = kube.KubeApi(kube.load_configuration(settings.kubeconfig))
+        configmap = api.get_configmap(settings.namespace, settings.configmap)
+        startup = configuration.parse((configmap or {}).get("data"))
+    except errors.ControllerError as err:
+        logger.error(
+            "[%s/%s] Cannot start: %s", settings.namespace, settings.configmap, err
+        )
+        return EXIT_CANNOT_START
+    if settings.fault is not None or settings.fault_passthrough:
+        logger.warning(
+            "Running with the deliberate fault %r.", settings.fault_passthrough
+        )
+    controller = WorkflowController(api=api, settings=settings, startup_config=startup)
+    if not settings.leader_election:
+        controller.start(stop)
+        stop.wait()
+        return EXIT_OK
+    elector = leading.LeaderElector(
+        api=api,
+        namespace=settings.namespace,
+        name=lease_name(settings, startup.instance_id),
+        identity=settings.identity,
+    )
+    elector.run(stop=stop, on_started=lambda: controller.start(stop))
+    if stop.is_set():
+        return EXIT_OK
+    stop.set()
+    return EXIT_LOST_LEADERSHIP
+
+
+def _stop_on_signals() -> threading.Event:
+    stop = threading.Event()
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, lambda *_: stop.set())
+    return stop

@@ -1,0 +1,11 @@
+"""Template execution: one reconciliation's nodes, from a template to its children.
+
+- `operation`: the state of one reconciliation and `executeTemplate`;
+- `execution`: the types the template executors share;
+- `leaves` (container/script nodes), `steps`, `dags`, `retries`;
+- `arguments` + `scopes`: parameters and artifacts between steps and tasks;
+- `validation`: bad input fails the workflow before its first pod;
+- `inference`: a node's phase and message from its pod; `progress`: "N/M".
+"""
+
+from __future__ import annotations

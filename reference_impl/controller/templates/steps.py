@@ -1,0 +1,169 @@
+"""Steps templates: groups run one after the other, the steps of a group in parallel.
+
+Mirrors Argo's `workflow/controller/steps.go`: node `<parent>[i]` is step group i, node
+`<parent>[i].<step>` a step; a failed step fails its group with `child '<nodeID>' failed`
+unless `continueOn` allows it, and a failed group fails the steps node with that message.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from typing import Any
+
+from reference_impl.controller import errors
+from reference_impl.controller.formats import naming
+from reference_impl.controller.templates import arguments
+from reference_impl.controller.templates import inference
+from reference_impl.controller.templates import scopes
+from reference_impl.controller.templates.execution import ExecuteOptions
+from reference_impl.controller.templates.execution import TemplateError
+
+if TYPE_CHECKING:
+    from reference_impl.controller.templates.operation import Operation
+
+Json = dict[str, Any]
+
+
+def execute(
+    op: Operation, node_name: str, template: Json, opts: ExecuteOptions
+) -> Json:
+    """Advance a steps node as far as finished groups allow; return the node."""
+    node = op.node(node_name) or op.init_node(
+        node_name,
+        node_type="Steps",
+        template_name=template["name"],
+        boundary_id=opts.boundary_id,
+        phase="Running",
+        hooked=opts.hooked,
+    )
+    scope = scopes.Scope(params=op.global_params())
+    groups = [
+        g if isinstance(g, list) else (g or {}).get("steps") or []
+        for g in template["steps"]
+    ]
+    for index, group in enumerate(groups):
+        group_name = naming.step_group_name(node_name, index)
+        group_node = op.node(group_name)
+        if group_node is None:
+            op.init_node(
+                group_name,
+                node_type="StepGroup",
+                template_name="",
+                boundary_id=node["id"],
+                phase="Running",
+            )
+        elif not inference.fulfilled(group_node):
+            op.mark_node(group_name, "Running")
+        _connect(op, node_name, index)
+        group_node = _execute_group(op, group, group_name, node, scope, opts)
+        if not inference.fulfilled(group_node):
+            return node
+        if group_node.get("phase") in inference.FAILED_OR_ERROR:
+            _update_outbound(op, node, group_name)
+            return op.mark_node(node_name, "Failed", group_node.get("message", ""))
+        for step in group:
+            child = op.node(naming.step_name(group_name, step["name"]))
+            if child is not None:
+                scopes.add_node(
+                    scope, op.nodes, kind="steps", name=step["name"], node=child
+                )
+    _update_outbound(op, node, naming.step_group_name(node_name, len(groups) - 1))
+    try:
+        outputs = scopes.template_outputs(template, scope)
+    except errors.WorkflowError as err:
+        return op.mark_node(node_name, "Error", str(err))
+    if outputs is not None:
+        node["outputs"] = outputs
+    return op.mark_node(node_name, "Succeeded")
+
+
+def _connect(op: Operation, node_name: str, index: int) -> None:
+    group_name = naming.step_group_name(node_name, index)
+    if index == 0:
+        op.add_child(node_name, group_name)
+        return
+    previous_name = naming.step_group_name(node_name, index - 1)
+    previous = op.node(previous_name) or {}
+    if not previous.get("children"):
+        op.add_child(previous_name, group_name)
+        return
+    for child_id in previous["children"]:
+        for outbound_id in scopes.outbound_nodes(op.nodes, child_id):
+            op.add_child(op.nodes[outbound_id]["name"], group_name)
+
+
+def _execute_group(
+    op: Operation,
+    group: list[Json],
+    group_name: str,
+    boundary: Json,
+    scope: scopes.Scope,
+    opts: ExecuteOptions,
+) -> Json:
+    group_node = op.node(group_name)
+    assert group_node is not None  # initialized by the caller
+    children = [op.nodes.get(c) for c in group_node.get("children") or []]
+    if inference.fulfilled(group_node) and all(
+        c is not None and inference.fulfilled(c) for c in children
+    ):
+        return group_node
+    try:
+        resolved = [
+            arguments.resolve_arguments(
+                step.get("arguments") or {}, scope.params, scope.artifacts
+            )
+            for step in group
+        ]
+    except errors.WorkflowError as err:
+        return op.mark_node(group_name, "Error", str(err))
+    child_opts = ExecuteOptions(boundary_id=boundary["id"], on_exit=opts.on_exit)
+    for step, args in zip(group, resolved, strict=True):
+        child_name = naming.step_name(group_name, step["name"])
+        try:
+            op.execute_template(child_name, step.get("template", ""), args, child_opts)
+        except TemplateError as err:
+            op.add_child(group_name, child_name)
+            message = (
+                f"step group deemed errored due to child {child_name} error: {err}"
+            )
+            return op.mark_node(group_name, "Error", message)
+        op.add_child(group_name, child_name)
+    steps_by_child = {
+        op.node_id(naming.step_name(group_name, s["name"])): s for s in group
+    }
+    started = [op.nodes[c] for c in group_node.get("children") or [] if c in op.nodes]
+    if not all(inference.fulfilled(c) for c in started):
+        if inference.fulfilled(group_node):
+            return op.mark_node(group_name, "Running")
+        return group_node
+    for child in started:
+        step = steps_by_child.get(child["id"], {})
+        if child.get("phase") in inference.FAILED_OR_ERROR and not _continues_on(
+            step, child["phase"]
+        ):
+            return op.mark_node(group_name, "Failed", f"child '{child['id']}' failed")
+    return op.mark_node(group_name, "Succeeded")
+
+
+def _continues_on(step: Json, phase: str) -> bool:
+    continue_on = step.get("continueOn") or {}
+    return bool(
+        continue_on.get("failed") if phase == "Failed" else continue_on.get("error")
+    )
+
+
+def _update_outbound(op: Operation, node: Json, last_group_name: str) -> None:
+    """Record the outbound nodes of the last initialized group on the steps node."""
+    name = last_group_name.rsplit("[", 1)[0]
+    index = int(last_group_name.rsplit("[", 1)[1].rstrip("]"))
+    group = None
+    while index >= 0 and group is None:
+        group = op.node(naming.step_group_name(name, index))
+        index -= 1
+    if group is None:
+        return
+    node["outboundNodes"] = [
+        out
+        for child_id in group.get("children") or []
+        for out in scopes.outbound_nodes(op.nodes, child_id)
+    ]

@@ -1,0 +1,362 @@
+"""Workflow validation before the first pod: bad input fails the workflow, never the controller.
+
+Messages follow Argo's `workflow/validate/validate.go` wording where Argo has the check;
+the operator prefixes them with `invalid spec: ` and fails the workflow, as Argo does in
+`setExecWorkflow`. Like Argo, only templates reachable from the entrypoint and `onExit` are
+validated in depth. Template kinds the reference controller does not implement are rejected
+here with a message that says so, instead of misbehaving later.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from reference_impl import common
+from reference_impl.controller import errors
+from reference_impl.controller.formats import substitution
+
+Json = dict[str, Any]
+
+TYPES = (
+    "container",
+    "containerSet",
+    "steps",
+    "script",
+    "resource",
+    "dag",
+    "suspend",
+    "data",
+    "http",
+    "plugin",
+)
+SUPPORTED_TYPES = ("container", "script", "steps", "dag")
+_TYPE_CHOICES = "container, containerSet, steps, script, resource, dag, suspend, template, template ref"
+_RETRY_POLICIES = ("", "Always", "OnError", "OnFailure", "OnTransientError")
+_POD_GC_STRATEGIES = (
+    "",
+    "OnPodCompletion",
+    "OnPodSuccess",
+    "OnWorkflowCompletion",
+    "OnWorkflowSuccess",
+)
+_NAME = re.compile(r"^[a-zA-Z0-9][-a-zA-Z0-9]*$")
+_RESERVED = (common.MAIN, common.INIT, common.WAIT, common.SUPERVISOR)
+
+
+def validate(workflow: Json) -> None:
+    """Raise ValidationError with Argo's message for the first problem found."""
+    spec = workflow.get("spec")
+    if not isinstance(spec, dict):
+        raise errors.ValidationError("spec is required")
+    templates = spec.get("templates")
+    if not isinstance(templates, list):
+        raise errors.ValidationError("spec.templates must be a list")
+    _check_names("spec.templates", templates)
+    by_name = {t["name"]: t for t in templates}
+    _check_arguments("spec.arguments.", spec.get("arguments") or {})
+    entrypoint = spec.get("entrypoint")
+    if not entrypoint:
+        raise errors.ValidationError("spec.entrypoint is required")
+    checked: set[str] = set()
+    _check_holder(by_name, entrypoint, checked, args=spec.get("arguments") or {})
+    if spec.get("onExit"):
+        _check_holder(
+            by_name, spec["onExit"], checked, args=spec.get("arguments") or {}
+        )
+    strategy = (spec.get("podGC") or {}).get("strategy", "")
+    if strategy not in _POD_GC_STRATEGIES:
+        raise errors.ValidationError(f"podGC.strategy unknown strategy '{strategy}'")
+    if spec.get("shutdown", "") not in ("", "Stop", "Terminate"):
+        raise errors.ValidationError(
+            f"spec.shutdown unknown strategy '{spec['shutdown']}'"
+        )
+
+
+def template_type(template: Json) -> str | None:
+    """Return the kind of a template (`container`, `steps`, ...), or None when it has none."""
+    kinds = [t for t in TYPES if template.get(t) is not None]
+    return kinds[0] if len(kinds) == 1 else None
+
+
+def _check_names(prefix: str, items: list[Any]) -> None:
+    seen: set[str] = set()
+    for index, item in enumerate(items):
+        name = item.get("name") if isinstance(item, dict) else None
+        if not name:
+            raise errors.ValidationError(f"{prefix}[{index}].name is required")
+        if not _NAME.match(str(name)):
+            raise errors.ValidationError(
+                f"{prefix}[{index}].name: '{name}' is invalid: name must consist of alpha-numeric "
+                "characters or '-', and must start with an alpha-numeric character"
+            )
+        if name in seen:
+            raise errors.ValidationError(
+                f"{prefix}[{index}].name '{name}' is not unique"
+            )
+        seen.add(name)
+
+
+def _check_arguments(prefix: str, arguments: Json) -> None:
+    for param in arguments.get("parameters") or []:
+        name = param.get("name", "")
+        if param.get("value") is None and param.get("valueFrom") is None:
+            raise errors.ValidationError(
+                f"{prefix}{name}.value or {prefix}{name}.valueFrom is required"
+            )
+        enum = param.get("enum")
+        if enum is not None and str(param.get("value")) not in [str(v) for v in enum]:
+            raise errors.ValidationError(
+                f"{prefix}{name}.value should be present in {prefix}{name}.enum list"
+            )
+    for artifact in arguments.get("artifacts") or []:
+        if not artifact.get("from") and not _has_location(artifact):
+            raise errors.ValidationError(
+                f"{prefix}{artifact.get('name', '')}.from, artifact location, or key is required"
+            )
+
+
+def _has_location(artifact: Json) -> bool:
+    keys = (
+        "s3",
+        "http",
+        "raw",
+        "git",
+        "artifactory",
+        "hdfs",
+        "oss",
+        "gcs",
+        "azure",
+        "plugin",
+    )
+    return any(artifact.get(k) for k in keys)
+
+
+def _check_holder(
+    by_name: dict[str, Json], name: str, checked: set[str], *, args: Json
+) -> None:
+    template = by_name.get(name)
+    if template is None:
+        raise errors.ValidationError(f"template name '{name}' undefined")
+    _check_inputs_supplied(template, args)
+    if name in checked:
+        return
+    checked.add(name)
+    _check_template(by_name, template, checked)
+
+
+def _check_inputs_supplied(template: Json, args: Json) -> None:
+    supplied = {p.get("name") for p in args.get("parameters") or []}
+    for param in (template.get("inputs") or {}).get("parameters") or []:
+        has_default = param.get("value") is not None or param.get("default") is not None
+        if (
+            param.get("name") not in supplied
+            and not has_default
+            and not param.get("valueFrom")
+        ):
+            raise errors.ValidationError(
+                f"templates.{template['name']} inputs.parameters.{param.get('name')} was not supplied"
+            )
+    artifact_args = {a.get("name") for a in args.get("artifacts") or []}
+    for artifact in (template.get("inputs") or {}).get("artifacts") or []:
+        if (
+            artifact.get("name") not in artifact_args
+            and not artifact.get("optional")
+            and not _has_location(artifact)
+        ):
+            raise errors.ValidationError(
+                f"templates.{template['name']} inputs.artifacts.{artifact.get('name')} was not supplied"
+            )
+
+
+def _check_template(
+    by_name: dict[str, Json], template: Json, checked: set[str]
+) -> None:
+    name = template["name"]
+    kinds = [t for t in TYPES if template.get(t) is not None]
+    if not kinds:
+        raise errors.ValidationError(
+            f"templates.{name} template type unspecified. choose one of: {_TYPE_CHOICES}"
+        )
+    if len(kinds) > 1:
+        raise errors.ValidationError(
+            f"templates.{name} multiple template types specified. choose one of: {_TYPE_CHOICES}"
+        )
+    kind = kinds[0]
+    if kind not in SUPPORTED_TYPES:
+        raise errors.ValidationError(
+            f"templates.{name}: {kind} templates are not supported by the reference controller"
+        )
+    if (template.get("retryStrategy") or {}).get("expression"):
+        raise errors.ValidationError(
+            f"templates.{name}.retryStrategy.expression is not supported by the reference controller"
+        )
+    policy = (template.get("retryStrategy") or {}).get("retryPolicy", "")
+    if policy not in _RETRY_POLICIES:
+        raise errors.ValidationError(f"{policy} is not a valid RetryPolicy")
+    for direction in ("inputs", "outputs"):
+        for artifact in (template.get(direction) or {}).get("artifacts") or []:
+            if isinstance(artifact, dict) and artifact.get("plugin") is not None:
+                # Silently building the pod without plugin sidecars would lose
+                # the artifact; say so instead (feature ARTIFACT_PLUGINS).
+                raise errors.ValidationError(
+                    f"templates.{name}.{direction}.artifacts.{artifact.get('name')}: "
+                    "plugin artifacts are not supported by the reference controller"
+                )
+    if kind in ("container", "script"):
+        _check_leaf(template, kind)
+    else:
+        if template.get("activeDeadlineSeconds") is not None:
+            raise errors.ValidationError(
+                f"templates.{name}.activeDeadlineSeconds is only valid for leaf templates"
+            )
+        if kind == "steps":
+            _check_steps(by_name, template, checked)
+        else:
+            _check_dag(by_name, template, checked)
+
+
+def _check_leaf(template: Json, kind: str) -> None:
+    name, body = template["name"], template[kind]
+    if not isinstance(body, dict) or not body.get("image"):
+        raise errors.ValidationError(f"templates.{name}.{kind}.image may not be empty")
+    for sidecar in template.get("sidecars") or []:
+        sidecar_name = str(sidecar.get("name", ""))
+        if sidecar_name in _RESERVED or sidecar_name.startswith(
+            common.ARTIFACT_PLUGIN_PREFIX
+        ):
+            raise errors.ValidationError(
+                f'templates.{name}.sidecars: "{sidecar_name}" is a reserved Argo container name'
+            )
+    for init in template.get("initContainers") or []:
+        # The legacy layout's own init container is called `init`: a user one
+        # of that name makes a pod the API server rejects (duplicate name).
+        if str(init.get("name", "")) == common.INIT:
+            raise errors.ValidationError(
+                f'templates.{name}.initContainers: "{common.INIT}" is a reserved Argo container name'
+            )
+    deadline = template.get("activeDeadlineSeconds")
+    if (
+        deadline is not None
+        and not (str(deadline).isdigit() and int(str(deadline)) > 0)
+        and "{{" not in str(deadline)
+    ):
+        raise errors.ValidationError(
+            f"templates.{name}.activeDeadlineSeconds must be a positive integer > 0 or an argo variable"
+        )
+    declared = {
+        f"inputs.parameters.{p.get('name')}"
+        for p in (template.get("inputs") or {}).get("parameters") or []
+    }
+    for tag in substitution.unresolved(template):
+        key = tag.strip("{} ")
+        if key.startswith("inputs.parameters.") and key not in declared:
+            raise errors.ValidationError(f"templates.{name}: failed to resolve {tag}")
+
+
+def _check_steps(by_name: dict[str, Json], template: Json, checked: set[str]) -> None:
+    name = template["name"]
+    for index, group in enumerate(template["steps"]):
+        steps = group if isinstance(group, list) else (group or {}).get("steps") or []
+        seen: set[str] = set()
+        for step in steps:
+            step_name = step.get("name")
+            if not step_name:
+                raise errors.ValidationError(
+                    f"templates.{name}.steps[{index}].name is required"
+                )
+            if step_name in seen:
+                raise errors.ValidationError(
+                    f"templates.{name}.steps[{index}].name '{step_name}' is not unique"
+                )
+            seen.add(step_name)
+            _check_unsupported_fields(
+                f"templates.{name}.steps[{index}].{step_name}", step
+            )
+            try:
+                _check_holder(
+                    by_name,
+                    step.get("template", ""),
+                    checked,
+                    args=step.get("arguments") or {},
+                )
+            except errors.ValidationError as err:
+                if str(err).startswith("templates."):
+                    raise
+                raise errors.ValidationError(
+                    f"templates.{name}.steps[{index}].{step_name} {err}"
+                ) from None
+
+
+def _check_dag(by_name: dict[str, Json], template: Json, checked: set[str]) -> None:
+    name = template["name"]
+    tasks = (template.get("dag") or {}).get("tasks") or []
+    if not tasks:
+        raise errors.ValidationError(f"templates.{name} must have at least one task")
+    _check_names(f"templates.{name}.tasks", tasks)
+    names = {t["name"] for t in tasks}
+    for task in tasks:
+        prefix = f"templates.{name}.tasks.{task['name']}"
+        _check_unsupported_fields(prefix, task)
+        try:
+            _check_holder(
+                by_name,
+                task.get("template", ""),
+                checked,
+                args=task.get("arguments") or {},
+            )
+        except errors.ValidationError as err:
+            if str(err).startswith("templates."):
+                raise
+            raise errors.ValidationError(f"{prefix} {err}") from None
+        for dependency in dependencies_of(task):
+            if dependency not in names:
+                raise errors.ValidationError(
+                    f"{prefix} dependency '{dependency}' not defined"
+                )
+    _check_cycles(name, tasks)
+
+
+def dependencies_of(task: Json) -> list[str]:
+    """Return the task names a DAG task depends on (`dependencies` or a simple `depends`)."""
+    if task.get("dependencies"):
+        return list(task["dependencies"])
+    depends = str(task.get("depends") or "")
+    names = re.findall(r"[A-Za-z0-9_][-A-Za-z0-9_]*(?:\.[A-Za-z]+)?", depends)
+    return sorted({n.split(".")[0] for n in names})
+
+
+def _check_cycles(name: str, tasks: list[Json]) -> None:
+    graph = {t["name"]: dependencies_of(t) for t in tasks}
+    state: dict[str, int] = {}
+
+    def visit(node: str, parent: str) -> None:
+        if state.get(node) == 1:
+            raise errors.ValidationError(
+                f"templates.{name}.tasks dependency cycle detected: {parent}->{node}"
+            )
+        if state.get(node) == 2:
+            return
+        state[node] = 1
+        for dependency in graph.get(node, []):
+            visit(dependency, node)
+        state[node] = 2
+
+    for task in graph:
+        visit(task, task)
+
+
+def _check_unsupported_fields(prefix: str, item: Json) -> None:
+    for field in (
+        "withItems",
+        "withParam",
+        "withSequence",
+        "when",
+        "templateRef",
+        "inline",
+        "hooks",
+    ):
+        if item.get(field) is not None:
+            raise errors.ValidationError(
+                f"{prefix}.{field} is not supported by the reference controller"
+            )

@@ -1,0 +1,68 @@
+"""Main's half of output collection, done by its emissary after the command exits.
+
+Only main's own filesystem holds files outside user volumes, and only the
+emissary runs there, so it copies them onto the shared volume for wait/
+supervisor to pick up (contract 1.5 step 9):
+
+    outputs.parameters[].valueFrom.path -> /var/run/argo/outputs/parameters/<path>
+    outputs.artifacts[].path            -> /var/run/argo/outputs/artifacts/<path>.tgz
+
+Paths on user volumes are skipped (wait reads them through /mainctrfs), and so
+are missing ones (they may be optional; wait decides).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+
+from reference_impl.executor.errors import ArtifactError
+from reference_impl.executor.protocol import Paths
+from reference_impl.executor.storage import archives
+from reference_impl.executor.templates import Template
+
+logger = logging.getLogger(__name__)
+
+
+def save_outputs(*, template: Template, paths: Paths) -> None:
+    """Copy main's output parameters and tar its output artifacts to the shared volume."""
+    for param in template.output_parameters:
+        _save_parameter(template=template, paths=paths, path=param.path)
+    for art in template.output_artifacts:
+        _save_artifact(template=template, paths=paths, path=art.path)
+
+
+def _save_parameter(*, template: Template, paths: Paths, path: str) -> None:
+    if template.overlapping_mount(path) is not None:
+        logger.info("No need to save parameter %s: it is on a volume mount.", path)
+        return
+    src = paths.at(path)
+    if not src.exists():
+        logger.warning("Cannot save parameter %s: it does not exist.", path)
+        return
+    dest = paths.output_parameter(path)
+    dest.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+    try:
+        shutil.copyfile(src, dest)
+    except OSError as err:
+        raise ArtifactError(f"failed to save parameter {path}: {err}") from None
+    logger.info("Saved parameter %s to %s.", path, dest)
+
+
+def _save_artifact(*, template: Template, paths: Paths, path: str) -> None:
+    if template.overlapping_mount(path) is not None:
+        logger.info("No need to save artifact %s: it is on a volume mount.", path)
+        return
+    src = paths.at(path)
+    if not os.path.lexists(src):
+        logger.warning("Cannot save artifact %s: it does not exist.", path)
+        return
+    dest = paths.output_artifact(path)
+    try:
+        archives.tar_gz(src=src, dest=dest)
+    except OSError as err:
+        raise ArtifactError(
+            f"failed to tarball the output {path} to {dest}: {err}"
+        ) from None
+    logger.info("Saved artifact %s to %s.", path, dest)

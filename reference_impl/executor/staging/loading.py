@@ -1,0 +1,158 @@
+"""Input artifacts: download each to /argo/inputs/artifacts/<name> before main runs.
+
+Done by `init` (legacy) or the supervisor (init-less), as upstream `loadArtifacts`:
+an artifact without a location is skipped if optional and an error otherwise;
+the download goes to `<dest>.tmp`, then is unpacked (gzipped tar, unless
+`archive: none`) or renamed into place, then chmod-ed to `mode` if given. An
+artifact whose path lies on a user volume is written through /mainctrfs instead.
+Drivers: `raw`, `http` (GET, `headers`), `s3` (through the `ObjectStore` seam).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from reference_impl.executor.errors import ArtifactError
+from reference_impl.executor.protocol import Paths
+from reference_impl.executor.storage import archives
+from reference_impl.executor.storage import stores
+from reference_impl.executor.templates import Artifact
+from reference_impl.executor.templates import Template
+
+logger = logging.getLogger(__name__)
+
+LOCATION_KEYS = (
+    "raw",
+    "http",
+    "s3",
+    "artifactory",
+    "git",
+    "gcs",
+    "hdfs",
+    "oss",
+    "azure",
+    "plugin",
+)
+HTTP_TIMEOUT = 60.0
+
+
+def load_all(
+    *, template: Template, paths: Paths, stores_for: stores.StoreFactory
+) -> None:
+    """Load every non-plugin input artifact of `template`."""
+    for art in template.input_artifacts:
+        if not any(key in art.raw for key in LOCATION_KEYS):
+            if art.optional:
+                logger.warning(
+                    "Ignoring optional artifact %s, which was not supplied.", art.name
+                )
+                continue
+            raise ArtifactError(f"required artifact '{art.name}' not supplied")
+        if "plugin" in art.raw:
+            continue  # loaded by its plugin sidecar, not here
+        dest = paths.input_artifact(art.name)
+        if template.overlapping_mount(art.path) is not None:
+            dest = paths.main_fs(art.path)
+        try:
+            load_one(
+                art=art,
+                dest=dest,
+                stores_for=stores_for,
+                archive_location=template.archive_location,
+            )
+        except stores.ArtifactNotFound:
+            if not art.optional:
+                raise
+            logger.info(
+                "Skipping optional input artifact %s, which was not found.", art.name
+            )
+
+
+def load_one(
+    *,
+    art: Artifact,
+    dest: Path,
+    stores_for: stores.StoreFactory,
+    archive_location: dict[str, object],
+) -> None:
+    """Download `art` to `dest` and unpack it as Argo would."""
+    logger.info("Downloading artifact %s to %s.", art.name, dest)
+    tmp = dest.with_name(dest.name + ".tmp")
+    tmp.parent.mkdir(parents=True, exist_ok=True)
+    _fetch(art=art, tmp=tmp, stores_for=stores_for, archive_location=archive_location)
+    strategy = art.archive
+    if strategy == "zip":
+        raise ArtifactError(
+            f"artifact {art.name}: zip archives are not supported by the reference executor"
+        )
+    if strategy == "tar" and ("archive" in art.raw or archives.is_tar_gz(tmp)):
+        archives.unpack(archive=tmp, dest=dest)
+        tmp.unlink()
+    else:
+        tmp.rename(dest)
+    if art.mode is not None:
+        _chmod(dest, art.mode, recurse=bool(art.raw.get("recurseMode")))
+    logger.info("Successfully downloaded artifact %s.", art.name)
+
+
+def _fetch(
+    *,
+    art: Artifact,
+    tmp: Path,
+    stores_for: stores.StoreFactory,
+    archive_location: dict[str, object],
+) -> None:
+    raw = art.raw
+    if "raw" in raw:
+        tmp.write_text(str(raw["raw"].get("data", "")))
+    elif "http" in raw:
+        _http_get(
+            url=str(raw["http"]["url"]),
+            headers=raw["http"].get("headers") or [],
+            dest=tmp,
+        )
+    elif "s3" in raw:
+        location = stores.s3_location(
+            artifact=raw, archive_location=dict(archive_location)
+        )
+        assert location is not None  # "s3" in raw
+        stores_for(location).download(
+            bucket=str(location.get("bucket", "")),
+            key=str(location.get("key", "")),
+            dest=tmp,
+        )
+    else:
+        raise ArtifactError(f"Unsupported artifact driver for {art.name}")
+
+
+def _http_get(*, url: str, headers: list[dict[str, str]], dest: Path) -> None:
+    request = urllib.request.Request(
+        url, headers={h["name"]: h["value"] for h in headers}
+    )
+    try:
+        with (
+            urllib.request.urlopen(request, timeout=HTTP_TIMEOUT) as response,
+            dest.open("wb") as out,
+        ):
+            while block := response.read(64 * 1024):
+                out.write(block)
+    except urllib.error.HTTPError as err:
+        if err.code == 404:
+            raise stores.ArtifactNotFound(f"{url}: 404 Not Found") from None
+        raise ArtifactError(
+            f"failed to download {url}: {err.code} {err.reason}"
+        ) from None
+    except (urllib.error.URLError, OSError) as err:
+        raise ArtifactError(f"failed to download {url}: {err}") from None
+
+
+def _chmod(path: Path, mode: int, *, recurse: bool) -> None:
+    os.chmod(path, mode)
+    if recurse and path.is_dir():
+        for root, dirs, files in os.walk(path):
+            for name in dirs + files:
+                os.chmod(os.path.join(root, name), mode)

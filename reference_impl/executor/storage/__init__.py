@@ -1,0 +1,3 @@
+"""Where artifacts are kept: the `ObjectStore` seam over S3 (`stores`) and tarballs (`archives`)."""
+
+from __future__ import annotations

@@ -1,0 +1,162 @@
+"""We test these aspects of running the child (contract 1.5 steps 4-6, 5.1):
+
+the signal file is obeyed (a real `sleep` child is terminated, the file is
+removed) and ignored under `ignore-signal-file`; signals caught before the
+child exists are queued and delivered on attach; exit codes map signal N to 128 + N.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+
+from reference_impl.executor.child import children
+from reference_impl.executor.settings import ExecutorSettings
+from reference_impl.executor.settings import Timings
+from tests.reference_impl.executor.conftest import FakeClock
+
+
+def spec(argv: list[str]) -> children.ChildSpec:
+    return children.ChildSpec(
+        argv=argv, env={"PATH": "/usr/bin:/bin"}, cwd=None, capture=False
+    )
+
+
+def test_signal_file_terminates_a_real_child(paths, clock):
+    paths.ctr("main").mkdir(parents=True)
+    paths.signal("main").write_text("15")
+    code = children.run(
+        spec=spec(["sleep", "30"]),
+        paths=paths,
+        container="main",
+        forwarder=children.SignalForwarder(),
+        clock=clock,
+        poll=0.01,
+    )
+    assert code == 143  # SIGTERM: 128 + 15
+    assert not paths.signal("main").exists()
+
+
+def test_signal_file_written_while_running_is_obeyed(paths, clock):
+    paths.ctr("main").mkdir(parents=True)
+
+    def write_signal(_pid):
+        paths.signal("main").write_text("9")
+
+    code = children.run(
+        spec=spec(["sleep", "30"]),
+        paths=paths,
+        container="main",
+        forwarder=children.SignalForwarder(),
+        clock=clock,
+        poll=0.01,
+        on_started=write_signal,
+    )
+    assert code == 137
+
+
+def test_ignore_signal_file_fault_leaves_the_file_alone(paths, clock):
+    from reference_impl.executor.commands.emissary import run_emissary
+    from reference_impl.executor.faults import Fault
+
+    paths.ctr("main").mkdir(parents=True)
+    paths.signal("main").write_text("15")
+    code = run_emissary(
+        settings=ExecutorSettings(
+            template_env="{}",
+            child_env={"PATH": "/usr/bin:/bin"},
+            fault=Fault.IGNORE_SIGNAL_FILE,
+            timings=Timings(file_poll=0.01),
+        ),
+        paths=paths,
+        argv=["true"],
+        workdir=str(paths.root),
+        clock=clock,
+    )
+    assert code == 0
+    assert paths.signal("main").read_text() == "15"
+
+
+def test_signals_before_the_child_exists_are_queued_then_delivered():
+    forwarder = children.SignalForwarder()
+    forwarder._handle(signal.SIGTERM, None)
+    assert forwarder.pending == [signal.SIGTERM]
+    proc = subprocess.Popen(["sleep", "30"])
+    try:
+        forwarder.attach(proc.pid)
+        assert proc.wait(timeout=5) == -signal.SIGTERM
+    finally:
+        proc.kill()
+    assert forwarder.pending == []
+
+
+def test_forwarder_installs_and_restores_handlers():
+    before = signal.getsignal(signal.SIGUSR1)
+    forwarder = children.SignalForwarder()
+    forwarder.install()
+    try:
+        assert signal.getsignal(signal.SIGUSR1) == forwarder._handle
+    finally:
+        forwarder.restore()
+    assert signal.getsignal(signal.SIGUSR1) == before
+
+
+def test_signals_after_finish_are_dropped_not_forwarded_nor_fatal():
+    # A late SIGTERM while the emissary writes its exitcode file must neither
+    # kill it (default disposition) nor reach a reused pid. SIGUSR1 stands in
+    # for SIGTERM: its default disposition also terminates the process.
+    forwarder = children.SignalForwarder()
+    forwarder.install()
+    proc = subprocess.Popen(["sleep", "30"])
+    try:
+        forwarder.attach(proc.pid)
+        forwarder.finish()
+        os.kill(os.getpid(), signal.SIGUSR1)  # handled synchronously on return
+        assert proc.poll() is None, "the signal reached the old child"
+        assert forwarder.pending == []
+    finally:
+        forwarder.restore()
+        proc.kill()
+        proc.wait()
+
+
+def test_exit_codes():
+    assert children.exit_code_of(0) == 0
+    assert children.exit_code_of(42) == 42
+    assert children.exit_code_of(-15) == 143
+    assert children.exit_code_of(-9) == 137
+    assert signal.SIGCHLD not in children.FORWARDED
+    assert signal.SIGTERM in children.FORWARDED
+
+
+def test_an_empty_signal_file_is_left_for_the_writer_to_finish(paths, clock):
+    import threading
+
+    paths.ctr("main").mkdir(parents=True)
+    paths.signal("main").touch()  # created, number not written yet
+    proc = subprocess.Popen(["sleep", "30"])
+    stop = threading.Event()
+    looks = []
+
+    class ScriptedClock(FakeClock):
+        def wait(self, event, timeout):
+            looks.append(paths.signal("main").exists())
+            if len(looks) == 1:
+                paths.signal("main").write_text("15")  # the writer finishes
+            else:
+                stop.set()
+            return stop.is_set()
+
+    try:
+        children.watch_signal_file(
+            path=paths.signal("main"),
+            pid=proc.pid,
+            stop=stop,
+            clock=ScriptedClock(),
+            poll=1.0,
+        )
+        assert proc.wait(timeout=5) == -signal.SIGTERM
+    finally:
+        proc.kill()
+    assert looks == [True, False]

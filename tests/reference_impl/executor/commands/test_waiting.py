@@ -1,0 +1,199 @@
+"""We test these aspects of `argoexec wait` and its collection of outputs (contract 1.5, 6):
+
+the script result (one trailing newline trimmed, only the last 256 KiB),
+parameters (trimmed, defaults, errors), artifacts (uploaded under the archive
+key as <name>.tgz, optional ones skipped, no repository is Argo's error), the
+task result lifecycle (created empty, outputs, label "true" even after errors),
+the first error as termination message with exit 64, artifact-plugin sidecars
+killed by file, and the deadline monitor (message + kill by file).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+import tarfile
+from typing import Any
+
+from reference_impl import common
+from reference_impl.executor.api import taskresults
+from reference_impl.executor.commands.waiting import run_wait
+from reference_impl.executor.protocol import Paths
+from reference_impl.executor.settings import ExecutorSettings
+from reference_impl.executor.settings import Timings
+from reference_impl.executor.staging import collecting
+from reference_impl.executor.staging.deadlines import DeadlineMonitor
+from reference_impl.executor.templates import Template
+from tests.reference_impl.executor.conftest import START
+from tests.reference_impl.executor.conftest import FakeClock
+from tests.reference_impl.executor.conftest import FakeStore
+
+REPO = {"s3": {"endpoint": "s3:9000", "bucket": "b", "key": "wf/pod"}}
+
+
+def wait(
+    paths: Paths,
+    clock: FakeClock,
+    reporter: taskresults.Reporter,
+    store: FakeStore,
+    template: dict[str, Any],
+    **overrides: Any,
+) -> int:
+    paths.template.write_text(json.dumps(template))
+    base = ExecutorSettings(container_name="wait", timings=Timings(file_poll=0.01))
+    return run_wait(
+        settings=dataclasses.replace(base, **overrides),
+        paths=paths,
+        clock=clock,
+        reporter=reporter,
+        stores_for=store.factory,
+    )
+
+
+def exited(paths: Paths, name: str = "main", code: str = "0") -> None:
+    paths.ctr(name).mkdir(parents=True, exist_ok=True)
+    paths.exitcode(name).write_text(code)
+
+
+def test_script_result_trims_one_newline(paths):
+    paths.ctr("main").mkdir(parents=True)
+    paths.stdout("main").write_text("a\n\n")
+    assert collecting.script_result(paths=paths) == "a\n"
+
+
+def test_script_result_keeps_the_last_256_kib(paths):
+    paths.ctr("main").mkdir(parents=True)
+    paths.stdout("main").write_bytes(b"x" * 10 + b"y" * (256 * 1024) + b"\n")
+    assert collecting.script_result(paths=paths) == "y" * (256 * 1024)
+
+
+def test_parameters_default_and_trim(paths):
+    template = Template(
+        raw={
+            "outputs": {
+                "parameters": [
+                    {"name": "a", "valueFrom": {"path": "/a"}},
+                    {"name": "b", "valueFrom": {"path": "/b", "default": "dflt"}},
+                    {"name": "c", "value": "literal"},
+                ]
+            }
+        }
+    )
+    paths.output_parameter("/a").parent.mkdir(parents=True)
+    paths.output_parameter("/a").write_text("va\n")
+    params = collecting.parameters(template=template, paths=paths)
+    assert [p.get("value") for p in params] == ["va", "dflt", "literal"]
+
+
+def test_wait_reports_outputs_and_uploads_artifacts(paths, clock, reporter, api, store):
+    template = {
+        "archiveLocation": REPO,
+        "outputs": {"artifacts": [{"name": "art", "path": "/out"}]},
+    }
+    exited(paths)
+    (paths.root / "out").mkdir()
+    (paths.root / "out/f").write_text("data")
+    from reference_impl.executor.storage import archives
+
+    archives.tar_gz(src=paths.root / "out", dest=paths.output_artifact("/out"))
+    assert wait(paths, clock, reporter, store, template) == 0
+    assert ("b", "wf/pod/art.tgz") in store.objects
+    reported = api.objects["wf-123"]["outputs"]["artifacts"][0]
+    assert reported["s3"] == {
+        "endpoint": "s3:9000",
+        "bucket": "b",
+        "key": "wf/pod/art.tgz",
+    }
+    assert reported["name"] == "art"
+    staged = paths.tmp_output_artifacts / "art.tgz"
+    with tarfile.open(staged) as tar:
+        assert sorted(tar.getnames()) == ["out", "out/f"]
+    assert [c[0] for c in api.calls] == ["create", "patch", "patch"]
+
+
+def test_optional_missing_artifact_is_skipped(paths, clock, reporter, api, store):
+    template = {
+        "archiveLocation": REPO,
+        "outputs": {"artifacts": [{"name": "art", "path": "/out", "optional": True}]},
+    }
+    exited(paths)
+    assert wait(paths, clock, reporter, store, template) == 0
+    assert "artifacts" not in api.objects["wf-123"]["outputs"]
+
+
+def test_missing_required_artifact_fails_but_still_finalizes(
+    paths, clock, reporter, api, store
+):
+    template = {
+        "archiveLocation": REPO,
+        "outputs": {"artifacts": [{"name": "art", "path": "/out"}]},
+    }
+    exited(paths)
+    assert wait(paths, clock, reporter, store, template) == 64
+    assert paths.termination_log.read_text() == "/out no such file or directory; "
+    labels = api.objects["wf-123"]["metadata"]["labels"]
+    assert labels[common.LABEL_REPORT_OUTPUTS_COMPLETED] == "true"
+
+
+def test_no_artifact_repository_is_argos_error(paths, clock, reporter, store):
+    template = {"outputs": {"artifacts": [{"name": "art", "path": "/out"}]}}
+    exited(paths)
+    paths.output_artifact("/out").parent.mkdir(parents=True)
+    paths.output_artifact("/out").write_bytes(b"tgz")
+    assert wait(paths, clock, reporter, store, template) == 64
+    assert paths.termination_log.read_text().startswith(
+        "You need to configure artifact storage."
+    )
+
+
+def test_waits_for_every_container_set_member(paths, clock, reporter, store):
+    template = {"containerSet": {"containers": [{"name": "a"}, {"name": "b"}]}}
+    exited(paths, "a")
+    exited(paths, "b")
+    assert wait(paths, clock, reporter, store, template) == 0
+
+
+def test_artifact_plugin_sidecars_are_killed_by_file(paths, clock, reporter, store):
+    exited(paths)
+    exited(paths, "artifact-plugin-x")
+    code = wait(
+        paths, clock, reporter, store, {}, artifact_plugin_names=("artifact-plugin-x",)
+    )
+    assert code == 0
+    assert paths.signal("artifact-plugin-x").read_text() == "15"
+
+
+def test_deadline_monitor_writes_the_message_and_kills_main(paths, clock):
+    seen: list[str] = []
+    monitor = DeadlineMonitor(
+        deadline=datetime.datetime.fromtimestamp(clock.time() + 60, tz=datetime.UTC),
+        clock=clock,
+        on_deadline=seen.append,
+    )
+    start = clock.now
+    monitor.run()
+    assert seen == ["Step exceeded its deadline"]
+    assert clock.now - start == 60
+
+
+def test_deadline_in_wait_kills_main_through_its_signal_file(
+    paths, clock, reporter, store
+):
+    paths.ctr("main").mkdir(parents=True)
+    deadline = datetime.datetime.fromtimestamp(clock.time() - 1, tz=datetime.UTC)
+    settings = ExecutorSettings(deadline=deadline, timings=Timings(file_poll=0.01))
+    from reference_impl.executor.staging import postmain
+
+    postmain._deadline_reached(
+        "Step exceeded its deadline",
+        settings=settings,
+        paths=paths,
+        mains=["main"],
+        clock=clock,
+    )
+    assert paths.termination_log.read_text() == "Step exceeded its deadline"
+    assert (
+        paths.signal("main").read_text() == "9"
+    )  # 15 first, then 9 after the grace period
+    assert clock.now - START >= 30 + 10

@@ -1,0 +1,194 @@
+"""We test these aspects of input artifacts (contract 1.5, upstream loadArtifacts):
+
+raw, HTTP (a loopback server) and S3 (a fake store, location merged with the
+archiveLocation) drivers; tarballs unpacked by Argo's single-entry rule, left
+alone with `archive: none`; entries escaping the destination refused; `mode`
+applied; optional artifacts skipped when unsupplied or not found; required ones
+fail with Argo's message; paths on user volumes go through /mainctrfs.
+"""
+
+from __future__ import annotations
+
+import http.server
+import io
+import tarfile
+import threading
+from typing import Any
+
+import pytest
+
+from reference_impl.executor.errors import ArtifactError
+from reference_impl.executor.protocol import Paths
+from reference_impl.executor.staging import loading
+from reference_impl.executor.templates import Template
+from tests.reference_impl.executor.conftest import FakeStore
+
+
+def tgz(entries: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name, data in entries.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def load(
+    paths: Paths, store: FakeStore, *artifacts: dict[str, Any], **template: Any
+) -> None:
+    loading.load_all(
+        template=Template(raw={"inputs": {"artifacts": list(artifacts)}, **template}),
+        paths=paths,
+        stores_for=store.factory,
+    )
+
+
+def test_raw_artifact_is_written(paths, store):
+    load(paths, store, {"name": "a", "path": "/in/a", "raw": {"data": "hello"}})
+    assert paths.input_artifact("a").read_text() == "hello"
+
+
+def test_mode_is_applied(paths, store):
+    load(
+        paths,
+        store,
+        {"name": "a", "path": "/in/a", "raw": {"data": "x"}, "mode": 0o600},
+    )
+    assert paths.input_artifact("a").stat().st_mode & 0o777 == 0o600
+
+
+def test_required_artifact_without_location_fails(paths, store):
+    with pytest.raises(ArtifactError, match="required artifact 'a' not supplied"):
+        load(paths, store, {"name": "a", "path": "/in/a"})
+
+
+def test_optional_artifact_without_location_is_skipped(paths, store):
+    load(paths, store, {"name": "a", "path": "/in/a", "optional": True})
+    assert not paths.input_artifact("a").exists()
+
+
+def s3_repo() -> dict[str, Any]:
+    return {
+        "archiveLocation": {"s3": {"endpoint": "s3:9000", "bucket": "b", "key": "wf/x"}}
+    }
+
+
+def test_s3_artifact_uses_the_archive_location(paths, store):
+    store.objects[("b", "k/one.tgz")] = tgz({"one.txt": b"1"})
+    load(
+        paths,
+        store,
+        {"name": "a", "path": "/in/a", "s3": {"key": "k/one.tgz"}},
+        **s3_repo(),
+    )
+    assert paths.input_artifact("a").read_text() == "1"
+    assert store.locations == [
+        {"endpoint": "s3:9000", "bucket": "b", "key": "k/one.tgz"}
+    ]
+
+
+def test_tarball_with_many_entries_becomes_a_directory(paths, store):
+    store.objects[("b", "k")] = tgz({"x": b"1", "y": b"2"})
+    load(paths, store, {"name": "a", "path": "/in/a", "s3": {"key": "k"}}, **s3_repo())
+    assert sorted(p.name for p in paths.input_artifact("a").iterdir()) == ["x", "y"]
+
+
+def test_archive_none_keeps_the_tarball(paths, store):
+    data = tgz({"x": b"1"})
+    store.objects[("b", "k")] = data
+    art = {"name": "a", "path": "/in/a", "s3": {"key": "k"}, "archive": {"none": {}}}
+    load(paths, store, art, **s3_repo())
+    assert paths.input_artifact("a").read_bytes() == data
+
+
+def test_escaping_entries_are_refused(paths, store):
+    store.objects[("b", "k")] = tgz({"../evil": b"1"})
+    with pytest.raises(ArtifactError, match="illegal file path"):
+        load(
+            paths,
+            store,
+            {"name": "a", "path": "/in/a", "s3": {"key": "k"}},
+            **s3_repo(),
+        )
+    assert not (paths.at("/argo/inputs/evil")).exists()
+
+
+def test_optional_artifact_not_found_is_skipped(paths, store):
+    art = {"name": "a", "path": "/in/a", "s3": {"key": "missing"}, "optional": True}
+    load(paths, store, art, **s3_repo())
+    assert not paths.input_artifact("a").exists()
+
+
+def test_required_artifact_not_found_fails(paths, store):
+    with pytest.raises(ArtifactError, match="missing"):
+        load(
+            paths,
+            store,
+            {"name": "a", "path": "/in/a", "s3": {"key": "missing"}},
+            **s3_repo(),
+        )
+
+
+def test_artifact_on_a_user_volume_is_written_through_mainctrfs(paths, store):
+    load(
+        paths,
+        store,
+        {"name": "a", "path": "/work/a.txt", "raw": {"data": "v"}},
+        container={"volumeMounts": [{"name": "w", "mountPath": "/work"}]},
+    )
+    assert paths.main_fs("/work/a.txt").read_text() == "v"
+    assert not paths.input_artifact("a").exists()
+
+
+def test_unsupported_driver_is_an_error(paths, store):
+    with pytest.raises(ArtifactError, match="Unsupported artifact driver for a"):
+        load(paths, store, {"name": "a", "path": "/in/a", "git": {"repo": "x"}})
+
+
+@pytest.fixture
+def http_server():
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            if self.path == "/file.txt" and self.headers.get("X-Token") == "t":
+                body = b"from http"
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            else:
+                self.send_error(404)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_http_artifact_is_fetched_with_headers(paths, store, http_server):
+    art = {
+        "name": "a",
+        "path": "/in/a",
+        "http": {
+            "url": f"{http_server}/file.txt",
+            "headers": [{"name": "X-Token", "value": "t"}],
+        },
+    }
+    load(paths, store, art)
+    assert paths.input_artifact("a").read_text() == "from http"
+
+
+def test_optional_http_artifact_not_found_is_skipped(paths, store, http_server):
+    art = {
+        "name": "a",
+        "path": "/in/a",
+        "http": {"url": f"{http_server}/nope"},
+        "optional": True,
+    }
+    load(paths, store, art)
+    assert not paths.input_artifact("a").exists()
