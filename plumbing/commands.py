@@ -6,7 +6,8 @@ command or a probe and returns its result whatever the exit code. Both take argv
 strings, and raise `error` (a `CommandFailed`, or a package's subclass of it)
 carrying the command line, exit code, last output lines and log path, so a
 failure is pasteable as it stands. A command that cannot start at all (not on
-PATH) fails the same way, with exit code 127 as a shell would report.
+PATH) fails the same way, with exit code 127 as a shell would report, and one
+that outlives its `timeout` with exit code -1 (it was killed; nothing exited).
 """
 
 from __future__ import annotations
@@ -26,6 +27,15 @@ logger = logging.getLogger(__name__)
 
 NOT_FOUND = 127
 """Exit code reported for a command that could not start (as a shell does)."""
+
+TIMED_OUT = -1
+"""Exit code reported for a command killed because it outlived its timeout."""
+
+
+def _text(data: bytes | str | None) -> str:
+    if isinstance(data, bytes):
+        return data.decode(errors="replace")
+    return data or ""
 
 
 def _environment(env: Mapping[str, str] | None) -> dict[str, str]:
@@ -60,6 +70,9 @@ def run(
         except OSError as exc:  # e.g. `go` is not on PATH
             log.write(f"cannot start: {exc}\n".encode())
             returncode = NOT_FOUND
+        except subprocess.TimeoutExpired:
+            log.write(f"killed: still running after {timeout:g} s\n".encode())
+            returncode = TIMED_OUT
         else:
             returncode = proc.returncode
     if returncode != 0:
@@ -90,6 +103,13 @@ def capture(
     except OSError as exc:
         raise error(
             command=command, returncode=NOT_FOUND, output=f"cannot start: {exc}"
+        ) from exc
+    except subprocess.TimeoutExpired as exc:
+        said = _text(exc.stdout) + _text(exc.stderr)
+        raise error(
+            command=command,
+            returncode=TIMED_OUT,
+            output=f"{said[-8000:]}\nkilled: still running after {timeout:g} s",
         ) from exc
     if proc.returncode != 0:
         raise error(

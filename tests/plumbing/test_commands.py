@@ -92,3 +92,20 @@ def test_attempt_returns_the_result_whatever_the_exit_code():
     missing = commands.attempt(["/nonexistent/wpc-no-such-tool"])
     assert missing.returncode == 127
     assert "cannot start" in missing.stderr
+
+
+def test_a_command_that_outlives_its_timeout_is_exit_code_minus_one(tmp_path):
+    argv = [
+        sys.executable,
+        "-c",
+        "print('started', flush=True); import time; time.sleep(30)",
+    ]
+    with pytest.raises(CommandFailed) as info:
+        commands.capture(argv, timeout=1)
+    assert info.value.returncode == -1
+    assert "still running after 1 s" in str(info.value)
+    log = tmp_path / "x.log"
+    with pytest.raises(CommandFailed) as info2:
+        commands.run(argv, log_path=log, timeout=1)
+    assert info2.value.returncode == -1
+    assert "\n1\n" in log.read_text()
