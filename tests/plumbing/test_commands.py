@@ -95,11 +95,9 @@ def test_attempt_returns_the_result_whatever_the_exit_code():
 
 
 def test_a_command_that_outlives_its_timeout_is_exit_code_minus_one(tmp_path):
-    argv = [
-        sys.executable,
-        "-c",
-        "print('started', flush=True); import time; time.sleep(30)",
-    ]
+    # The child must outlive its timeout: that is what is under test.
+    child = "import time; print('started', flush=True); time.sleep(30)"  # noqa: sleep-ok
+    argv = [sys.executable, "-c", child]
     with pytest.raises(CommandFailed) as info:
         commands.capture(argv, timeout=1)
     assert info.value.returncode == -1
@@ -108,4 +106,4 @@ def test_a_command_that_outlives_its_timeout_is_exit_code_minus_one(tmp_path):
     with pytest.raises(CommandFailed) as info2:
         commands.run(argv, log_path=log, timeout=1)
     assert info2.value.returncode == -1
-    assert "\n1\n" in log.read_text()
+    assert "started" in log.read_text()
