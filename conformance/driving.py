@@ -8,7 +8,6 @@ the output tail and the log path, so an install problem is never a mystery.
 from __future__ import annotations
 
 import logging
-import shlex
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -18,43 +17,27 @@ from conformance import implementations
 from conformance import layouts
 from conformance.errors import CommandError
 from conformance.errors import HarnessError
+from plumbing import commands
+from plumbing.errors import tail
 
 logger = logging.getLogger(__name__)
 
 
 def run_command(argv: list[str], *, log_path: Path, timeout: float) -> None:
-    """Run one command, appending its output to `log_path`; CommandError on failure."""
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    logger.info("Running %s (log: %s).", shlex.join(argv), log_path)
+    """Run one command, appending its output to `log_path`; CommandError on failure.
+
+    A command still running after `timeout` is killed and reported as a
+    CommandError with exit code -1, like any other failed command.
+    """
     try:
-        proc = subprocess.run(  # an argv list from the profile, never a shell string
-            argv,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-    except FileNotFoundError as exc:
-        raise CommandError(
-            command=argv,
-            returncode=127,
-            output=f"executable not found: {exc}",
-            log_path=None,
-        ) from exc
+        commands.run(argv, log_path=log_path, timeout=timeout, error=CommandError)
     except subprocess.TimeoutExpired as exc:
-        output = exc.stdout if isinstance(exc.stdout, str) else ""
         raise CommandError(
             command=argv,
             returncode=-1,
-            output=f"{output}\n(timed out after {timeout:g} s)",
+            output=f"{tail(log_path)}\n(timed out after {timeout:g} s)",
+            log_path=log_path,
         ) from exc
-    output = proc.stdout + proc.stderr
-    with log_path.open("a") as log:
-        log.write(f"\n$ {shlex.join(argv)}\n{output}(exit code {proc.returncode})\n")
-    if proc.returncode != 0:
-        raise CommandError(
-            command=argv, returncode=proc.returncode, output=output, log_path=log_path
-        )
 
 
 @dataclass(frozen=True)

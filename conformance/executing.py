@@ -19,8 +19,8 @@ import yaml
 from conformance import kube
 from conformance.errors import HarnessError
 from conformance.timeouts import Timeouts
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
+from plumbing.waiting import NotYet
 
 ERROR_CHANNEL = 3
 """The websocket channel carrying the exec's final status."""

@@ -27,8 +27,8 @@ from typing import Any
 
 from conformance import kube
 from conformance.timeouts import Timeouts
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
+from plumbing.waiting import NotYet
 
 logger = logging.getLogger(__name__)
 

@@ -10,13 +10,13 @@ contexts` do), writes each image as an OCI archive with
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.errors import CommandError
 from conformance.errors import DataError
+from plumbing import commands
 
 
 @dataclass(frozen=True)
@@ -28,12 +28,7 @@ class ImageContext:
 
 
 def _run(argv: list[str]) -> str:
-    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        raise CommandError(
-            command=argv, returncode=proc.returncode, output=proc.stdout + proc.stderr
-        )
-    return proc.stdout
+    return commands.capture(argv, error=CommandError)
 
 
 def parse_contexts(output: str) -> list[ImageContext]:

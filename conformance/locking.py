@@ -25,9 +25,9 @@ from pathlib import Path
 
 from conformance.errors import HarnessError
 from conformance.errors import WaitTimeout
-from conformance.waiting import Clock
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
+from plumbing.waiting import Clock
+from plumbing.waiting import NotYet
 
 UNLABELLED_WORKFLOWS = "unlabelled-workflows"
 """Held by scenarios that create Workflows without the instance label and expect

@@ -17,8 +17,8 @@ from conformance import kube
 from conformance import markers
 from conformance.errors import HarnessError
 from conformance.timeouts import Timeouts
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
+from plumbing.waiting import NotYet
 
 logger = logging.getLogger(__name__)
 

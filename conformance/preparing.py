@@ -10,7 +10,6 @@ import datetime
 import logging
 import re
 import shutil
-import subprocess
 import sys
 import uuid
 from pathlib import Path
@@ -20,7 +19,6 @@ from conformance import driving
 from conformance import implementations
 from conformance import kube
 from conformance.errors import ClusterRefused
-from conformance.errors import CommandError
 from conformance.settings import Environment
 from conformance.settings import RunContext
 from conformance.settings import RunSettings
@@ -39,33 +37,20 @@ def new_session_id() -> str:
     return f"{now}-{uuid.uuid4().hex[:6]}"
 
 
-def _clusters_cli(verb: str, settings: RunSettings) -> str:
-    argv = [
-        sys.executable,
-        "-m",
-        "clusters",
-        verb,
-        "--provider",
-        settings.provider,
-        "--name",
-        settings.cluster_name,
-    ]
-    proc = subprocess.run(
-        argv, capture_output=True, text=True, check=False
-    )  # argv list
-    if proc.returncode != 0:
-        raise CommandError(
-            command=argv, returncode=proc.returncode, output=proc.stdout + proc.stderr
-        )
-    return proc.stdout.strip().splitlines()[-1]
-
-
 def locate_cluster(settings: RunSettings) -> tuple[str, str]:
-    """Return (kubeconfig path, kubectl path) for the selected cluster."""
+    """Return (kubeconfig path, kubectl path) for the selected cluster.
+
+    Asked of `clusters` in process (what `python -m clusters kubeconfig` and
+    `kubectl-path` print), so the run needs no subprocess to find its cluster.
+    """
     if settings.kubeconfig is not None:
         return str(settings.kubeconfig), shutil.which("kubectl") or "kubectl"
-    return _clusters_cli("kubeconfig", settings), _clusters_cli(
-        "kubectl-path", settings
+    from clusters import providers
+
+    provider = providers.get(settings.provider)
+    return (
+        str(provider.kubeconfig(settings.cluster_name)),
+        str(provider.kubectl(settings.cluster_name)),
     )
 
 

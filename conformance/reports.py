@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,8 @@ import yaml
 from conformance import ledger as ledgers
 from conformance.outcomes import Outcome
 from conformance.results import TestRecord
+from plumbing import commands
+from plumbing.errors import CommandFailed
 
 API_VERSION = "wpc.dev/v1alpha1"
 KIND = "ConformanceReport"
@@ -115,16 +116,11 @@ def results_by_layout(records: list[TestRecord]) -> list[dict[str, Any]]:
 def suite_commit() -> str:
     """The suite's git commit, or "unknown" outside a checkout."""
     try:
-        proc = subprocess.run(
-            ["git", "rev-parse", "HEAD"],  # git from PATH is what the user has
-            capture_output=True,
-            text=True,
-            check=False,
-            cwd=Path(__file__).parent,
-        )
-    except OSError:
+        # git from PATH is what the user has
+        out = commands.capture(["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent)
+    except CommandFailed:
         return "unknown"
-    return proc.stdout.strip() if proc.returncode == 0 else "unknown"
+    return out.strip()
 
 
 def build(

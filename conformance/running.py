@@ -109,7 +109,9 @@ def run(request: RunRequest) -> int:
     """Bring the cluster up, run the suite; return pytest's exit code."""
     for command in cluster_commands(request):
         logger.info("Running %s.", shlex.join(command))
-        proc = subprocess.run(command, check=False)  # output stays on the console
+        # Not plumbing.commands: `clusters up` reports its progress on the
+        # console as it goes, which a captured or logged run would hide.
+        proc = subprocess.run(command, check=False)
         if proc.returncode != 0:
             raise CommandError(
                 command=command,
@@ -118,4 +120,6 @@ def run(request: RunRequest) -> int:
             )
     command = pytest_command(request)
     logger.info("Running %s.", shlex.join(command))
+    # Not plumbing.commands: pytest's live progress belongs on the console, and
+    # its exit code is this command's, not an error.
     return subprocess.run(command, check=False).returncode

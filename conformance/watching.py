@@ -1,9 +1,11 @@
-"""Wait on Kubernetes objects with a watch instead of polling.
+"""The suite's waits: `until` (polling) and `watch_until` (a Kubernetes watch).
 
-`watch_until()` lists once (the current state may already satisfy the check),
+`until()` is `plumbing.waiting.until` raising the suite's `WaitTimeout`, which
+is an AssertionError: a state the implementation did not reach in time fails
+the test instead of erroring it. `watch_until()` lists once (the current state may already satisfy the check),
 then watches from that list's resourceVersion, re-listing when the server ends
 the stream or answers 410 Gone, until the check passes or the deadline comes.
-Its check and its timeout error behave exactly like `waiting.until()`.
+Its check and its timeout error behave exactly like `until()`.
 """
 
 from __future__ import annotations
@@ -14,12 +16,40 @@ from typing import Any
 from typing import TypeVar
 
 from conformance.errors import WaitTimeout
-from conformance.waiting import Clock
-from conformance.waiting import NotYet
-from conformance.waiting import RealClock
+from plumbing import waiting
+from plumbing.waiting import Clock
+from plumbing.waiting import NotYet
+from plumbing.waiting import RealClock
 
 T = TypeVar("T")
 StreamFactory = Callable[..., Iterable[dict[str, Any]]]
+
+
+def until(
+    check: Callable[[], T | NotYet],
+    *,
+    timeout: float,
+    interval: float,
+    describe: str,
+    consecutive: int = 1,
+    ignoring: tuple[type[BaseException], ...] = (),
+    clock: Clock | None = None,
+) -> T:
+    """Return the first truthy result of `check` (see `plumbing.waiting.until`).
+
+    Raises the suite's WaitTimeout naming `describe`, the timeout and the last
+    observation.
+    """
+    return waiting.until(
+        check,
+        timeout=timeout,
+        interval=interval,
+        describe=describe,
+        consecutive=consecutive,
+        ignoring=ignoring,
+        clock=clock,
+        error=WaitTimeout,
+    )
 
 
 def _default_stream(

@@ -20,7 +20,7 @@ from conformance import layouts
 from conformance import watching
 from conformance.errors import HarnessError
 from conformance.timeouts import Timeouts
-from conformance.waiting import NotYet
+from plumbing.waiting import NotYet
 
 COMPLETED = frozenset({"Succeeded", "Failed", "Error"})
 PLURAL = "workflows"

@@ -29,8 +29,8 @@ import pytest
 from conformance import executing
 from conformance import kube
 from conformance.timeouts import Timeouts
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
+from plumbing.waiting import NotYet
 
 NODE_NAME = "workflows.argoproj.io/node-name"
 DIRECTORY = "777 directory"

@@ -21,8 +21,8 @@ import pytest
 from conformance import executing
 from conformance import kube
 from conformance import watching
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
+from plumbing.waiting import NotYet
 
 COMPLETED_LABEL = "workflows.argoproj.io/completed"
 NODE_ID = "workflows.argoproj.io/node-id"

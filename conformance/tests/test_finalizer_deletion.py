@@ -25,11 +25,11 @@ import pytest
 from conformance import executing
 from conformance import kube
 from conformance import watching
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
 from conformance.workflows import COMPLETED
 from conformance.workflows import NODE_NAME
 from conformance.workflows import workflow_pods
+from plumbing.waiting import NotYet
 
 GRACE = 5
 NODE_ID = "workflows.argoproj.io/node-id"

@@ -28,8 +28,8 @@ import pytest
 
 from conformance import kube
 from conformance import recording
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
+from plumbing.waiting import NotYet
 
 DELAY = 20
 NODE_NAME = "workflows.argoproj.io/node-name"

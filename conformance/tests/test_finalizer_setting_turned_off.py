@@ -20,10 +20,10 @@ import pytest
 
 from conformance import executing
 from conformance import kube
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
 from conformance.workflows import COMPLETED
 from conformance.workflows import step_pods
+from plumbing.waiting import NotYet
 
 GRACE = 5
 

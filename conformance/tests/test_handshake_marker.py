@@ -39,8 +39,8 @@ from conformance import executing
 from conformance import kube
 from conformance.errors import HarnessError
 from conformance.timeouts import Timeouts
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
+from plumbing.waiting import NotYet
 
 CHUNKS = 33
 """Seconds the server takes to send the artifact: more than the 30 s rules."""

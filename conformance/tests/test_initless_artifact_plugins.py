@@ -27,11 +27,11 @@ import pytest
 
 from conformance import kube
 from conformance import state
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
 from conformance.workflows import COMPLETED
 from conformance.workflows import Workflows
 from conformance.workflows import workflow_pods
+from plumbing.waiting import NotYet
 
 PLUGIN = "wpc-plugin"
 CONTAINER = f"artifact-plugin-{PLUGIN}"

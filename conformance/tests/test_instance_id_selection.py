@@ -30,8 +30,8 @@ import pytest
 from conformance import kube
 from conformance import layouts
 from conformance import recording
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
+from plumbing.waiting import NotYet
 
 EXECUTOR_CONTAINERS = ("init", "wait", "supervisor")
 WORKFLOW_LABEL = "workflows.argoproj.io/workflow"

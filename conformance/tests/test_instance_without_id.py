@@ -32,8 +32,8 @@ import pytest
 from conformance import fixtures
 from conformance import layouts
 from conformance import recording
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
+from plumbing.waiting import NotYet
 
 WORKFLOW_LABEL = "workflows.argoproj.io/workflow"
 

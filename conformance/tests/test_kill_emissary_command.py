@@ -18,8 +18,8 @@ from conformance import executing
 from conformance import kube
 from conformance import layouts
 from conformance.timeouts import Timeouts
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
+from plumbing.waiting import NotYet
 
 EMISSARY = {
     layouts.LEGACY: "/var/run/argo/argoexec",

@@ -26,9 +26,9 @@ import pytest
 from conformance import executing
 from conformance import kube
 from conformance.timeouts import Timeouts
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
 from conformance.workflows import workflow_pods
+from plumbing.waiting import NotYet
 
 GRACE = 5
 SIGKILL_WINDOW = 10

@@ -29,8 +29,8 @@ from conformance import layouts
 from conformance import state
 from conformance import workflows as workflow_ops
 from conformance.errors import HarnessError
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
+from plumbing.waiting import NotYet
 
 VALUE = "crossed the layout switch"
 PROBE = "layout-switch-keeps-in-flight-pods-probe.yaml"

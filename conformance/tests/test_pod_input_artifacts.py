@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 
 from conformance import state
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
+from plumbing.waiting import NotYet
 
 SERVER = "artifact-server"
 SERVER_SCRIPT = """

@@ -21,8 +21,8 @@ import pytest
 
 from conformance import kube
 from conformance import layouts
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
+from plumbing.waiting import NotYet
 
 AUX = {layouts.LEGACY: "wait", layouts.INITLESS: "supervisor"}
 TOO_LITTLE = "12Mi"

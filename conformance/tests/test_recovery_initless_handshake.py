@@ -17,9 +17,9 @@ import dataclasses
 
 import pytest
 
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
 from conformance.workflows import workflow_pods
+from plumbing.waiting import NotYet
 
 ANSWER = "42"
 

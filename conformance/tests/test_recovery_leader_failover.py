@@ -27,9 +27,9 @@ from conformance import kube
 from conformance import recording
 from conformance import state
 from conformance.errors import HarnessError
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
 from conformance.workflows import step_pods
+from plumbing.waiting import NotYet
 
 logger = logging.getLogger(__name__)
 REPLICAS = 2

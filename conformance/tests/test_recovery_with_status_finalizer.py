@@ -39,9 +39,9 @@ import pytest
 from conformance import executing
 from conformance import kube
 from conformance import recording
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
 from conformance.workflows import step_pods
+from plumbing.waiting import NotYet
 
 GRACE = 5
 STEPS = ("deleted-down", "finish-down")

@@ -34,9 +34,9 @@ from conformance import executing
 from conformance import kube
 from conformance import recording
 from conformance import state
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
 from conformance.workflows import step_pods
+from plumbing.waiting import NotYet
 
 STEPS = ("deleted-live", "deleted-down", "finish-down")
 

@@ -40,8 +40,8 @@ from conformance import kube
 from conformance import recording
 from conformance.errors import HarnessError
 from conformance.timeouts import Timeouts
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
+from plumbing.waiting import NotYet
 
 API_VERSION = "argoproj.io/v1alpha1"
 WORKFLOW = "workflows.argoproj.io/workflow"

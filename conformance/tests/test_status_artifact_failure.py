@@ -28,8 +28,8 @@ import pytest
 from conformance import kube
 from conformance import recording
 from conformance.timeouts import Timeouts
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
+from plumbing.waiting import NotYet
 
 SERVER = "mkdir -p /www && exec httpd -f -p 8080 -h /www"
 CAUSE_PREFIX = "failed to load non-plugin input artifacts: "

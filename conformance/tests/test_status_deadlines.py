@@ -26,8 +26,8 @@ import pytest
 
 from conformance import recording
 from conformance.errors import HarnessError
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
+from plumbing.waiting import NotYet
 
 KUBELET_DEADLINE = "Pod was active on the node longer than the specified deadline"
 NODE_ID = "workflows.argoproj.io/node-id"

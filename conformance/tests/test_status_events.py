@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
+from plumbing.waiting import NotYet
 
 
 def node_event(node: dict[str, Any]) -> tuple[str, str, str]:

@@ -23,8 +23,8 @@ import pytest
 
 from conformance import kube
 from conformance import namespaces
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
+from plumbing.waiting import NotYet
 
 NODE_ID = "workflows.argoproj.io/node-id"
 

@@ -24,8 +24,8 @@ import pytest
 
 from conformance import executing
 from conformance import kube
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
+from plumbing.waiting import NotYet
 
 MISSING_IMAGE = "wpc.local/wpc-no-such-image:0.0.0"
 

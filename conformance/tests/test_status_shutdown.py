@@ -24,8 +24,8 @@ import pytest
 
 from conformance import kube
 from conformance import recording
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.watching import until
+from plumbing.waiting import NotYet
 
 WORKFLOW = "workflows.argoproj.io/workflow"
 ON_EXIT = "workflows.argoproj.io/on-exit"

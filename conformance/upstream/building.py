@@ -9,13 +9,14 @@ before any build starts, so the failure is obvious and pasteable.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from conformance.errors import CommandError
 from conformance.upstream import pins
+from plumbing import commands
+from plumbing import gobuilding
 
 GO_ENV = {"GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod"}
 
@@ -28,30 +29,34 @@ class ModuleSource:
     version: str
 
 
+def _json(text: str) -> dict[str, Any]:
+    """The JSON object in `go mod download -json` output ({} if there is none)."""
+    start, end = text.find("{"), text.rfind("}")
+    try:
+        info = json.loads(text[start : end + 1]) if 0 <= start < end else {}
+    except json.JSONDecodeError:
+        return {}
+    return info if isinstance(info, dict) else {}
+
+
 def download(version: str) -> ModuleSource:
     """Download the module (CRDs and sources); CommandError quoting the proxy if refused."""
     argv = ["go", "mod", "download", "-json", f"{pins.MODULE}@{version}"]
     try:
-        proc = subprocess.run(
-            argv,
-            capture_output=True,
-            text=True,
-            check=False,
-            env={**os.environ, **GO_ENV},
-        )
-    except FileNotFoundError as exc:
-        raise CommandError(
-            command=argv, returncode=127, output=f"go not found: {exc}"
-        ) from exc
-    try:
-        info = json.loads(proc.stdout or "{}")
-    except json.JSONDecodeError:
-        info = {}
-    if proc.returncode != 0 or info.get("Error") or not info.get("Dir"):
-        said = info.get("Error") or proc.stderr.strip() or proc.stdout.strip()
+        out = commands.capture(argv, env=GO_ENV, error=CommandError)
+    except CommandError as exc:
+        said = _json(exc.output).get("Error") or exc.output.strip()
         raise CommandError(
             command=argv,
-            returncode=proc.returncode,
+            returncode=exc.returncode,
+            output=f"the Go module proxy refused {pins.MODULE}@{version}: {said}",
+        ) from exc
+    info = _json(out)
+    if info.get("Error") or not info.get("Dir"):
+        said = info.get("Error") or out.strip()
+        raise CommandError(
+            command=argv,
+            returncode=0,
             output=f"the Go module proxy refused {pins.MODULE}@{version}: {said}",
         )
     return ModuleSource(directory=Path(info["Dir"]), version=version)
@@ -59,10 +64,8 @@ def download(version: str) -> ModuleSource:
 
 def build_binaries(version: str, cache_dir: Path) -> Path:
     """Build both binaries with upstream's tags and version ldflags; return the bin dir."""
-    from clusters import building
-
     download(version)  # fail early, quoting the proxy
-    component = building.GoComponent(
+    spec = gobuilding.GoBuild(
         name="argo-workflows",
         version=version,
         requires=((pins.MODULE, version),),
@@ -73,7 +76,7 @@ def build_binaries(version: str, cache_dir: Path) -> Path:
         tags=pins.BUILD_TAGS,
         ldflags=(f"-X {pins.MODULE}.version={version}",),
     )
-    return building.build(component, building.BuildSettings(cache_dir=cache_dir))
+    return gobuilding.build(spec, cache_dir=cache_dir, error=CommandError)
 
 
 def image_contexts(
