@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 from clusters.errors import ClusterError
-from conformance import loading
-from conformance import running
+from conformance import launching
 from conformance.errors import ConformanceError
+from conformance.implementations import images
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     try:
         if args.verb == "load-images":
-            refs = loading.load_images(
+            refs = images.load_images(
                 command=args.command,
                 provider=args.provider,
                 cluster=args.cluster,
@@ -90,8 +90,8 @@ def main(argv: list[str] | None = None) -> int:
             )
             sys.stdout.write("".join(f"loaded {ref}\n" for ref in refs))
             return 0
-        return running.run(
-            running.RunRequest(
+        return launching.run(
+            launching.RunRequest(
                 implementation=args.implementation,
                 layout=args.layout,
                 provider=args.provider,

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from conformance import kube
+from conformance.harness import kube
 
 DEPENDENCY_FAILED = 'dependency "c" exited with non-zero code: 2'
 

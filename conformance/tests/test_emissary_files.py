@@ -26,10 +26,10 @@ from typing import Any
 
 import pytest
 
-from conformance import executing
-from conformance import kube
-from conformance.timeouts import Timeouts
-from conformance.watching import until
+from conformance.harness import executing
+from conformance.harness import kube
+from conformance.harness.timeouts import Timeouts
+from conformance.harness.watching import until
 from plumbing.waiting import NotYet
 
 NODE_NAME = "workflows.argoproj.io/node-name"

@@ -23,9 +23,9 @@ from typing import Any
 
 import pytest
 
-from conformance import kube
-from conformance import state
-from conformance.workflows import step_pods
+from conformance.harness import kube
+from conformance.harness.workflows import step_pods
+from conformance.plugin import state
 
 ENTRYPOINT = ["sh", "-c"]
 CMD = ["printf 'ran %s' 'image cmd' > /tmp/out; cat /tmp/out"]

@@ -20,11 +20,11 @@ from typing import Any
 
 import pytest
 
-from conformance import executing
-from conformance import kube
-from conformance.timeouts import Timeouts
-from conformance.watching import until
-from conformance.workflows import step_pods
+from conformance.harness import executing
+from conformance.harness import kube
+from conformance.harness.timeouts import Timeouts
+from conformance.harness.watching import until
+from conformance.harness.workflows import step_pods
 from plumbing.waiting import NotYet
 
 STEPS = ("term", "usr1")

@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from conformance import executing
-from conformance import kube
-from conformance import watching
-from conformance.watching import until
+from conformance import contract
+from conformance.harness import executing
+from conformance.harness import watching
+from conformance.harness.watching import until
 from plumbing.waiting import NotYet
 
 COMPLETED_LABEL = "workflows.argoproj.io/completed"
@@ -59,7 +59,7 @@ class Judge:
             COMPLETED_LABEL
         ) == "true" and step not in self.labelled:
             self.labelled[step] = self._node_done(pod, "labelled completed")
-        if kube.STATUS_FINALIZER in (pod.metadata.finalizers or []):
+        if contract.STATUS_FINALIZER in (pod.metadata.finalizers or []):
             self.had_finalizer.add(uid)
         elif uid in self.had_finalizer and uid not in self.judged:
             self.judged.add(uid)

@@ -22,13 +22,12 @@ from typing import Any
 
 import pytest
 
-from conformance import executing
-from conformance import kube
-from conformance import watching
-from conformance.watching import until
-from conformance.workflows import COMPLETED
-from conformance.workflows import NODE_NAME
-from conformance.workflows import workflow_pods
+from conformance import contract
+from conformance.harness import executing
+from conformance.harness import kube
+from conformance.harness import watching
+from conformance.harness.watching import until
+from conformance.harness.workflows import workflow_pods
 from plumbing.waiting import NotYet
 
 GRACE = 5
@@ -45,7 +44,7 @@ def _started_held_pod(
                 (
                     p
                     for p in workflow_pods(kube_clients, namespace, workflow)
-                    if p.metadata.annotations[NODE_NAME].endswith(".held")
+                    if p.metadata.annotations[contract.NODE_NAME].endswith(".held")
                 ),
                 None,
             )
@@ -62,8 +61,8 @@ def _started_held_pod(
         path="/tmp/started",
         timeouts=timeouts,
     )
-    assert kube.STATUS_FINALIZER in (pod.metadata.finalizers or []), (
-        f"{pod.metadata.name} was created without {kube.STATUS_FINALIZER}: "
+    assert contract.STATUS_FINALIZER in (pod.metadata.finalizers or []), (
+        f"{pod.metadata.name} was created without {contract.STATUS_FINALIZER}: "
         f"{pod.metadata.finalizers}"
     )
     return pod
@@ -95,7 +94,7 @@ def test_a_deleted_running_pod_is_recorded_from_its_containers_not_as_pod_delete
     def released(version: Any) -> dict[str, Any] | NotYet:
         # A DELETED event carries the version from before the finalizer went,
         # so a version still holding it is only believed while the pod exists.
-        held = kube.STATUS_FINALIZER in (version.metadata.finalizers or [])
+        held = contract.STATUS_FINALIZER in (version.metadata.finalizers or [])
         if held and _exists(kube_clients, namespace, pod.metadata.name):
             return NotYet(f"still held: {version.metadata.finalizers}")
         # The finalizer just went: the node must already be recorded.
@@ -109,7 +108,9 @@ def test_a_deleted_running_pod_is_recorded_from_its_containers_not_as_pod_delete
         describe=f"the controller to release the deleted pod {pod.metadata.name}",
         field_selector=f"metadata.name={pod.metadata.name}",
     )
-    assert node["phase"] in COMPLETED, f"finalizer removed while the node was {node}"
+    assert node["phase"] in contract.COMPLETED, (
+        f"finalizer removed while the node was {node}"
+    )
     assert node.get("message") != "pod deleted"
     assert (node["phase"], node.get("message", "")[:25]) == (
         "Failed",
@@ -141,7 +142,7 @@ def test_deleting_a_workflow_releases_and_removes_all_of_its_pods(
     _started_held_pod(kube_clients, namespace, name, timeouts)
 
     kube_clients.custom.delete_namespaced_custom_object(
-        kube.WORKFLOW_GROUP, kube.WORKFLOW_VERSION, namespace, "workflows", name
+        contract.WORKFLOW_GROUP, contract.WORKFLOW_VERSION, namespace, "workflows", name
     )
 
     until(

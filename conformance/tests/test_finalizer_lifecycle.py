@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import pytest
 
-from conformance import executing
-from conformance import kube
-from conformance import recording
-from conformance.watching import until
-from conformance.workflows import step_pods
+from conformance import contract
+from conformance.harness import executing
+from conformance.harness import kube
+from conformance.harness import recording
+from conformance.harness.watching import until
+from conformance.harness.workflows import step_pods
 from plumbing.waiting import NotYet
 
 KEEP = "wpc.dev/keep"
@@ -80,7 +81,7 @@ def test_status_finalizer_is_added_at_creation_and_removed_once_each_node_is_don
         # WPC-FINALIZER-003: first's pod is cleaned up while the workflow runs.
         until(
             lambda: (
-                kube.STATUS_FINALIZER
+                contract.STATUS_FINALIZER
                 not in (found := _finalizers(kube_clients, namespace, name, "first"))
                 or NotYet(found)
             ),
@@ -128,7 +129,7 @@ def test_status_finalizer_is_added_at_creation_and_removed_once_each_node_is_don
                     left := {
                         step: p.metadata.finalizers
                         for step, p in step_pods(kube_clients, namespace, name).items()
-                        if kube.STATUS_FINALIZER in (p.metadata.finalizers or [])
+                        if contract.STATUS_FINALIZER in (p.metadata.finalizers or [])
                     }
                 )
                 or NotYet(left)
@@ -153,6 +154,8 @@ def test_status_finalizer_is_added_at_creation_and_removed_once_each_node_is_don
         e.obj["metadata"]["name"]: (e.kind, e.obj["metadata"].get("finalizers"))
         for e in first.values()
         if e.kind != "ADDED"
-        or kube.STATUS_FINALIZER not in (e.obj["metadata"].get("finalizers") or [])
+        or contract.STATUS_FINALIZER not in (e.obj["metadata"].get("finalizers") or [])
     }
-    assert not bad, f"pods whose first version lacked {kube.STATUS_FINALIZER}: {bad}"
+    assert not bad, (
+        f"pods whose first version lacked {contract.STATUS_FINALIZER}: {bad}"
+    )

@@ -26,9 +26,9 @@ from typing import Any
 
 import pytest
 
-from conformance import kube
-from conformance import recording
-from conformance.watching import until
+from conformance.harness import kube
+from conformance.harness import recording
+from conformance.harness.watching import until
 from plumbing.waiting import NotYet
 
 DELAY = 20

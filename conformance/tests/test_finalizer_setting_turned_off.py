@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
-from conformance import executing
-from conformance import kube
-from conformance.watching import until
-from conformance.workflows import COMPLETED
-from conformance.workflows import step_pods
+from conformance import contract
+from conformance.harness import executing
+from conformance.harness import kube
+from conformance.harness.watching import until
+from conformance.harness.workflows import step_pods
 from plumbing.waiting import NotYet
 
 GRACE = 5
@@ -64,7 +64,9 @@ def test_pods_created_with_the_finalizer_lose_it_after_the_setting_is_turned_off
             path="/tmp/started",
             timeouts=timeouts,
         )
-        assert kube.STATUS_FINALIZER in (pod.metadata.finalizers or []), pod.metadata
+        assert contract.STATUS_FINALIZER in (pod.metadata.finalizers or []), (
+            pod.metadata
+        )
 
     dedicated_instance.set_status_finalizer(enabled=False)
     executing.touch(
@@ -76,7 +78,8 @@ def test_pods_created_with_the_finalizer_lose_it_after_the_setting_is_turned_off
     )
     until(
         lambda: (
-            (node := _node(own.get(name), "released")).get("phase") in COMPLETED
+            (node := _node(own.get(name), "released")).get("phase")
+            in contract.COMPLETED
             or NotYet(node)
         ),
         timeout=timeouts.workflow_completed,
@@ -85,7 +88,7 @@ def test_pods_created_with_the_finalizer_lose_it_after_the_setting_is_turned_off
     )
     until(
         lambda: (
-            kube.STATUS_FINALIZER
+            contract.STATUS_FINALIZER
             not in (found := _finalizers(kube_clients, namespace, name))
             or NotYet(found)
         ),
@@ -95,7 +98,7 @@ def test_pods_created_with_the_finalizer_lose_it_after_the_setting_is_turned_off
     )
 
     kube_clients.custom.delete_namespaced_custom_object(
-        kube.WORKFLOW_GROUP, kube.WORKFLOW_VERSION, namespace, "workflows", name
+        contract.WORKFLOW_GROUP, contract.WORKFLOW_VERSION, namespace, "workflows", name
     )
     until(
         lambda: (

@@ -35,11 +35,11 @@ from typing import NamedTuple
 
 import pytest
 
-from conformance import executing
-from conformance import kube
 from conformance.errors import HarnessError
-from conformance.timeouts import Timeouts
-from conformance.watching import until
+from conformance.harness import executing
+from conformance.harness import kube
+from conformance.harness.timeouts import Timeouts
+from conformance.harness.watching import until
 from plumbing.waiting import NotYet
 
 CHUNKS = 33

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from conformance import kube
+from conformance.harness import kube
 
 STATUS = "/var/run/argo/status"
 REACTION = 2.0

@@ -25,12 +25,12 @@ from typing import Any
 
 import pytest
 
-from conformance import kube
-from conformance import state
-from conformance.watching import until
-from conformance.workflows import COMPLETED
-from conformance.workflows import Workflows
-from conformance.workflows import workflow_pods
+from conformance import contract
+from conformance.harness import kube
+from conformance.harness.watching import until
+from conformance.harness.workflows import Workflows
+from conformance.harness.workflows import workflow_pods
+from conformance.plugin import state
 from plumbing.waiting import NotYet
 
 PLUGIN = "wpc-plugin"
@@ -47,7 +47,7 @@ def _pod_spec(
     if pods:
         return kube_clients.api.sanitize_for_serialization(pods[0].spec)
     status = wfs.get(workflow).get("status") or {}
-    if status.get("phase") in COMPLETED:
+    if status.get("phase") in contract.COMPLETED:
         return {"ended without a pod": status}
     return NotYet(f"no pod of workflow {workflow} yet; phase {status.get('phase')!r}")
 

@@ -26,8 +26,8 @@ from typing import Any
 
 import pytest
 
-from conformance import state
-from conformance.watching import until
+from conformance.harness.watching import until
+from conformance.plugin import state
 from plumbing.waiting import NotYet
 
 SERVER = "artifact-server"

@@ -27,10 +27,10 @@ import uuid
 
 import pytest
 
-from conformance import kube
-from conformance import layouts
-from conformance import recording
-from conformance.watching import until
+from conformance import contract
+from conformance.harness import kube
+from conformance.harness import recording
+from conformance.harness.watching import until
 from plumbing.waiting import NotYet
 
 EXECUTOR_CONTAINERS = ("init", "wait", "supervisor")
@@ -45,8 +45,8 @@ def task_results(kube_clients: kube.Clients, namespace: str) -> recording.Record
     return recording.Recorder(
         api,
         client.CustomObjectsApi(api).list_namespaced_custom_object,
-        kube.WORKFLOW_GROUP,
-        kube.WORKFLOW_VERSION,
+        contract.WORKFLOW_GROUP,
+        contract.WORKFLOW_VERSION,
         namespace,
         "workflowtaskresults",
     )
@@ -58,7 +58,7 @@ def instance_labels(events: list[recording.Event]) -> dict[str, set[str | None]]
     for event in events:
         meta = event.obj["metadata"]
         seen.setdefault(meta["name"], set()).add(
-            (meta.get("labels") or {}).get(layouts.INSTANCE_LABEL)
+            (meta.get("labels") or {}).get(contract.INSTANCE_LABEL)
         )
     return seen
 
@@ -81,7 +81,7 @@ def test_instance_labels_its_pods_and_results_and_ignores_other_workflows(
     nobody = f"wpc-nobody-{uuid.uuid4().hex[:8]}"
     unserved = {
         "labelled for nobody": workflows.create(
-            body, labels={**test_labels, layouts.INSTANCE_LABEL: nobody}
+            body, labels={**test_labels, contract.INSTANCE_LABEL: nobody}
         ),
         "unlabelled": workflows.create(body, labels=dict(test_labels)),
     }

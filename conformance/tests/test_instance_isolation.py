@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from conformance import layouts
-from conformance import recording
-from conformance import workflows as workflow_ops
+from conformance import contract
+from conformance.harness import recording
+from conformance.harness import workflows as workflow_ops
 
 WORKFLOW_LABEL = "workflows.argoproj.io/workflow"
 NODE_ID = "workflows.argoproj.io/node-id"
@@ -34,9 +34,9 @@ def layout_of(pod: dict[str, Any]) -> str:
     inits = {c["name"] for c in pod["spec"].get("initContainers") or []}
     containers = {c["name"] for c in pod["spec"]["containers"]}
     if "init" in inits and "wait" in containers and "supervisor" not in containers:
-        return layouts.LEGACY
+        return contract.LEGACY
     if "init" not in inits and "supervisor" in containers and "wait" not in containers:
-        return layouts.INITLESS
+        return contract.INITLESS
     return f"unknown (init containers {sorted(inits)}, containers {sorted(containers)})"
 
 
@@ -90,7 +90,7 @@ def test_two_instances_never_touch_each_others_workflows_or_pods(
                 (meta.get("annotations") or {}).get(NODE_ID, meta["name"]), set()
             ).add(meta["uid"])
             shape = [
-                (meta.get("labels") or {}).get(layouts.INSTANCE_LABEL),
+                (meta.get("labels") or {}).get(contract.INSTANCE_LABEL),
                 layout_of(pod),
             ]
             if shape != [instance_id, instances[instance_id].layout]:

@@ -14,16 +14,16 @@ from __future__ import annotations
 
 import pytest
 
-from conformance import executing
-from conformance import kube
-from conformance import layouts
-from conformance.timeouts import Timeouts
-from conformance.watching import until
+from conformance import contract
+from conformance.harness import executing
+from conformance.harness import kube
+from conformance.harness.timeouts import Timeouts
+from conformance.harness.watching import until
 from plumbing.waiting import NotYet
 
 EMISSARY = {
-    layouts.LEGACY: "/var/run/argo/argoexec",
-    layouts.INITLESS: "/argo-bin/bin/argoexec",
+    contract.LEGACY: "/var/run/argo/argoexec",
+    contract.INITLESS: "/argo-bin/bin/argoexec",
 }
 STARTED = ["test", "-f", "/tmp/started"]
 

@@ -23,11 +23,12 @@ from typing import Any
 
 import pytest
 
-from conformance import executing
-from conformance import kube
-from conformance.timeouts import Timeouts
-from conformance.watching import until
-from conformance.workflows import workflow_pods
+from conformance import contract
+from conformance.harness import executing
+from conformance.harness import kube
+from conformance.harness.timeouts import Timeouts
+from conformance.harness.watching import until
+from conformance.harness.workflows import workflow_pods
 from plumbing.waiting import NotYet
 
 GRACE = 5
@@ -72,8 +73,8 @@ def _wait_started(
 
 def _shutdown(kube_clients: kube.Clients, namespace: str, workflow: str) -> None:
     kube_clients.custom.patch_namespaced_custom_object(
-        kube.WORKFLOW_GROUP,
-        kube.WORKFLOW_VERSION,
+        contract.WORKFLOW_GROUP,
+        contract.WORKFLOW_VERSION,
         namespace,
         "workflows",
         workflow,

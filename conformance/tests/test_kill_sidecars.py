@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from conformance import kube
+from conformance.harness import kube
 
 GRACE = 5
 """terminationGracePeriodSeconds set by the manifest's podSpecPatch."""

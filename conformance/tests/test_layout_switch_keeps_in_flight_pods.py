@@ -24,12 +24,13 @@ from typing import Any
 
 import pytest
 
-from conformance import executing
-from conformance import layouts
-from conformance import state
-from conformance import workflows as workflow_ops
+from conformance import contract
 from conformance.errors import HarnessError
-from conformance.watching import until
+from conformance.harness import executing
+from conformance.harness import layouts
+from conformance.harness import workflows as workflow_ops
+from conformance.harness.watching import until
+from conformance.plugin import state
 from plumbing.waiting import NotYet
 
 VALUE = "crossed the layout switch"
@@ -61,9 +62,9 @@ def layout_of(pod: dict[str, Any]) -> str:
     inits = {c["name"] for c in pod["spec"].get("initContainers") or []}
     containers = {c["name"] for c in pod["spec"]["containers"]}
     if "init" in inits and "wait" in containers and "supervisor" not in containers:
-        return layouts.LEGACY
+        return contract.LEGACY
     if "init" not in inits and "supervisor" in containers and "wait" not in containers:
-        return layouts.INITLESS
+        return contract.INITLESS
     return f"unknown (init containers {sorted(inits)}, containers {sorted(containers)})"
 
 
@@ -110,7 +111,7 @@ def probe_until(
             if layout_of(pods[0]) == target:
                 return str(pods[0]["metadata"]["name"])
             phase = (wfs.get(submitted[-1]).get("status") or {}).get("phase")
-            if phase not in workflow_ops.COMPLETED:  # one probe at a time
+            if phase not in contract.COMPLETED:  # one probe at a time
                 return NotYet(f"{seen}; waiting for it to complete before the next")
         submitted.append(wfs.submit(probe))
         return NotYet(f"{seen}; submitted probe {submitted[-1]}")
@@ -140,7 +141,7 @@ def test_layout_switch_applies_to_new_pods_only_and_rolls_back(
 ):
     ctl = dedicated_instance
     start = ctl.instance.layout
-    switched = layouts.INITLESS if start == layouts.LEGACY else layouts.LEGACY
+    switched = contract.INITLESS if start == contract.LEGACY else contract.LEGACY
     wfs = workflow_ops.Workflows(
         clients=kube_clients,
         namespace=namespace,

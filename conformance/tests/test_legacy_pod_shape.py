@@ -33,7 +33,7 @@ from typing import Any
 
 import pytest
 
-from conformance import state
+from conformance.plugin import state
 
 EMISSARY = "/var/run/argo/argoexec"
 SIDECARS = ["side-a", "side-b"]

@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from conformance import state
+from conformance.plugin import state
 
 EXECUTOR_CONTAINERS = ("init", "wait", "supervisor")
 EMISSARY = {"legacy": "/var/run/argo/argoexec", "initless": "/argo-bin/bin/argoexec"}

@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 
-from conformance import kube
-from conformance import layouts
-from conformance.watching import until
+from conformance import contract
+from conformance.harness import kube
+from conformance.harness.watching import until
 from plumbing.waiting import NotYet
 
-AUX = {layouts.LEGACY: "wait", layouts.INITLESS: "supervisor"}
+AUX = {contract.LEGACY: "wait", contract.INITLESS: "supervisor"}
 TOO_LITTLE = "12Mi"
 
 

@@ -17,8 +17,8 @@ import dataclasses
 
 import pytest
 
-from conformance.watching import until
-from conformance.workflows import workflow_pods
+from conformance.harness.watching import until
+from conformance.harness.workflows import workflow_pods
 from plumbing.waiting import NotYet
 
 ANSWER = "42"

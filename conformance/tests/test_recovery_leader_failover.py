@@ -22,13 +22,13 @@ from typing import Any
 
 import pytest
 
-from conformance import executing
-from conformance import kube
-from conformance import recording
-from conformance import state
 from conformance.errors import HarnessError
-from conformance.watching import until
-from conformance.workflows import step_pods
+from conformance.harness import executing
+from conformance.harness import kube
+from conformance.harness import recording
+from conformance.harness.watching import until
+from conformance.harness.workflows import step_pods
+from conformance.plugin import state
 from plumbing.waiting import NotYet
 
 logger = logging.getLogger(__name__)

@@ -36,11 +36,12 @@ from typing import Any
 
 import pytest
 
-from conformance import executing
-from conformance import kube
-from conformance import recording
-from conformance.watching import until
-from conformance.workflows import step_pods
+from conformance import contract
+from conformance.harness import executing
+from conformance.harness import kube
+from conformance.harness import recording
+from conformance.harness.watching import until
+from conformance.harness.workflows import step_pods
 from plumbing.waiting import NotYet
 
 GRACE = 5
@@ -68,7 +69,9 @@ def _started(
             path="/tmp/started",
             timeouts=timeouts,
         )
-        assert kube.STATUS_FINALIZER in (pod.metadata.finalizers or []), pod.metadata
+        assert contract.STATUS_FINALIZER in (pod.metadata.finalizers or []), (
+            pod.metadata
+        )
     return pods
 
 
@@ -81,7 +84,7 @@ def _held_pods(
             p.metadata.labels.get("workflows.argoproj.io/completed"),
         )
         for step, p in step_pods(kube_clients, namespace, workflow).items()
-        if kube.STATUS_FINALIZER in (p.metadata.finalizers or [])
+        if contract.STATUS_FINALIZER in (p.metadata.finalizers or [])
         or p.metadata.labels.get("workflows.argoproj.io/completed") != "true"
     }
 
@@ -122,7 +125,11 @@ def test_downtime_with_the_status_finalizer_loses_no_status_and_leaves_no_pod_be
 
         controller.stop()
         kube_clients.custom.delete_namespaced_custom_object(
-            kube.WORKFLOW_GROUP, kube.WORKFLOW_VERSION, namespace, "workflows", orphaned
+            contract.WORKFLOW_GROUP,
+            contract.WORKFLOW_VERSION,
+            namespace,
+            "workflows",
+            orphaned,
         )
         deleted = running["deleted-down"].metadata.name
         kube_clients.core.delete_namespaced_pod(deleted, namespace)

@@ -30,12 +30,13 @@ from typing import Any
 
 import pytest
 
-from conformance import executing
-from conformance import kube
-from conformance import recording
-from conformance import state
-from conformance.watching import until
-from conformance.workflows import step_pods
+from conformance import contract
+from conformance.harness import executing
+from conformance.harness import kube
+from conformance.harness import recording
+from conformance.harness.watching import until
+from conformance.harness.workflows import step_pods
+from conformance.plugin import state
 from plumbing.waiting import NotYet
 
 STEPS = ("deleted-live", "deleted-down", "finish-down")
@@ -235,10 +236,10 @@ def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_n
     with_finalizer = {
         e.obj["metadata"]["name"]
         for e in events
-        if kube.STATUS_FINALIZER in (e.obj["metadata"].get("finalizers") or [])
+        if contract.STATUS_FINALIZER in (e.obj["metadata"].get("finalizers") or [])
     }
     assert not with_finalizer, (
-        f"pods carrying {kube.STATUS_FINALIZER}: {with_finalizer}"
+        f"pods carrying {contract.STATUS_FINALIZER}: {with_finalizer}"
     )
     duplicates = {
         n: u for n, u in recording.pods_by_node(events, name).items() if len(u) > 1

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import pytest
 
-from conformance import kube
-from conformance import recording
-from conformance.watching import until
+from conformance import contract
+from conformance.harness import kube
+from conformance.harness import recording
+from conformance.harness.watching import until
 from plumbing.waiting import NotYet
 
 WORKFLOW = "workflows.argoproj.io/workflow"
@@ -27,8 +28,8 @@ def task_results(kube_clients: kube.Clients, namespace: str) -> recording.Record
     return recording.Recorder(
         api,
         client.CustomObjectsApi(api).list_namespaced_custom_object,
-        kube.WORKFLOW_GROUP,
-        kube.WORKFLOW_VERSION,
+        contract.WORKFLOW_GROUP,
+        contract.WORKFLOW_VERSION,
         namespace,
         "workflowtaskresults",
     )
@@ -50,8 +51,8 @@ def test_task_results_of_a_completed_workflow_are_deleted(
 
     def gone() -> bool | NotYet:
         left = kube_clients.custom.list_namespaced_custom_object(
-            kube.WORKFLOW_GROUP,
-            kube.WORKFLOW_VERSION,
+            contract.WORKFLOW_GROUP,
+            contract.WORKFLOW_VERSION,
             namespace,
             "workflowtaskresults",
             label_selector=f"{WORKFLOW}={name}",

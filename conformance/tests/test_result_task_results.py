@@ -36,11 +36,12 @@ from typing import Any
 
 import pytest
 
-from conformance import kube
-from conformance import recording
+from conformance import contract
 from conformance.errors import HarnessError
-from conformance.timeouts import Timeouts
-from conformance.watching import until
+from conformance.harness import kube
+from conformance.harness import recording
+from conformance.harness.timeouts import Timeouts
+from conformance.harness.watching import until
 from plumbing.waiting import NotYet
 
 API_VERSION = "argoproj.io/v1alpha1"
@@ -97,8 +98,8 @@ def task_results(kube_clients: kube.Clients, namespace: str) -> recording.Record
     return recording.Recorder(
         api,
         client.CustomObjectsApi(api).list_namespaced_custom_object,
-        kube.WORKFLOW_GROUP,
-        kube.WORKFLOW_VERSION,
+        contract.WORKFLOW_GROUP,
+        contract.WORKFLOW_VERSION,
         namespace,
         "workflowtaskresults",
     )

@@ -25,10 +25,11 @@ from typing import Any
 
 import pytest
 
-from conformance import kube
-from conformance import recording
-from conformance.timeouts import Timeouts
-from conformance.watching import until
+from conformance import contract
+from conformance.harness import kube
+from conformance.harness import recording
+from conformance.harness.timeouts import Timeouts
+from conformance.harness.watching import until
 from plumbing.waiting import NotYet
 
 SERVER = "mkdir -p /www && exec httpd -f -p 8080 -h /www"
@@ -150,8 +151,8 @@ def test_a_failed_download_in_the_supervisor_stops_main_and_makes_the_node_error
     results = recording.Recorder(
         api,
         client.CustomObjectsApi(api).list_namespaced_custom_object,
-        kube.WORKFLOW_GROUP,
-        kube.WORKFLOW_VERSION,
+        contract.WORKFLOW_GROUP,
+        contract.WORKFLOW_VERSION,
         namespace,
         "workflowtaskresults",
     )

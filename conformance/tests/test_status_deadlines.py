@@ -24,9 +24,9 @@ from typing import Any
 
 import pytest
 
-from conformance import recording
 from conformance.errors import HarnessError
-from conformance.watching import until
+from conformance.harness import recording
+from conformance.harness.watching import until
 from plumbing.waiting import NotYet
 
 KUBELET_DEADLINE = "Pod was active on the node longer than the specified deadline"

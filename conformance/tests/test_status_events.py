@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from conformance.watching import until
+from conformance.harness.watching import until
 from plumbing.waiting import NotYet
 
 

@@ -32,7 +32,7 @@ from typing import Any
 
 import pytest
 
-from conformance import kube
+from conformance.harness import kube
 
 ARMED = "touch /shared/armed; "
 WAIT_ARMED = (

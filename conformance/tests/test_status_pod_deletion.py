@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from conformance import kube
-from conformance import namespaces
-from conformance.watching import until
+from conformance.harness import kube
+from conformance.harness import namespaces
+from conformance.harness.watching import until
 from plumbing.waiting import NotYet
 
 NODE_ID = "workflows.argoproj.io/node-id"

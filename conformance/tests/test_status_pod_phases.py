@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
-from conformance import executing
-from conformance import kube
-from conformance.watching import until
+from conformance.harness import executing
+from conformance.harness import kube
+from conformance.harness.watching import until
 from plumbing.waiting import NotYet
 
 MISSING_IMAGE = "wpc.local/wpc-no-such-image:0.0.0"

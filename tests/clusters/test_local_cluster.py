@@ -19,10 +19,10 @@ import pytest
 from kubernetes.client.exceptions import ApiException
 
 from clusters._waiting import until
-from conformance import kube
-from conformance.injecting import CONTAINER
-from conformance.injecting import injected_sidecar
-from conformance.timeouts import Timeouts
+from conformance.harness import kube
+from conformance.harness.injecting import CONTAINER
+from conformance.harness.injecting import injected_sidecar
+from conformance.harness.timeouts import Timeouts
 from tests.clusters import _images
 from tests.clusters.conftest import LABELS
 from tests.clusters.conftest import kubectl_run

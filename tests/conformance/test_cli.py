@@ -15,14 +15,14 @@ from pathlib import Path
 import pytest
 
 from conformance import __main__ as cli
-from conformance import driving
-from conformance import loading
-from conformance import running
+from conformance import launching
 from conformance.errors import CommandError
 from conformance.errors import DataError
+from conformance.implementations import driving
+from conformance.implementations import images
 
 
-def request(**changes: object) -> running.RunRequest:
+def request(**changes: object) -> launching.RunRequest:
     values: dict[str, object] = {
         "implementation": "reference",
         "layout": "both",
@@ -39,18 +39,18 @@ def request(**changes: object) -> running.RunRequest:
         "pytest_args": (),
     }
     values.update(changes)
-    return running.RunRequest(**values)  # type: ignore[arg-type]
+    return launching.RunRequest(**values)  # type: ignore[arg-type]
 
 
 def test_run_brings_the_cluster_up_first():
-    assert running.cluster_commands(request()) == [
+    assert launching.cluster_commands(request()) == [
         [sys.executable, "-m", "clusters", "up", "--provider", "local", "--name", "wpc"]
     ]
-    assert running.cluster_commands(request(kubeconfig=Path("/k"))) == []
+    assert launching.cluster_commands(request(kubeconfig=Path("/k"))) == []
 
 
 def test_pytest_command_names_reports_after_the_implementation():
-    argv = running.pytest_command(request(workers=2, pytest_args=("-k", "Hello")))
+    argv = launching.pytest_command(request(workers=2, pytest_args=("-k", "Hello")))
     joined = " ".join(argv)
     assert "--implementation reference --layout both" in joined
     assert "--report reports/conformance-reference.yaml" in joined
@@ -61,21 +61,21 @@ def test_pytest_command_names_reports_after_the_implementation():
 
 
 def test_negative_controls_are_forwarded_only_when_given(monkeypatch):
-    seen: list[running.RunRequest] = []
-    monkeypatch.setattr(running, "run", lambda r: seen.append(r) or 0)
+    seen: list[launching.RunRequest] = []
+    monkeypatch.setattr(launching, "run", lambda r: seen.append(r) or 0)
     argv = ["run", "--implementation", "reference"]
     assert cli.main([*argv, "--negative-controls", "reports/n.yaml"]) == 0
     assert cli.main(argv) == 0
-    given, absent = (running.pytest_command(r) for r in seen)
+    given, absent = (launching.pytest_command(r) for r in seen)
     assert given[given.index("--negative-controls") + 1] == "reports/n.yaml"
     assert "--negative-controls" not in absent
 
 
 def test_image_contexts_are_parsed():
-    images = loading.parse_contexts(
+    found = images.parse_contexts(
         "# built\nwpc.local/a:1 /tmp/a\n\nwpc.local/b:2 /tmp/b\n"
     )
-    assert [(i.ref, str(i.context)) for i in images] == [
+    assert [(i.ref, str(i.context)) for i in found] == [
         ("wpc.local/a:1", "/tmp/a"),
         ("wpc.local/b:2", "/tmp/b"),
     ]
@@ -90,7 +90,7 @@ def test_image_contexts_are_parsed():
 )
 def test_bad_image_contexts_are_refused(text, message):
     with pytest.raises(DataError, match=message):
-        loading.parse_contexts(text)
+        images.parse_contexts(text)
 
 
 def test_failing_command_carries_evidence(tmp_path):

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from conformance import driving
-from conformance import implementations
-from conformance import layouts
 from conformance.errors import HarnessError
-from conformance.fixtures import Controller
+from conformance.harness import layouts
+from conformance.implementations import driving
+from conformance.implementations import profiles
+from conformance.plugin.fixtures import Controller
 from tests.conformance.test_implementations import KNOWN
 from tests.conformance.test_implementations import write_profile
 
@@ -28,7 +28,7 @@ RECORD = (
 
 
 def controller(tmp_path: Path, **changes: object) -> Controller:
-    profile = implementations.load(
+    profile = profiles.load(
         str(write_profile(tmp_path, **changes)), known_features=KNOWN
     )
     driver = driving.Driver(

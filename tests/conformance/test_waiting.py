@@ -15,8 +15,8 @@ import pytest
 
 from conformance.errors import ConformanceError
 from conformance.errors import WaitTimeout
-from conformance.watching import until
-from conformance.watching import watch_until
+from conformance.harness.watching import until
+from conformance.harness.watching import watch_until
 from plumbing import errors as plumbing_errors
 from plumbing.waiting import NotYet
 
