@@ -11,35 +11,39 @@ import logging
 import shlex
 import subprocess
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from conformance.errors import CommandError
 from conformance.implementations import profiles
 from conformance.plugin import collection
+from conformance.plugin import options
 
 logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class RunRequest:
-    """What `python -m conformance run` was asked for."""
+    """What `python -m conformance run` was asked for.
 
-    implementation: str
-    layout: str
-    provider: str
-    cluster: str
-    kubeconfig: Path | None
+    `options` holds the suite's options (`conformance.plugin.options.OPTIONS`,
+    keyed by their `wpc_*` dest) as the CLI parsed them; they are passed on to
+    pytest under their own spelling. The rest is the launcher's own.
+    """
+
+    options: Mapping[str, Any]
     reports_dir: Path
-    report: Path | None
-    features: str | None
-    timeout_scale: float
-    skip_install: bool
-    allow_foreign_cluster: bool
-    workers: int
-    pytest_args: tuple[str, ...]
-    negative_controls: Path | None = None
-    """A NegativeControlsReport whose mutation score the report carries."""
+    """Where the report, JUnit XML and allure results go by default."""
+    workers: int = 0
+    """pytest-xdist workers (0: none)."""
+    pytest_args: tuple[str, ...] = ()
+
+    def option(self, dest: str) -> Any:
+        """One option's value, or its default when the CLI did not set it."""
+        value = self.options.get(dest)
+        return options.BY_DEST[dest].default if value is None else value
 
 
 def implementation_name(implementation: str) -> str:
@@ -49,7 +53,7 @@ def implementation_name(implementation: str) -> str:
 
 def cluster_commands(request: RunRequest) -> list[list[str]]:
     """Commands that make sure the cluster runs (none for a given kubeconfig)."""
-    if request.kubeconfig is not None:
+    if request.option("wpc_kubeconfig") is not None:
         return []
     return [
         [
@@ -58,48 +62,65 @@ def cluster_commands(request: RunRequest) -> list[list[str]]:
             "clusters",
             "up",
             "--provider",
-            request.provider,
+            str(request.option("wpc_provider")),
             "--name",
-            request.cluster,
+            str(request.option("wpc_cluster_name")),
         ]
     ]
 
 
+LAUNCHER_OWNED = frozenset(
+    {
+        "wpc_implementation",
+        "wpc_layout",
+        "wpc_report",
+        "wpc_junit",
+        "wpc_timeout_scale",
+        "wpc_kubeconfig",
+        "wpc_provider",
+        "wpc_cluster_name",
+    }
+)
+"""Options the launcher always spells out itself, in a fixed order."""
+
+
 def pytest_command(request: RunRequest) -> list[str]:
     """The pytest invocation of the suite with the plugin's options and reports."""
-    name = implementation_name(request.implementation)
-    report = request.report or request.reports_dir / f"conformance-{name}.yaml"
+    implementation = str(request.option("wpc_implementation"))
+    name = implementation_name(implementation)
+    reports_dir = request.reports_dir
+    report = request.option("wpc_report") or reports_dir / f"conformance-{name}.yaml"
+    junit = request.option("wpc_junit") or reports_dir / f"junit-{name}.xml"
     argv = [
         sys.executable,
         "-m",
         "pytest",
         str(collection.SUITE_DIR),
         "--implementation",
-        request.implementation,
+        implementation,
         "--layout",
-        request.layout,
+        str(request.option("wpc_layout")),
         "--report",
         str(report),
         "--wpc-junit",
-        str(request.reports_dir / f"junit-{name}.xml"),
+        str(junit),
         "--alluredir",
-        str(request.reports_dir / f"allure-{name}"),
+        str(reports_dir / f"allure-{name}"),
         "--clean-alluredir",
         "--timeout-scale",
-        str(request.timeout_scale),
+        str(request.option("wpc_timeout_scale")),
     ]
-    if request.kubeconfig is not None:
-        argv += ["--kubeconfig", str(request.kubeconfig)]
+    kubeconfig = request.option("wpc_kubeconfig")
+    if kubeconfig is not None:
+        argv += ["--kubeconfig", str(kubeconfig)]
     else:
-        argv += ["--provider", request.provider, "--cluster-name", request.cluster]
-    if request.features is not None:
-        argv += ["--features", request.features]
-    if request.skip_install:
-        argv.append("--skip-install")
-    if request.allow_foreign_cluster:
-        argv.append("--allow-foreign-cluster")
-    if request.negative_controls is not None:
-        argv += ["--negative-controls", str(request.negative_controls)]
+        argv += [
+            "--provider",
+            str(request.option("wpc_provider")),
+            "--cluster",
+            str(request.option("wpc_cluster_name")),
+        ]
+    argv += options.forwarded(request.options, skip=LAUNCHER_OWNED)
     if request.workers:
         argv += ["-n", str(request.workers)]
     return argv + list(request.pytest_args)

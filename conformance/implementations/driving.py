@@ -12,6 +12,7 @@ import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from conformance import contract
 from conformance.errors import CommandError
@@ -89,3 +90,43 @@ class Driver:
         """Install every instance the run needs."""
         for instance in instances:
             self.control("install", instance)
+
+
+@dataclass(frozen=True)
+class InstanceController:
+    """The profile's controller commands, bound to one instance (`harness.Controller`)."""
+
+    driver: Driver
+    instance: layouts.Instance
+
+    def restart(self) -> None:
+        """Restart the instance's controller (the profile decides how)."""
+        self.driver.control("restart", self.instance)
+
+    def stop(self) -> None:
+        """Stop the instance's controller."""
+        self.driver.control("stop", self.instance)
+
+    def start(self) -> None:
+        """Start the instance's controller again."""
+        self.driver.control("start", self.instance)
+
+    def set_layout(self, layout: str) -> None:
+        """Switch the instance to another layout (controller-wide in Argo)."""
+        self.driver.control("setLayout", self.instance, layout=layout)
+
+    def set_status_finalizer(self, *, enabled: bool) -> None:
+        """Switch the pod status-capture finalizer of the instance."""
+        self.driver.control(
+            "setStatusFinalizer", self.instance, enabled="true" if enabled else "false"
+        )
+
+    def set_config(self, key: str, value: Any) -> None:
+        """Set top-level configuration field `key` to `value` (None removes it).
+
+        The profile's `setConfig` returns once the controller acts on the change
+        (the reference restarts its controller); a profile without it is an error.
+        """
+        self.driver.control(
+            "setConfig", self.instance, **profiles.config_values(key, value)
+        )

@@ -91,6 +91,12 @@ class Profile:
     """`artifactRepository.secrets` as (namespace, name): copied into test namespaces."""
     """Declared `variables` with this run's values (defaults, or --profile-var)."""
 
+    def controller_selector(self, instance: Instance) -> str:
+        """The label selector of `instance`'s controller pods (in its namespace)."""
+        return self.controller_pod_selector.format_map(
+            {"instance_id": instance.instance_id, "layout": instance.layout}
+        )
+
     def instance(self, layout: str) -> Instance:
         """The controller instance that serves `layout`."""
         instance_id = self.instance_ids[layout]

@@ -15,9 +15,11 @@ import pytest
 
 from conformance import contract
 from conformance.errors import DataError
+from conformance.plugin import keys
 from conformance.plugin import markers
-from conformance.plugin import state
+from conformance.plugin import runs
 from conformance.report.results import scenario_of
+from conformance.spec import Spec
 
 SUITE_DIR = Path(__file__).resolve().parent.parent / "tests"
 LAYOUT_PARAM = "wpc_layout"
@@ -45,7 +47,7 @@ def declare(definition: Any, config: pytest.Config) -> markers.Declaration | Non
             args=mark.args,
             kwargs=dict(mark.kwargs),
             path=path,
-            spec=config.stash[state.SPEC],
+            spec=runs.of(config).spec,
         )
     except DataError as exc:
         raise pytest.Collector.CollectError(
@@ -62,7 +64,7 @@ def generate(metafunc: pytest.Metafunc) -> None:
         )
 
 
-def support_of(decl: markers.Declaration, spec: Any) -> str:
+def support_of(decl: markers.Declaration, spec: Spec) -> str:
     """Extended if any non-layout feature of the test is Extended, else Core."""
     supports = {
         f.name: str(getattr(f.support, "value", f.support)) for f in spec.features
@@ -84,10 +86,10 @@ def missing_features(
 
 def modify_items(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Stash declarations, deselect unselected layouts, skip unclaimed features."""
-    settings = config.stash[state.SETTINGS]
-    claimed = config.stash[state.CLAIMED]
-    spec = config.stash[state.SPEC]
-    declarations = config.stash.setdefault(state.DECLARATIONS, {})
+    settings = runs.of(config).settings
+    claimed = runs.of(config).claimed
+    spec = runs.of(config).spec
+    declarations = runs.of(config).declarations
     kept: list[pytest.Item] = []
     deselected: list[pytest.Item] = []
     for item in items:
@@ -101,9 +103,9 @@ def modify_items(config: pytest.Config, items: list[pytest.Item]) -> None:
         layout = str(param)
         decl = declare(item, config)
         assert decl is not None  # the item was parametrized from its declaration
-        item.stash[state.DECLARATION] = decl
-        item.stash[state.LAYOUT] = layout
-        item.stash[state.SUPPORT] = support_of(decl, spec)
+        item.stash[keys.DECLARATION] = decl
+        item.stash[keys.LAYOUT] = layout
+        item.stash[keys.SUPPORT] = support_of(decl, spec)
         declarations[scenario_of(item.nodeid, layout)] = decl
         if layout not in settings.layouts:
             deselected.append(item)

@@ -17,7 +17,7 @@ import pytest
 
 from conformance.harness import kube
 from conformance.harness import namespaces
-from conformance.plugin import state
+from conformance.plugin import runs
 from conformance.plugin import writing
 from conformance.report import ledger
 
@@ -32,34 +32,32 @@ class Finisher:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Fold a suite test's report into the run's results."""
-        self.config.stash[state.RESULTS].add(report)
+        runs.of(self.config).results.add(report)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, Any, Any]:
         """After every test ran: compare layouts; undeclared differences fail."""
         result = yield
         if not self.config.option.collectonly:
-            self.config.stash[state.DIFFS] = list(
-                writing.check_divergences(self.config)
-            )
+            runs.of(self.config).diffs = list(writing.check_divergences(self.config))
         return result
 
     def _sweep(self) -> None:
-        context = self.config.stash.get(state.CONTEXT, None)
+        context = runs.of(self.config).context
         if context is None:
             return
-        clients = kube.connect(context.kubeconfig)
+        clients = runs.of(self.config).clients()
         leftovers = clients.core.list_namespace(
             label_selector=kube.session_selector(context.session_id)
         ).items
         leaks = [ns.metadata.name for ns in leftovers]
-        self.config.stash[state.LEAKS] = leaks
+        runs.of(self.config).leaks = leaks
         for name in leaks:
             namespaces.delete(
                 clients,
                 name=name,
                 session_id=context.session_id,
-                timeouts=self.config.stash[state.TIMEOUTS],
+                timeouts=runs.of(self.config).timeouts,
             )
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -72,25 +70,25 @@ class Finisher:
             Exception
         ) as exc:  # broad on purpose: a failed sweep must not lose the report
             logger.warning("Leak sweep failed: %s", exc)
-            self.config.stash[state.LEAKS] = [f"sweep failed: {exc}"]
-        diffs = self.config.stash.get(state.DIFFS, [])
+            runs.of(self.config).leaks = [f"sweep failed: {exc}"]
+        diffs = runs.of(self.config).diffs
         written = writing.write_outputs(self.config, diffs)
-        self.config.stash[state.WRITTEN] = [str(p) for p in written]
-        settings = self.config.stash[state.SETTINGS]
+        runs.of(self.config).written = [str(p) for p in written]
+        settings = runs.of(self.config).settings
         if settings.require_must_coverage:
             gaps = ledger.build(
-                self.config.stash[state.SPEC],
-                self.config.stash[state.DECLARATIONS].values(),
+                runs.of(self.config).spec,
+                runs.of(self.config).declarations.values(),
             ).uncovered_must
             if gaps:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
-                self.config.stash[state.WRITTEN].append(
+                runs.of(self.config).written.append(
                     "MUST clauses without a test: " + ", ".join(g.clause for g in gaps)
                 )
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """Point at the reports and name the gaps."""
-        lines = self.config.stash.get(state.WRITTEN, [])
+        lines = runs.of(self.config).written
         if lines:
             terminalreporter.section("wpc conformance")
             for line in lines:

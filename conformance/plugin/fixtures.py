@@ -7,8 +7,11 @@ for the cross-layout diff), `manifest` (the YAML beside the test),
 configuration field of the test's instance), `artifact_repository` (the
 repository's Secrets copied into the test's namespace), `dedicated_instance`
 (a private controller instance for tests that change controller-wide settings
-mid-flight) and `unlabelled_workflows_lock` (for tests that create Workflows
-without the instance label, or run a controller without `instanceID`).
+mid-flight), `unlabelled_workflows_lock` (for tests that create Workflows
+without the instance label, or run a controller without `instanceID`), and
+what the profile says: `profile`, `images` (by role) and
+`controller_selector` (an instance's controller pods). No scenario reads the
+plugin's state; these fixtures are its only window onto the run.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,22 +33,15 @@ from conformance.harness import locking
 from conformance.harness import namespaces
 from conformance.harness import secrets
 from conformance.harness import workflows as workflow_ops
+from conformance.harness.controllers import Controller
 from conformance.harness.observations import Observations
 from conformance.harness.timeouts import Timeouts
 from conformance.implementations import driving
 from conformance.implementations import profiles
 from conformance.implementations.contexts import RunContext
+from conformance.plugin import keys
 from conformance.plugin import markers
-from conformance.plugin import state
-
-
-def _context(config: pytest.Config) -> RunContext:
-    context = config.stash.get(state.CONTEXT, None)
-    if context is None:
-        raise HarnessError(
-            "the run was not prepared (no cluster): cannot use cluster fixtures"
-        )
-    return context
+from conformance.plugin import runs
 
 
 @pytest.fixture(autouse=True)
@@ -55,27 +51,57 @@ def wpc_layout(request: pytest.FixtureRequest) -> str | None:
 
 
 @pytest.fixture(scope="session")
-def run_context(pytestconfig: pytest.Config) -> RunContext:
+def wpc_run(pytestconfig: pytest.Config) -> runs.Run:
+    """This process's run object (`conformance.plugin.runs`)."""
+    return runs.of(pytestconfig)
+
+
+@pytest.fixture(scope="session")
+def run_context(wpc_run: runs.Run) -> RunContext:
     """What the run established once: session ID, kubeconfig, instances."""
-    return _context(pytestconfig)
+    return wpc_run.prepared()
 
 
 @pytest.fixture(scope="session")
-def timeouts(pytestconfig: pytest.Config) -> Timeouts:
+def instances(run_context: RunContext) -> tuple[layouts.Instance, ...]:
+    """The run's shared controller instances, one per selected and claimed layout."""
+    return run_context.instances
+
+
+@pytest.fixture(scope="session")
+def timeouts(wpc_run: runs.Run) -> Timeouts:
     """The run's named timeouts, already scaled by --timeout-scale."""
-    return pytestconfig.stash[state.TIMEOUTS]
+    return wpc_run.timeouts
 
 
 @pytest.fixture(scope="session")
-def kube_clients(run_context: RunContext) -> kube.Clients:
-    """Kubernetes API clients for the cluster under test."""
-    return kube.connect(run_context.kubeconfig)
+def kube_clients(wpc_run: runs.Run) -> kube.Clients:
+    """Kubernetes API clients for the cluster under test (one connection per process)."""
+    return wpc_run.clients()
+
+
+@pytest.fixture(scope="session")
+def profile(wpc_run: runs.Run) -> profiles.Profile:
+    """The implementation profile under test."""
+    return wpc_run.profile
+
+
+@pytest.fixture(scope="session")
+def images(profile: profiles.Profile) -> Mapping[str, str]:
+    """The profile's image references by role (`executor`, `tools`, ...)."""
+    return profile.images
+
+
+@pytest.fixture(scope="session")
+def controller_selector(profile: profiles.Profile) -> Callable[[layouts.Instance], str]:
+    """The label selector of an instance's controller pods (in its namespace)."""
+    return profile.controller_selector
 
 
 @pytest.fixture
 def declaration(request: pytest.FixtureRequest) -> markers.Declaration:
     """The test's validated @conformance marker."""
-    decl: markers.Declaration | None = request.node.stash.get(state.DECLARATION, None)
+    decl: markers.Declaration | None = request.node.stash.get(keys.DECLARATION, None)
     if decl is None:
         raise HarnessError(
             f"{request.node.nodeid} has no @pytest.mark.conformance marker"
@@ -118,7 +144,7 @@ def namespace(
     name = namespaces.unique_name(
         short_name=declaration.short_name, layout=test_labels[kube.LAYOUT]
     )
-    request.node.stash[state.NAMESPACE] = name
+    request.node.stash[keys.NAMESPACE] = name
     namespaces.create(kube_clients, name=name, labels=test_labels)
     yield name
     namespaces.delete(
@@ -128,13 +154,12 @@ def namespace(
 
 @pytest.fixture
 def artifact_repository(
-    request: pytest.FixtureRequest,
+    profile: profiles.Profile,
     kube_clients: kube.Clients,
     namespace: str,
     test_labels: dict[str, str],
 ) -> list[str]:
     """The profile's artifact repository Secrets, copied into the test's namespace."""
-    profile = request.config.stash[state.PROFILE]
     return secrets.copy_into(
         kube_clients,
         secrets=profile.repository_secrets,
@@ -147,7 +172,7 @@ def artifact_repository(
 def observations(request: pytest.FixtureRequest) -> Observations:
     """Record what the scenario saw; compared across layouts after the run."""
     recorder = Observations()
-    request.node.stash[state.OBSERVATIONS] = recorder
+    request.node.stash[keys.OBSERVATIONS] = recorder
     return recorder
 
 
@@ -171,86 +196,44 @@ def workflows(
 
 @pytest.fixture
 def manifest(
-    request: pytest.FixtureRequest, declaration: markers.Declaration
+    request: pytest.FixtureRequest,
+    declaration: markers.Declaration,
+    profile: profiles.Profile,
 ) -> Callable[..., dict[str, Any]]:
     """Load `manifests/<kebab-short-name>.yaml` (or `manifests/<name>`) beside the test."""
     folder = Path(request.node.path).parent / "manifests"
-    profile = request.config.stash[state.PROFILE]
-    images = {f"{key}_image": ref for key, ref in profile.images.items()}
+    substitutions = {f"{key}_image": ref for key, ref in profile.images.items()}
 
     def load(name: str | None = None, **extra: str) -> dict[str, Any]:
         return workflow_ops.load_manifest(
             folder / (name or f"{kube.kebab(declaration.short_name)}.yaml"),
-            substitutions={**images, **extra},
+            substitutions={**substitutions, **extra},
         )
 
     return load
 
 
-@dataclass(frozen=True)
-class Controller:
-    """The profile's controller commands, bound to one instance."""
-
-    driver: driving.Driver
-    instance: layouts.Instance
-
-    def restart(self) -> None:
-        """Restart the instance's controller (the profile decides how)."""
-        self.driver.control("restart", self.instance)
-
-    def stop(self) -> None:
-        """Stop the instance's controller."""
-        self.driver.control("stop", self.instance)
-
-    def start(self) -> None:
-        """Start the instance's controller again."""
-        self.driver.control("start", self.instance)
-
-    def set_layout(self, layout: str) -> None:
-        """Switch the instance to another layout (controller-wide in Argo)."""
-        self.driver.control("setLayout", self.instance, layout=layout)
-
-    def set_status_finalizer(self, *, enabled: bool) -> None:
-        """Switch the pod status-capture finalizer of the instance."""
-        self.driver.control(
-            "setStatusFinalizer", self.instance, enabled="true" if enabled else "false"
-        )
-
-    def set_config(self, key: str, value: Any) -> None:
-        """Set top-level configuration field `key` to `value` (None removes it).
-
-        The profile's `setConfig` returns once the controller acts on the change
-        (the reference restarts its controller); a profile without it is an error.
-        """
-        self.driver.control(
-            "setConfig", self.instance, **profiles.config_values(key, value)
-        )
-
-
-def _driver(config: pytest.Config, context: RunContext) -> driving.Driver:
-    settings = config.stash[state.SETTINGS]
+def _driver(run: runs.Run) -> driving.Driver:
     return driving.Driver(
-        profile=config.stash[state.PROFILE],
-        values=context.placeholders,
-        log_dir=settings.reports_dir / "logs",
-        timeout=config.stash[state.TIMEOUTS].install,
+        profile=run.profile,
+        values=run.prepared().placeholders,
+        log_dir=run.settings.reports_dir / "logs",
+        timeout=run.timeouts.install,
     )
 
 
 @pytest.fixture
-def controller(
-    pytestconfig: pytest.Config, run_context: RunContext, layout: layouts.Instance
-) -> Controller:
+def controller(wpc_run: runs.Run, layout: layouts.Instance) -> Controller:
     """Controller commands for the instance serving this test's layout."""
-    return Controller(driver=_driver(pytestconfig, run_context), instance=layout)
+    return driving.InstanceController(driver=_driver(wpc_run), instance=layout)
 
 
 @pytest.fixture
 def dedicated_instance(
-    pytestconfig: pytest.Config, run_context: RunContext, wpc_layout: str | None
+    wpc_run: runs.Run, run_context: RunContext, wpc_layout: str | None
 ) -> Iterator[Controller]:
     """A private controller instance (installed now, uninstalled after the test)."""
-    profile = pytestconfig.stash[state.PROFILE]
+    profile = wpc_run.profile
     instance_id = f"wpc-t-{uuid.uuid4().hex[:8]}"
     values = {"instance_id": instance_id, "layout": wpc_layout or contract.LEGACY}
     instance = layouts.Instance(
@@ -266,10 +249,10 @@ def dedicated_instance(
             f"{profile.controller_namespace!r} puts dedicated instances into the "
             f"shared namespace {instance.namespace}"
         )
-    ctl = Controller(driver=_driver(pytestconfig, run_context), instance=instance)
-    ctl.driver.control("install", instance)
-    yield ctl
-    ctl.driver.control("uninstall", instance)
+    driver = _driver(wpc_run)
+    driver.control("install", instance)
+    yield driving.InstanceController(driver=driver, instance=instance)
+    driver.control("uninstall", instance)
 
 
 @pytest.fixture

@@ -25,7 +25,6 @@ or the only process without xdist):
 from __future__ import annotations
 
 import logging
-import re
 import time
 from collections.abc import Generator
 from pathlib import Path
@@ -37,20 +36,20 @@ from conformance import contract
 from conformance.errors import ClusterRefused
 from conformance.errors import ConformanceError
 from conformance.errors import DataError
-from conformance.harness import evidence
-from conformance.harness import kube
 from conformance.harness.timeouts import Timeouts
 from conformance.implementations import profiles
 from conformance.implementations.contexts import RunContext
 from conformance.plugin import attaching
 from conformance.plugin import collection
+from conformance.plugin import failures
 from conformance.plugin import finishing
 from conformance.plugin import hookspecs
+from conformance.plugin import keys
 from conformance.plugin import markers
 from conformance.plugin import options
-from conformance.plugin import state
+from conformance.plugin import runs
+from conformance.plugin.keys import WORKERINPUT_KEY
 from conformance.plugin.settings import RunSettings
-from conformance.plugin.state import WORKERINPUT_KEY
 from conformance.report import mutation
 from conformance.report.outcomes import Outcome
 from conformance.report.outcomes import classify
@@ -58,7 +57,6 @@ from conformance.report.results import DECLARATION_ATTR
 from conformance.report.results import EVIDENCE_ATTR
 from conformance.report.results import OBSERVATIONS_ATTR
 from conformance.report.results import OUTCOME_ATTR
-from conformance.report.results import Results
 from conformance.report.results import scenario_of
 
 logger = logging.getLogger(__name__)
@@ -92,9 +90,7 @@ def _load_spec(path: Path | None) -> Any:
 def pytest_configure(config: pytest.Config) -> None:
     """Register the marker; when active, load everything the run needs."""
     config.addinivalue_line("markers", markers.MARKER_HELP)
-    active = options.is_active(config)
-    config.stash[state.ACTIVE] = active
-    if not active:
+    if not options.is_active(config):
         return
     settings = options.settings(config)
     spec = _load_spec(settings.spec_path)
@@ -114,34 +110,36 @@ def pytest_configure(config: pytest.Config) -> None:
                 f"--features: unknown feature(s) {', '.join(unknown)} "
                 f"(the spec defines: {', '.join(sorted(known))})"
             )
+    score = None
     if settings.negative_controls is not None and not _is_worker(config):
         # Read now, not after the run: a bad file should stop the run before the
         # install and the tests, not lose the report at the end.
         try:
-            config.stash[state.MUTATION_SCORE] = mutation.read(
+            score = mutation.read(
                 settings.negative_controls, implementation=profile.name
             )
         except DataError as exc:
             raise pytest.UsageError(f"--negative-controls: {exc}") from exc
-    config.stash[state.SETTINGS] = settings
-    config.stash[state.SPEC] = spec
-    config.stash[state.PROFILE] = profile
     # Core features are not a choice: every implementation is judged on them, as
     # Gateway API conformance always runs its core tests. Only Extended features
     # (and the layouts) are claimed.
     core = frozenset(f.name for f in spec.features if f.support == "Core") - frozenset(
         contract.LAYOUT_FEATURES.values()
     )
-    config.stash[state.CLAIMED] = core | (
-        settings.features if settings.features is not None else profile.features
+    run = runs.Run(
+        settings=settings,
+        spec=spec,
+        profile=profile,
+        claimed=core
+        | (settings.features if settings.features is not None else profile.features),
+        timeouts=Timeouts().scaled(settings.timeout_scale),
+        mutation_score=score,
     )
-    config.stash[state.TIMEOUTS] = Timeouts().scaled(settings.timeout_scale)
-    config.stash[state.RESULTS] = Results()
-    config.stash[state.DECLARATIONS] = {}
     if _is_worker(config):
         data = config.workerinput.get(WORKERINPUT_KEY)  # type: ignore[attr-defined]
         if data is not None:
-            config.stash[state.CONTEXT] = RunContext.from_json(data)
+            run.context = RunContext.from_json(data)
+    runs.register(config, run)
     from conformance.plugin import fixtures
 
     config.pluginmanager.register(fixtures, "wpc-fixtures")
@@ -150,7 +148,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _active(config: pytest.Config) -> bool:
-    return config.stash.get(state.ACTIVE, False)
+    return runs.get(config) is not None
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -164,9 +162,9 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     """Say what is being judged, against which claims."""
     if not _active(config):
         return None
-    profile = config.stash[state.PROFILE]
-    settings = config.stash[state.SETTINGS]
-    claimed: frozenset[str] = config.stash[state.CLAIMED]
+    profile = runs.of(config).profile
+    settings = runs.of(config).settings
+    claimed: frozenset[str] = runs.of(config).claimed
     return [
         f"wpc: implementation {profile.name} {profile.version} ({profile.path})",
         f"wpc: layouts selected {', '.join(settings.layouts)}; claimed {', '.join(profile.layouts)}",
@@ -191,7 +189,7 @@ def pytest_collection_modifyitems(
     if _is_worker(config):
         config.workeroutput[DECLARATIONS_OUTPUT] = {  # type: ignore[attr-defined]
             scenario: _declaration_json(decl)
-            for scenario, decl in config.stash[state.DECLARATIONS].items()
+            for scenario, decl in runs.of(config).declarations.items()
         }
 
 
@@ -215,7 +213,7 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
     for scenario, data in (
         (node.workeroutput or {}).get(DECLARATIONS_OUTPUT, {}).items()
     ):
-        config.stash[state.DECLARATIONS][scenario] = markers.Declaration(
+        runs.of(config).declarations[scenario] = markers.Declaration(
             short_name=data["short_name"],
             clauses=tuple(data["clauses"]),
             features=frozenset(data["features"]),
@@ -234,9 +232,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     try:
         context = config.hook.pytest_wpc_prepare_run(
             config=config,
-            settings=config.stash[state.SETTINGS],
-            profile=config.stash[state.PROFILE],
-            timeouts=config.stash[state.TIMEOUTS],
+            settings=runs.of(config).settings,
+            profile=runs.of(config).profile,
+            timeouts=runs.of(config).timeouts,
         )
     except ClusterRefused as exc:
         pytest.exit(
@@ -244,7 +242,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         )
     except ConformanceError as exc:
         pytest.exit(f"WPC could not prepare the run: {exc}", returncode=3)
-    config.stash[state.CONTEXT] = context
+    runs.of(config).context = context
 
 
 @pytest.hookimpl(trylast=True)
@@ -277,64 +275,24 @@ def pytest_wpc_prepare_run(
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
     """Hand the prepared RunContext to a pytest-xdist worker."""
-    context = node.config.stash.get(state.CONTEXT, None)
-    if context is not None:
-        node.workerinput[WORKERINPUT_KEY] = context.to_json()
+    run = runs.get(node.config)
+    if run is not None and run.context is not None:
+        node.workerinput[WORKERINPUT_KEY] = run.context.to_json()
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Note the start time and label the test for allure."""
-    decl = item.stash.get(state.DECLARATION, None)
+    decl = item.stash.get(keys.DECLARATION, None)
     if decl is None:
         return
-    item.stash[state.STARTED] = time.time()
+    item.stash[keys.STARTED] = time.time()
     attaching.label_test(
         short_name=decl.short_name,
-        layout=item.stash[state.LAYOUT],
+        layout=item.stash[keys.LAYOUT],
         features=sorted(decl.features),
         clauses=list(decl.clauses),
     )
-
-
-def _clients(config: pytest.Config) -> kube.Clients:
-    cached = config.stash.get(state.CLIENTS, None)
-    if cached is not None:
-        return cached
-    clients = kube.connect(config.stash[state.CONTEXT].kubeconfig)
-    config.stash[state.CLIENTS] = clients
-    return clients
-
-
-def _collect_evidence(item: pytest.Item) -> list[str]:
-    config = item.config
-    namespace = item.stash.get(state.NAMESPACE, None)
-    context = config.stash.get(state.CONTEXT, None)
-    if namespace is None or context is None:
-        return []
-    settings = config.stash[state.SETTINGS]
-    profile = config.stash[state.PROFILE]
-    folder = (
-        settings.reports_dir
-        / f"evidence-{profile.name}"
-        / re.sub(r"[^\w.-]+", "_", item.nodeid)
-    )
-    collector = evidence.Collector(folder)
-    clients = _clients(config)
-    evidence.collect_namespace(collector, clients, namespace)
-    instance = context.instance(item.stash[state.LAYOUT])
-    evidence.collect_controller(
-        collector,
-        clients,
-        namespace=instance.namespace,
-        selector=profile.controller_pod_selector.format_map(
-            {"instance_id": instance.instance_id, "layout": instance.layout}
-        ),
-        since_seconds=int(time.time() - item.stash.get(state.STARTED, time.time())) + 5,
-    )
-    for piece in collector.pieces:
-        attaching.attach_file(piece.path, name=piece.name, yaml=piece.kind == "yaml")
-    return [str(p.path) for p in collector.pieces]
 
 
 @pytest.hookimpl(wrapper=True)
@@ -343,10 +301,10 @@ def pytest_runtest_makereport(
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """Map the outcome, attach the declaration, observations and evidence."""
     report = yield
-    decl = item.stash.get(state.DECLARATION, None)
+    decl = item.stash.get(keys.DECLARATION, None)
     if decl is None:
         return report
-    layout = item.stash[state.LAYOUT]
+    layout = item.stash[keys.LAYOUT]
     exc = call.excinfo.value if call.excinfo is not None else None
     outcome = classify(when=report.when, outcome=report.outcome, exc=exc)
     setattr(report, OUTCOME_ATTR, outcome.value)
@@ -358,16 +316,16 @@ def pytest_runtest_makereport(
             "layout": layout,
             "clauses": list(decl.clauses),
             "features": sorted(decl.features),
-            "support": item.stash[state.SUPPORT],
+            "support": item.stash[keys.SUPPORT],
             "profiles": list(decl.profiles),
             "scenario": scenario_of(item.nodeid, layout),
         },
     )
-    recorder = item.stash.get(state.OBSERVATIONS, None)
+    recorder = item.stash.get(keys.OBSERVATIONS, None)
     if report.when == "call" and recorder is not None:
         setattr(report, OBSERVATIONS_ATTR, recorder.to_json())
     if outcome in (Outcome.FAILED, Outcome.ERROR) and report.when in ("setup", "call"):
-        setattr(report, EVIDENCE_ATTR, _collect_evidence(item))
+        setattr(report, EVIDENCE_ATTR, failures.collect(item))
     return report
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from conformance import contract
 from conformance.errors import DataError
+from conformance.spec import Spec
 
 MARKER = "conformance"
 MARKER_HELP = (
@@ -62,7 +63,7 @@ def _enum_text(value: object) -> str:
 
 
 def declare(
-    *, args: tuple[Any, ...], kwargs: dict[str, Any], path: Path, spec: Any
+    *, args: tuple[Any, ...], kwargs: dict[str, Any], path: Path, spec: Spec
 ) -> Declaration:
     """Validate one marker's arguments against the spec and the test's file name."""
     if args:

@@ -1,11 +1,21 @@
-"""The plugin's command-line options, when they activate it, and `RunSettings`.
+"""The suite's options, defined once for both front ends, and `RunSettings`.
 
-Kept apart from `conformance.plugin.hooks` so the hook module stays about hooks.
+`OPTIONS` is the one table: plain `pytest` registers it (`add`), and
+`python -m conformance run` adds the same flags to its own parser
+(`add_arguments`) and forwards what was given (`forwarded`), so both accept
+the same names. Values come from the table's defaults, then the command
+line; a name's first flag is its spelling, the others are old aliases kept
+working (`--cluster-name` for `--cluster`). There is no options file.
 """
 
 from __future__ import annotations
 
+import argparse
+from collections.abc import Callable
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,120 +27,175 @@ from conformance.report import divergences
 DEFAULT_IMPLEMENTATION = "reference"
 
 
-def add(parser: pytest.Parser) -> None:
-    """The suite's options (all prefixed `wpc_` in `config.option`)."""
-    group = parser.getgroup("wpc", "WPC workflow pod conformance")
-    group.addoption(
-        "--implementation",
-        dest="wpc_implementation",
-        default=None,
-        help="implementation profile: bundled name (reference, argo-workflows, ...) "
+@dataclass(frozen=True)
+class Option:
+    """One option of the suite, as both parsers take it."""
+
+    flags: tuple[str, ...]
+    """The spelling first, then aliases."""
+    dest: str
+    """Attribute name in `config.option` and in the CLI's namespace (`wpc_*`)."""
+    help: str
+    default: Any = None
+    type: Callable[[str], Any] | None = None
+    action: str | None = None
+    """None (one value), "store_true" or "append"."""
+    choices: tuple[str, ...] | None = None
+    metavar: str | None = None
+
+    def kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for `addoption` / `add_argument`."""
+        found: dict[str, Any] = {"dest": self.dest, "help": self.help}
+        if self.action == "store_true":
+            found["action"] = "store_true"
+            return found
+        found["default"] = [] if self.action == "append" else self.default
+        for key in ("type", "action", "choices", "metavar"):
+            value = getattr(self, key)
+            if value is not None:
+                found[key] = value
+        return found
+
+    def given(self, value: Any) -> list[str]:
+        """The flags that pass `value` on to pytest; none for the default."""
+        if self.action == "store_true":
+            return [self.flags[0]] if value else []
+        if self.action == "append":
+            return [arg for item in value or [] for arg in (self.flags[0], str(item))]
+        if value is None or value == self.default:
+            return []
+        return [self.flags[0], str(value)]
+
+
+OPTIONS = (
+    Option(
+        ("--implementation",),
+        "wpc_implementation",
+        "implementation profile: bundled name (reference, argo-workflows, ...) "
         "or path to a profile YAML; activates the suite",
-    )
-    group.addoption(
-        "--profile-var",
-        dest="wpc_profile_vars",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="value of a variable the profile declares (repeatable), "
+    ),
+    Option(
+        ("--profile-var",),
+        "wpc_profile_vars",
+        "value of a variable the profile declares (repeatable), "
         "e.g. --profile-var fault=never-ready",
-    )
-    group.addoption(
-        "--layout",
-        dest="wpc_layout",
+        action="append",
+        metavar="NAME=VALUE",
+    ),
+    Option(
+        ("--layout",),
+        "wpc_layout",
+        "pod layouts to run (default: both; unclaimed ones are skipped)",
         default="both",
         choices=("legacy", "initless", "both"),
-        help="pod layouts to run (default: both; unclaimed ones are skipped)",
-    )
-    group.addoption(
-        "--kubeconfig",
-        dest="wpc_kubeconfig",
-        default=None,
+    ),
+    Option(
+        ("--kubeconfig",),
+        "wpc_kubeconfig",
+        "kubeconfig of the cluster under test, used as it is "
+        "(instead of --provider/--cluster)",
         type=Path,
-        help="kubeconfig of the cluster under test (instead of --provider/--cluster-name)",
-    )
-    group.addoption(
-        "--provider",
-        dest="wpc_provider",
+    ),
+    Option(
+        ("--provider",),
+        "wpc_provider",
+        "cluster provider of `clusters` (default: local)",
         default="local",
-        help="cluster provider for `python -m clusters` (default: local)",
-    )
-    group.addoption(
-        "--cluster-name",
-        dest="wpc_cluster_name",
+    ),
+    Option(
+        ("--cluster", "--cluster-name"),
+        "wpc_cluster_name",
+        "cluster name for `clusters` (default: wpc)",
         default="wpc",
-        help="cluster name for `python -m clusters` (default: wpc)",
-    )
-    group.addoption(
-        "--features",
-        dest="wpc_features",
-        default=None,
-        help="comma list of claimed features (default: what the profile claims)",
-    )
-    group.addoption(
-        "--report",
-        dest="wpc_report",
-        default=None,
+    ),
+    Option(
+        ("--features",),
+        "wpc_features",
+        "comma list of claimed features (default: what the profile claims)",
+    ),
+    Option(
+        ("--report",),
+        "wpc_report",
+        "write the ConformanceReport YAML here",
         type=Path,
-        help="write the ConformanceReport YAML here",
-    )
-    group.addoption(
-        "--wpc-junit",
-        dest="wpc_junit",
-        default=None,
+    ),
+    Option(
+        ("--wpc-junit",),
+        "wpc_junit",
+        "write JUnit XML with WPC's outcome mapping here",
         type=Path,
-        help="write JUnit XML with WPC's outcome mapping here",
-    )
-    group.addoption(
-        "--timeout-scale",
-        dest="wpc_timeout_scale",
+    ),
+    Option(
+        ("--timeout-scale",),
+        "wpc_timeout_scale",
+        "multiply every named timeout (recorded in the report)",
         default=1.0,
         type=float,
-        help="multiply every named timeout (recorded in the report)",
-    )
-    group.addoption(
-        "--allow-foreign-cluster",
-        dest="wpc_allow_foreign",
+    ),
+    Option(
+        ("--allow-foreign-cluster",),
+        "wpc_allow_foreign",
+        "run against a cluster without the WPC marker ConfigMap",
         action="store_true",
-        help="run against a cluster without the WPC marker ConfigMap",
-    )
-    group.addoption(
-        "--skip-install",
-        dest="wpc_skip_install",
+    ),
+    Option(
+        ("--skip-install",),
+        "wpc_skip_install",
+        "assume the implementation is installed already",
         action="store_true",
-        help="assume the implementation is installed already",
-    )
-    group.addoption(
-        "--wpc-spec",
-        dest="wpc_spec",
-        default=None,
+    ),
+    Option(
+        ("--wpc-spec",),
+        "wpc_spec",
+        "requirements file to judge against (default: the bundled spec)",
         type=Path,
-        help="requirements file to judge against (default: the bundled spec)",
-    )
-    group.addoption(
-        "--wpc-divergences",
-        dest="wpc_divergences",
-        default=None,
+    ),
+    Option(
+        ("--wpc-divergences",),
+        "wpc_divergences",
+        "expected layout divergences (default: conformance/divergences.yaml)",
         type=Path,
-        help="expected layout divergences (default: conformance/divergences.yaml)",
-    )
-    group.addoption(
-        "--negative-controls",
-        dest="wpc_negative_controls",
-        default=None,
-        type=Path,
-        metavar="PATH",
-        help="NegativeControlsReport (make negative-controls) whose mutation score "
+    ),
+    Option(
+        ("--negative-controls",),
+        "wpc_negative_controls",
+        "NegativeControlsReport (make negative-controls) whose mutation score "
         "the ConformanceReport carries; only for the implementation whose broken "
         "variants were run (reference)",
-    )
-    group.addoption(
-        "--require-must-coverage",
-        dest="wpc_require_must",
+        type=Path,
+        metavar="PATH",
+    ),
+    Option(
+        ("--require-must-coverage",),
+        "wpc_require_must",
+        "fail the run when a MUST clause has no test",
         action="store_true",
-        help="fail the run when a MUST clause has no test",
-    )
+    ),
+)
+BY_DEST = {option.dest: option for option in OPTIONS}
+
+
+def add(parser: pytest.Parser) -> None:
+    """Register the suite's options with pytest (all `wpc_*` in `config.option`)."""
+    group = parser.getgroup("wpc", "WPC workflow pod conformance")
+    for option in OPTIONS:
+        group.addoption(*option.flags, **option.kwargs())
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the same options to the `python -m conformance run` parser."""
+    for option in OPTIONS:
+        parser.add_argument(*option.flags, **option.kwargs())
+
+
+def forwarded(values: Mapping[str, Any], *, skip: frozenset[str]) -> list[str]:
+    """Flags passing every given option in `values` on to pytest, but `skip`."""
+    return [
+        arg
+        for option in OPTIONS
+        if option.dest not in skip
+        for arg in option.given(values.get(option.dest))
+    ]
 
 
 def is_active(config: pytest.Config) -> bool:

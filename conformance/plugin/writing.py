@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from conformance.plugin import state
+from conformance.plugin import runs
 from conformance.report import divergences
 from conformance.report import documents
 from conformance.report import junit
@@ -29,10 +29,10 @@ from conformance.report.results import TestRecord
 
 def scenario_diffs(config: pytest.Config) -> list[documents.ScenarioDiff]:
     """Compare the observations of every scenario that passed in several layouts."""
-    settings = config.stash[state.SETTINGS]
+    settings = runs.of(config).settings
     known = divergences.load(settings.divergences_path)
     by_scenario: dict[str, list[TestRecord]] = {}
-    for record in config.stash[state.RESULTS].records():
+    for record in runs.of(config).results.records():
         if (
             record.kind == "scenario"
             and record.outcome is Outcome.PASSED
@@ -98,7 +98,7 @@ def divergence_report(
 def check_divergences(config: pytest.Config) -> list[documents.ScenarioDiff]:
     """Run the layout diff and log a failed report per undeclared divergence."""
     diffs = scenario_diffs(config)
-    records = {r.scenario: r for r in config.stash[state.RESULTS].records()}
+    records = {r.scenario: r for r in runs.of(config).results.records()}
     for diff in diffs:
         if diff.undeclared:
             report = divergence_report(diff, records[diff.scenario])
@@ -118,13 +118,13 @@ def document(
     config: pytest.Config, diffs: list[documents.ScenarioDiff]
 ) -> dict[str, Any]:
     """The ConformanceReport of this run."""
-    settings = config.stash[state.SETTINGS]
-    profile = config.stash[state.PROFILE]
-    spec: Any = config.stash[state.SPEC]
-    context = config.stash.get(state.CONTEXT, None)
+    settings = runs.of(config).settings
+    profile = runs.of(config).profile
+    spec = runs.of(config).spec
+    context = runs.of(config).context
     images = context.images if context else {}
-    decls = config.stash.get(state.DECLARATIONS, {})
-    claimed: frozenset[str] = config.stash[state.CLAIMED]
+    decls = runs.of(config).declarations
+    claimed: frozenset[str] = runs.of(config).claimed
     return documents.build(
         implementation={
             "name": profile.name,
@@ -163,11 +163,11 @@ def document(
             "reproduce": reproduce_command(config),
         },
         spec_version=str(spec.version),
-        records=config.stash[state.RESULTS].records(),
+        records=runs.of(config).results.records(),
         diffs=diffs,
         ledger=ledger.build(spec, decls.values()),
-        leaks=config.stash.get(state.LEAKS, []),
-        mutation_score=config.stash.get(state.MUTATION_SCORE, None),
+        leaks=runs.of(config).leaks,
+        mutation_score=runs.of(config).mutation_score,
     )
 
 
@@ -175,16 +175,16 @@ def write_outputs(
     config: pytest.Config, diffs: list[documents.ScenarioDiff]
 ) -> list[Path]:
     """Write the report and the JUnit XML where the options say; return the paths."""
-    settings = config.stash[state.SETTINGS]
+    settings = runs.of(config).settings
     written = []
     if settings.report is not None:
         documents.write(document(config, diffs), settings.report)
         written.append(settings.report)
     if settings.junit is not None:
         junit.write(
-            config.stash[state.RESULTS].records(),
+            runs.of(config).results.records(),
             settings.junit,
-            suite_name=f"wpc-{config.stash[state.PROFILE].name}",
+            suite_name=f"wpc-{runs.of(config).profile.name}",
         )
         written.append(settings.junit)
     return written

@@ -15,6 +15,7 @@ from typing import Any
 from typing import Protocol
 
 from conformance import contract
+from conformance.spec import Spec
 
 
 class Declared(Protocol):
@@ -88,7 +89,7 @@ def _text(value: object) -> str:
     return str(getattr(value, "value", value))
 
 
-def build(spec: Any, declarations: Iterable[Declared]) -> Ledger:
+def build(spec: Spec, declarations: Iterable[Declared]) -> Ledger:
     """Compare the spec's clauses with the tests' declarations."""
     tests: dict[str, set[str]] = {}
     checked_layouts: dict[str, set[str]] = {}

@@ -30,7 +30,6 @@ from conformance.harness import kube
 from conformance.harness.watching import until
 from conformance.harness.workflows import Workflows
 from conformance.harness.workflows import workflow_pods
-from conformance.plugin import state
 from plumbing.waiting import NotYet
 
 PLUGIN = "wpc-plugin"
@@ -66,9 +65,9 @@ def test_one_plugin_sidecar_per_plugin_and_its_names_on_the_supervisor(
     kube_clients,
     namespace,
     timeouts,
-    pytestconfig,
+    images,
 ):
-    tools = pytestconfig.stash[state.PROFILE].images["tools"]
+    tools = images["tools"]
     dedicated_instance.set_config("images", {tools: {"entrypoint": ENTRYPOINT}})
     dedicated_instance.set_config("artifactDrivers", [{"name": PLUGIN, "image": tools}])
     own = dataclasses.replace(workflows, instance=dedicated_instance.instance)

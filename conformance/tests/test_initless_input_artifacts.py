@@ -27,7 +27,6 @@ from typing import Any
 import pytest
 
 from conformance.harness.watching import until
-from conformance.plugin import state
 from plumbing.waiting import NotYet
 
 SERVER = "artifact-server"
@@ -103,13 +102,13 @@ def test_initless_main_symlinks_artifacts_reenters_workdir_and_fails_on_read_onl
     namespace,
     test_labels,
     timeouts,
-    pytestconfig,
+    images,
 ):
     base = start_artifact_server(
         kube_clients,
         namespace=namespace,
         labels=test_labels,
-        image=pytestconfig.stash[state.PROFILE].images["tools"],
+        image=images["tools"],
         text="",
         timeout=timeouts.artifact_server_ready,
         interval=timeouts.poll_interval,

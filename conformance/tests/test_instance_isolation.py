@@ -48,11 +48,11 @@ def test_two_instances_never_touch_each_others_workflows_or_pods(
     kube_clients,
     namespace,
     layout,
-    run_context,
+    instances,
     test_labels,
     timeouts,
 ):
-    others = [i for i in run_context.instances if i.instance_id != layout.instance_id]
+    others = [i for i in instances if i.instance_id != layout.instance_id]
     if not others:
         pytest.skip("needs a second controller instance: run both layouts")
     other = workflow_ops.Workflows(

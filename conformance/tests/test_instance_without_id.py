@@ -31,8 +31,8 @@ import pytest
 
 from conformance import contract
 from conformance.harness import recording
+from conformance.harness.controllers import Controller
 from conformance.harness.watching import until
-from conformance.plugin import fixtures
 from plumbing.waiting import NotYet
 
 WORKFLOW_LABEL = "workflows.argoproj.io/workflow"
@@ -40,8 +40,8 @@ WORKFLOW_LABEL = "workflows.argoproj.io/workflow"
 
 @pytest.fixture
 def instance_without_id(
-    unlabelled_workflows_lock: None, dedicated_instance: fixtures.Controller
-) -> fixtures.Controller:
+    unlabelled_workflows_lock: None, dedicated_instance: Controller
+) -> Controller:
     """The dedicated instance with `instanceID` removed (the lock outlives it)."""
     dedicated_instance.set_config("instanceID", None)
     return dedicated_instance

@@ -30,7 +30,6 @@ from conformance.harness import executing
 from conformance.harness import layouts
 from conformance.harness import workflows as workflow_ops
 from conformance.harness.watching import until
-from conformance.plugin import state
 from plumbing.waiting import NotYet
 
 VALUE = "crossed the layout switch"
@@ -38,19 +37,16 @@ PROBE = "layout-switch-keeps-in-flight-pods-probe.yaml"
 
 
 @pytest.fixture
-def private_namespace(
-    pytestconfig: pytest.Config, run_context: Any, wpc_layout: str
-) -> None:
+def private_namespace(profile: Any, instances: Any, wpc_layout: str) -> None:
     """Refuse to run if a dedicated instance would land in a shared instance's namespace.
 
     Requested before `dedicated_instance`, so that its install (and uninstall)
     never replaces the controller other tests are using.
     """
-    profile = pytestconfig.stash[state.PROFILE]
     target = profile.controller_namespace.format_map(
         {"instance_id": "wpc-t-probe", "layout": wpc_layout}
     )
-    if target in {i.namespace for i in run_context.instances}:
+    if target in {i.namespace for i in instances}:
         raise HarnessError(
             f"profile {profile.name}: controller.namespace {profile.controller_namespace!r} puts a "
             f"dedicated instance into the shared namespace {target}; it needs {{instance_id}}"
@@ -76,12 +72,9 @@ def pods_of(kube_clients: Any, namespace: str, workflow: str) -> list[dict[str, 
 
 
 def controller_pods(
-    kube_clients: Any, pytestconfig: pytest.Config, instance: layouts.Instance
+    kube_clients: Any, selector: str, instance: layouts.Instance
 ) -> dict[str, int]:
     """uid -> restart count of the instance's controller pods."""
-    selector = pytestconfig.stash[state.PROFILE].controller_pod_selector.format_map(
-        {"instance_id": instance.instance_id, "layout": instance.layout}
-    )
     pods = kube_clients.core.list_namespaced_pod(
         instance.namespace, label_selector=selector
     ).items
@@ -137,7 +130,7 @@ def test_layout_switch_applies_to_new_pods_only_and_rolls_back(
     namespace,
     test_labels,
     timeouts,
-    pytestconfig,
+    controller_selector,
 ):
     ctl = dedicated_instance
     start = ctl.instance.layout
@@ -149,7 +142,9 @@ def test_layout_switch_applies_to_new_pods_only_and_rolls_back(
         instance=ctl.instance,
         timeouts=timeouts,
     )
-    controllers = controller_pods(kube_clients, pytestconfig, ctl.instance)
+    controllers = controller_pods(
+        kube_clients, controller_selector(ctl.instance), ctl.instance
+    )
     name = wfs.submit(manifest())
 
     def produce_running() -> dict[str, Any] | NotYet:
@@ -205,7 +200,9 @@ def test_layout_switch_applies_to_new_pods_only_and_rolls_back(
         (
             "WPC-LAYOUT-003",
             "controller pods (uid: restarts) after both switches",
-            controller_pods(kube_clients, pytestconfig, ctl.instance),
+            controller_pods(
+                kube_clients, controller_selector(ctl.instance), ctl.instance
+            ),
             controllers,
         ),
         (

@@ -33,16 +33,14 @@ from typing import Any
 
 import pytest
 
-from conformance.plugin import state
-
 EMISSARY = "/var/run/argo/argoexec"
 SIDECARS = ["side-a", "side-b"]
 USER_INITS = ["first-init", "second-init"]
 
 
 @pytest.fixture
-def executor_image(pytestconfig: pytest.Config) -> str:
-    return pytestconfig.stash[state.PROFILE].images["executor"]
+def executor_image(images: dict[str, str]) -> str:
+    return images["executor"]
 
 
 def env_of(container: dict[str, Any]) -> dict[str, Any]:

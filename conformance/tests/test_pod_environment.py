@@ -31,8 +31,6 @@ from typing import Any
 
 import pytest
 
-from conformance.plugin import state
-
 EXECUTOR_CONTAINERS = ("init", "wait", "supervisor")
 EMISSARY = {"legacy": "/var/run/argo/argoexec", "initless": "/argo-bin/bin/argoexec"}
 PATCH_ADDED = "patched"
@@ -43,8 +41,8 @@ IDENTITY = ("ARGO_POD_NAME", "ARGO_POD_UID", "ARGO_WORKFLOW_NAME", "ARGO_WORKFLO
 
 
 @pytest.fixture
-def executor_image(pytestconfig: pytest.Config) -> str:
-    return pytestconfig.stash[state.PROFILE].images["executor"]
+def executor_image(images: dict[str, str]) -> str:
+    return images["executor"]
 
 
 def env_of(container: dict[str, Any]) -> dict[str, Any]:

@@ -26,7 +26,6 @@ from typing import Any
 import pytest
 
 from conformance.harness.watching import until
-from conformance.plugin import state
 from plumbing.waiting import NotYet
 
 SERVER = "artifact-server"
@@ -101,14 +100,14 @@ def test_input_artifacts_hold_the_served_content_when_main_starts(
     namespace,
     test_labels,
     timeouts,
-    pytestconfig,
+    images,
 ):
     text = FILE_TEXT
     base = start_artifact_server(
         kube_clients,
         namespace=namespace,
         labels=test_labels,
-        image=pytestconfig.stash[state.PROFILE].images["tools"],
+        image=images["tools"],
         text=text,
         timeout=timeouts.artifact_server_ready,
         interval=timeouts.poll_interval,

@@ -28,7 +28,6 @@ from conformance.harness import kube
 from conformance.harness import recording
 from conformance.harness.watching import until
 from conformance.harness.workflows import step_pods
-from conformance.plugin import state
 from plumbing.waiting import NotYet
 
 logger = logging.getLogger(__name__)
@@ -98,7 +97,7 @@ def _leader(
 )
 def test_only_the_leader_acts_and_the_other_replica_takes_over_when_it_dies(
     dedicated_instance,
-    pytestconfig,
+    controller_selector,
     workflows,
     manifest,
     kube_clients,
@@ -106,9 +105,7 @@ def test_only_the_leader_acts_and_the_other_replica_takes_over_when_it_dies(
     timeouts,
 ):
     instance = dedicated_instance.instance
-    selector = pytestconfig.stash[state.PROFILE].controller_pod_selector.format_map(
-        {"instance_id": instance.instance_id, "layout": instance.layout}
-    )
+    selector = controller_selector(instance)
     poll = {"interval": timeouts.poll_interval}
     _scale(
         kube_clients,

@@ -26,6 +26,7 @@ Matrix: legacy and initless.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -36,7 +37,6 @@ from conformance.harness import kube
 from conformance.harness import recording
 from conformance.harness.watching import until
 from conformance.harness.workflows import step_pods
-from conformance.plugin import state
 from plumbing.waiting import NotYet
 
 STEPS = ("deleted-live", "deleted-down", "finish-down")
@@ -49,14 +49,12 @@ def _nodes(workflow: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def _kill_controller(
     kube_clients: kube.Clients,
-    pytestconfig: pytest.Config,
+    controller_selector: Callable[[Any], str],
     instance: Any,
     timeouts: Any,
 ) -> None:
     """Delete the instance's controller pods at once; wait for a new one to be ready."""
-    selector = pytestconfig.stash[state.PROFILE].controller_pod_selector.format_map(
-        {"instance_id": instance.instance_id, "layout": instance.layout}
-    )
+    selector = controller_selector(instance)
 
     def pods() -> list[Any]:
         return list(
@@ -107,7 +105,7 @@ def _phases(workflow: dict[str, Any]) -> dict[str, str]:
 )
 def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_nothing(
     dedicated_instance,
-    pytestconfig,
+    controller_selector,
     workflows,
     manifest,
     kube_clients,
@@ -208,7 +206,9 @@ def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_n
             **poll,
         )
         settled = _phases(workflow)
-        _kill_controller(kube_clients, pytestconfig, controller.instance, timeouts)
+        _kill_controller(
+            kube_clients, controller_selector, controller.instance, timeouts
+        )
         until(
             lambda: (now := _phases(own.get(name))) == settled or NotYet(now),
             timeout=timeouts.cleanup,

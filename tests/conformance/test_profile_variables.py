@@ -182,10 +182,8 @@ def test_profile_var_reaches_the_run(suite, tmp_path):
     profile = faulty_profile(tmp_path)
     suite.makepyfile(
         test_vars="""
-        from conformance.plugin import state
-
-        def test_vars(pytestconfig):
-            assert pytestconfig.stash[state.PROFILE].variables == {
+        def test_vars(profile):
+            assert profile.variables == {
                 "fault": "never-ready", "tier": "gold"}
         """
     )
