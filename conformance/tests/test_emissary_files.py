@@ -26,11 +26,11 @@ from typing import Any
 
 import pytest
 
+from conformance.harness import NotYet
 from conformance.harness import executing
 from conformance.harness import kube
+from conformance.harness import until
 from conformance.harness.timeouts import Timeouts
-from conformance.harness.watching import until
-from plumbing.waiting import NotYet
 
 NODE_NAME = "workflows.argoproj.io/node-name"
 DIRECTORY = "777 directory"

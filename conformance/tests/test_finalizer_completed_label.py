@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 
 from conformance import contract
+from conformance.harness import NotYet
 from conformance.harness import executing
+from conformance.harness import until
 from conformance.harness import watching
-from conformance.harness.watching import until
-from plumbing.waiting import NotYet
 
 COMPLETED_LABEL = "workflows.argoproj.io/completed"
 NODE_ID = "workflows.argoproj.io/node-id"

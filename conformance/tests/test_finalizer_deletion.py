@@ -23,12 +23,12 @@ from typing import Any
 import pytest
 
 from conformance import contract
+from conformance.harness import NotYet
 from conformance.harness import executing
 from conformance.harness import kube
+from conformance.harness import until
 from conformance.harness import watching
-from conformance.harness.watching import until
 from conformance.harness.workflows import workflow_pods
-from plumbing.waiting import NotYet
 
 GRACE = 5
 NODE_ID = "workflows.argoproj.io/node-id"

@@ -21,12 +21,12 @@ from __future__ import annotations
 import pytest
 
 from conformance import contract
+from conformance.harness import NotYet
 from conformance.harness import executing
 from conformance.harness import kube
 from conformance.harness import recording
-from conformance.harness.watching import until
+from conformance.harness import until
 from conformance.harness.workflows import step_pods
-from plumbing.waiting import NotYet
 
 KEEP = "wpc.dev/keep"
 

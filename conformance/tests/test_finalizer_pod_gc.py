@@ -26,10 +26,10 @@ from typing import Any
 
 import pytest
 
+from conformance.harness import NotYet
 from conformance.harness import kube
 from conformance.harness import recording
-from conformance.harness.watching import until
-from plumbing.waiting import NotYet
+from conformance.harness import until
 
 DELAY = 20
 NODE_NAME = "workflows.argoproj.io/node-name"

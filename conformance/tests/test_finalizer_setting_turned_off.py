@@ -19,11 +19,11 @@ from typing import Any
 import pytest
 
 from conformance import contract
+from conformance.harness import NotYet
 from conformance.harness import executing
 from conformance.harness import kube
-from conformance.harness.watching import until
+from conformance.harness import until
 from conformance.harness.workflows import step_pods
-from plumbing.waiting import NotYet
 
 GRACE = 5
 

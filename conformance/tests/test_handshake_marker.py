@@ -35,12 +35,12 @@ from typing import NamedTuple
 
 import pytest
 
-from conformance.errors import HarnessError
+from conformance.harness import HarnessError
+from conformance.harness import NotYet
 from conformance.harness import executing
 from conformance.harness import kube
+from conformance.harness import until
 from conformance.harness.timeouts import Timeouts
-from conformance.harness.watching import until
-from plumbing.waiting import NotYet
 
 CHUNKS = 33
 """Seconds the server takes to send the artifact: more than the 30 s rules."""

@@ -26,11 +26,11 @@ from typing import Any
 import pytest
 
 from conformance import contract
+from conformance.harness import NotYet
 from conformance.harness import kube
-from conformance.harness.watching import until
+from conformance.harness import until
 from conformance.harness.workflows import Workflows
 from conformance.harness.workflows import workflow_pods
-from plumbing.waiting import NotYet
 
 PLUGIN = "wpc-plugin"
 CONTAINER = f"artifact-plugin-{PLUGIN}"

@@ -28,10 +28,10 @@ import uuid
 import pytest
 
 from conformance import contract
+from conformance.harness import NotYet
 from conformance.harness import kube
 from conformance.harness import recording
-from conformance.harness.watching import until
-from plumbing.waiting import NotYet
+from conformance.harness import until
 
 EXECUTOR_CONTAINERS = ("init", "wait", "supervisor")
 WORKFLOW_LABEL = "workflows.argoproj.io/workflow"

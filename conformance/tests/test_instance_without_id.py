@@ -30,10 +30,10 @@ from typing import Any
 import pytest
 
 from conformance import contract
+from conformance.harness import NotYet
 from conformance.harness import recording
+from conformance.harness import until
 from conformance.harness.controllers import Controller
-from conformance.harness.watching import until
-from plumbing.waiting import NotYet
 
 WORKFLOW_LABEL = "workflows.argoproj.io/workflow"
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 import pytest
 
 from conformance import contract
+from conformance.harness import NotYet
 from conformance.harness import executing
 from conformance.harness import kube
+from conformance.harness import until
 from conformance.harness.timeouts import Timeouts
-from conformance.harness.watching import until
-from plumbing.waiting import NotYet
 
 EMISSARY = {
     contract.LEGACY: "/var/run/argo/argoexec",

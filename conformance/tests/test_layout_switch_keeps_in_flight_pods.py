@@ -25,12 +25,12 @@ from typing import Any
 import pytest
 
 from conformance import contract
-from conformance.errors import HarnessError
+from conformance.harness import HarnessError
+from conformance.harness import NotYet
 from conformance.harness import executing
 from conformance.harness import layouts
+from conformance.harness import until
 from conformance.harness import workflows as workflow_ops
-from conformance.harness.watching import until
-from plumbing.waiting import NotYet
 
 VALUE = "crossed the layout switch"
 PROBE = "layout-switch-keeps-in-flight-pods-probe.yaml"

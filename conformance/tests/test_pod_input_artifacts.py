@@ -25,8 +25,8 @@ from typing import Any
 
 import pytest
 
-from conformance.harness.watching import until
-from plumbing.waiting import NotYet
+from conformance.harness import NotYet
+from conformance.harness import until
 
 SERVER = "artifact-server"
 SERVER_SCRIPT = """

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from conformance import contract
+from conformance.harness import NotYet
 from conformance.harness import kube
-from conformance.harness.watching import until
-from plumbing.waiting import NotYet
+from conformance.harness import until
 
 AUX = {contract.LEGACY: "wait", contract.INITLESS: "supervisor"}
 TOO_LITTLE = "12Mi"

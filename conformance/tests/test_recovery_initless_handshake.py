@@ -17,9 +17,9 @@ import dataclasses
 
 import pytest
 
-from conformance.harness.watching import until
+from conformance.harness import NotYet
+from conformance.harness import until
 from conformance.harness.workflows import workflow_pods
-from plumbing.waiting import NotYet
 
 ANSWER = "42"
 

@@ -22,13 +22,13 @@ from typing import Any
 
 import pytest
 
-from conformance.errors import HarnessError
+from conformance.harness import HarnessError
+from conformance.harness import NotYet
 from conformance.harness import executing
 from conformance.harness import kube
 from conformance.harness import recording
-from conformance.harness.watching import until
+from conformance.harness import until
 from conformance.harness.workflows import step_pods
-from plumbing.waiting import NotYet
 
 logger = logging.getLogger(__name__)
 REPLICAS = 2

@@ -32,12 +32,12 @@ from typing import Any
 import pytest
 
 from conformance import contract
+from conformance.harness import NotYet
 from conformance.harness import executing
 from conformance.harness import kube
 from conformance.harness import recording
-from conformance.harness.watching import until
+from conformance.harness import until
 from conformance.harness.workflows import step_pods
-from plumbing.waiting import NotYet
 
 STEPS = ("deleted-live", "deleted-down", "finish-down")
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import pytest
 
 from conformance import contract
+from conformance.harness import NotYet
 from conformance.harness import kube
 from conformance.harness import recording
-from conformance.harness.watching import until
-from plumbing.waiting import NotYet
+from conformance.harness import until
 
 WORKFLOW = "workflows.argoproj.io/workflow"
 

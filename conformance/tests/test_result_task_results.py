@@ -37,12 +37,12 @@ from typing import Any
 import pytest
 
 from conformance import contract
-from conformance.errors import HarnessError
+from conformance.harness import HarnessError
+from conformance.harness import NotYet
 from conformance.harness import kube
 from conformance.harness import recording
+from conformance.harness import until
 from conformance.harness.timeouts import Timeouts
-from conformance.harness.watching import until
-from plumbing.waiting import NotYet
 
 API_VERSION = "argoproj.io/v1alpha1"
 WORKFLOW = "workflows.argoproj.io/workflow"

@@ -26,11 +26,11 @@ from typing import Any
 import pytest
 
 from conformance import contract
+from conformance.harness import NotYet
 from conformance.harness import kube
 from conformance.harness import recording
+from conformance.harness import until
 from conformance.harness.timeouts import Timeouts
-from conformance.harness.watching import until
-from plumbing.waiting import NotYet
 
 SERVER = "mkdir -p /www && exec httpd -f -p 8080 -h /www"
 CAUSE_PREFIX = "failed to load non-plugin input artifacts: "

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from conformance.harness.watching import until
-from plumbing.waiting import NotYet
+from conformance.harness import NotYet
+from conformance.harness import until
 
 
 def node_event(node: dict[str, Any]) -> tuple[str, str, str]:

@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
+from conformance.harness import NotYet
 from conformance.harness import kube
 from conformance.harness import namespaces
-from conformance.harness.watching import until
-from plumbing.waiting import NotYet
+from conformance.harness import until
 
 NODE_ID = "workflows.argoproj.io/node-id"
 

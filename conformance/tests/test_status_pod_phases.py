@@ -22,10 +22,10 @@ from typing import Any
 
 import pytest
 
+from conformance.harness import NotYet
 from conformance.harness import executing
 from conformance.harness import kube
-from conformance.harness.watching import until
-from plumbing.waiting import NotYet
+from conformance.harness import until
 
 MISSING_IMAGE = "wpc.local/wpc-no-such-image:0.0.0"
 

@@ -23,10 +23,10 @@ from typing import Any
 import pytest
 
 from conformance import contract
+from conformance.harness import NotYet
 from conformance.harness import kube
 from conformance.harness import recording
-from conformance.harness.watching import until
-from plumbing.waiting import NotYet
+from conformance.harness import until
 
 WORKFLOW = "workflows.argoproj.io/workflow"
 ON_EXIT = "workflows.argoproj.io/on-exit"
