@@ -58,6 +58,8 @@ MAIN = "main"
 """The user's container."""
 EXECUTOR_CONTAINERS = ("init", "wait", "supervisor")
 """The executor's auxiliary containers (init and wait: legacy; supervisor: initless)."""
+EMISSARY = {LEGACY: "/var/run/argo/argoexec", INITLESS: "/argo-bin/bin/argoexec"}
+"""Where each layout's user containers find the emissary they are wrapped by."""
 VAR_RUN_ARGO = "/var/run/argo"
 """The shared volume of the executor's file protocol."""
 STATUS_MARKER = f"{VAR_RUN_ARGO}/status"

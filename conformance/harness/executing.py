@@ -145,3 +145,59 @@ def touch(
     )
     if result.returncode != 0:
         raise HarnessError(f"touch {path} in {namespace}/{pod}/{container}: {result}")
+
+
+STARTED = "/tmp/started"
+"""Where the scenarios' held user commands say "I have started"."""
+GO = "/tmp/go"
+"""What a held user command waits for before it goes on."""
+
+
+@dataclass(frozen=True)
+class Shell:
+    """Commands in the containers of one test's namespace (the `shell` fixture)."""
+
+    clients: kube.Clients
+    namespace: str
+    timeouts: Timeouts
+
+    def run(self, pod: str, command: list[str], *, container: str = "main") -> Result:
+        """Execute `command` in the container and return what it did."""
+        return run(
+            self.clients,
+            namespace=self.namespace,
+            pod=pod,
+            container=container,
+            command=command,
+            timeout=self.timeouts.api_call,
+        )
+
+    def sh(
+        self, pod: str, script: str, *, container: str = "main", check: bool = True
+    ) -> str:
+        """Run `sh -c script`; its output (AssertionError if it fails and `check`)."""
+        result = self.run(pod, ["sh", "-c", script], container=container)
+        assert result.returncode == 0 or not check, (
+            f"exec {script!r} in {pod}/{container}: {result}"
+        )
+        return result.output
+
+    def wait_started(self, pod: str, *, path: str = STARTED) -> None:
+        """Wait until a held user command in `main` has started (`path` exists)."""
+        wait_for_file(
+            self.clients,
+            namespace=self.namespace,
+            pod=pod,
+            path=path,
+            timeouts=self.timeouts,
+        )
+
+    def release(self, pod: str, *, path: str = GO) -> None:
+        """Let a held user command in `main` go on (create `path`)."""
+        touch(
+            self.clients,
+            namespace=self.namespace,
+            pod=pod,
+            path=path,
+            timeouts=self.timeouts,
+        )

@@ -40,6 +40,15 @@ def step_pods(clients: kube.Clients, namespace: str, workflow: str) -> dict[str,
     }
 
 
+def named_node(workflow: dict[str, Any], display_name: str) -> dict[str, Any]:
+    """The workflow's one node called `display_name`; AssertionError otherwise."""
+    nodes = ((workflow.get("status") or {}).get("nodes") or {}).values()
+    found = [n for n in nodes if n.get("displayName") == display_name]
+    assert len(found) == 1, f"expected one node {display_name!r}: {list(nodes)}"
+    result: dict[str, Any] = found[0]
+    return result
+
+
 def load_manifest(
     path: Path, *, substitutions: dict[str, str] | None = None
 ) -> dict[str, Any]:

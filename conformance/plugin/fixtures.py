@@ -16,6 +16,7 @@ plugin's state; these fixtures are its only window onto the run.
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Callable
 from collections.abc import Iterator
@@ -27,11 +28,13 @@ import pytest
 
 from conformance import contract
 from conformance.errors import HarnessError
+from conformance.harness import executing
 from conformance.harness import kube
 from conformance.harness import layouts
 from conformance.harness import locking
 from conformance.harness import namespaces
 from conformance.harness import secrets
+from conformance.harness import servers
 from conformance.harness import workflows as workflow_ops
 from conformance.harness.controllers import Controller
 from conformance.harness.observations import Observations
@@ -190,6 +193,31 @@ def workflows(
         namespace=namespace,
         labels=test_labels,
         instance=layout,
+        timeouts=timeouts,
+    )
+
+
+@pytest.fixture
+def shell(
+    kube_clients: kube.Clients, namespace: str, timeouts: Timeouts
+) -> executing.Shell:
+    """Run commands in the containers of the test's namespace."""
+    return executing.Shell(clients=kube_clients, namespace=namespace, timeouts=timeouts)
+
+
+@pytest.fixture
+def http_server(
+    kube_clients: kube.Clients,
+    namespace: str,
+    test_labels: dict[str, str],
+    timeouts: Timeouts,
+) -> Callable[..., str]:
+    """Start an HTTP server pod in the test's namespace (`harness.servers.start`)."""
+    return functools.partial(
+        servers.start,
+        kube_clients,
+        namespace=namespace,
+        labels=test_labels,
         timeouts=timeouts,
     )
 

@@ -20,7 +20,6 @@ import pytest
 
 from conformance import contract
 from conformance.harness import NotYet
-from conformance.harness import executing
 from conformance.harness import until
 from conformance.harness import watching
 
@@ -73,7 +72,7 @@ class Judge:
     short_name="FinalizerCompletedLabel", clauses=["WPC-FINALIZER-004"]
 )
 def test_pods_are_labelled_completed_only_after_the_workflow_records_their_node(
-    workflows, manifest, kube_clients, namespace, timeouts
+    workflows, manifest, kube_clients, namespace, timeouts, shell
 ):
     name = workflows.submit(manifest())
     judge = Judge(workflows, name)
@@ -108,16 +107,8 @@ def test_pods_are_labelled_completed_only_after_the_workflow_records_their_node(
         interval=timeouts.poll_interval,
         describe=f"the pod of step held of {name}",
     )
-    executing.wait_for_file(
-        kube_clients,
-        namespace=namespace,
-        pod=held,
-        path="/tmp/started",
-        timeouts=timeouts,
-    )
-    executing.touch(
-        kube_clients, namespace=namespace, pod=held, path="/tmp/go", timeouts=timeouts
-    )
+    shell.wait_started(held)
+    shell.release(held)
     watch_until_labelled("held")
 
     assert not judge.violations, "\n".join(judge.violations)

@@ -24,7 +24,6 @@ import pytest
 
 from conformance import contract
 from conformance.harness import NotYet
-from conformance.harness import executing
 from conformance.harness import kube
 from conformance.harness import until
 from conformance.harness import watching
@@ -35,9 +34,8 @@ NODE_ID = "workflows.argoproj.io/node-id"
 NOT_FOUND = 404
 
 
-def _started_held_pod(
-    kube_clients: kube.Clients, namespace: str, workflow: str, timeouts: Any
-) -> Any:
+def _started_held_pod(shell: Any, workflow: str) -> Any:
+    kube_clients, namespace, timeouts = shell.clients, shell.namespace, shell.timeouts
     pod = until(
         lambda: (
             next(
@@ -54,13 +52,7 @@ def _started_held_pod(
         interval=timeouts.poll_interval,
         describe=f"the pod of step held of {workflow}",
     )
-    executing.wait_for_file(
-        kube_clients,
-        namespace=namespace,
-        pod=pod.metadata.name,
-        path="/tmp/started",
-        timeouts=timeouts,
-    )
+    shell.wait_started(pod.metadata.name)
     assert contract.STATUS_FINALIZER in (pod.metadata.finalizers or []), (
         f"{pod.metadata.name} was created without {contract.STATUS_FINALIZER}: "
         f"{pod.metadata.finalizers}"
@@ -82,11 +74,11 @@ def _exists(kube_clients: kube.Clients, namespace: str, pod: str) -> bool:
 
 @pytest.mark.conformance(short_name="FinalizerDeletion", clauses=["WPC-FINALIZER-005"])
 def test_a_deleted_running_pod_is_recorded_from_its_containers_not_as_pod_deleted(
-    workflows, manifest, kube_clients, namespace, controller, timeouts
+    workflows, manifest, kube_clients, namespace, controller, timeouts, shell
 ):
     controller.set_status_finalizer(enabled=True)
     name = workflows.submit(manifest())
-    pod = _started_held_pod(kube_clients, namespace, name, timeouts)
+    pod = _started_held_pod(shell, name)
     node_id = pod.metadata.annotations[NODE_ID]
 
     kube_clients.core.delete_namespaced_pod(pod.metadata.name, namespace)
@@ -135,11 +127,11 @@ def test_a_deleted_running_pod_is_recorded_from_its_containers_not_as_pod_delete
 
 @pytest.mark.conformance(short_name="FinalizerDeletion", clauses=["WPC-FINALIZER-006"])
 def test_deleting_a_workflow_releases_and_removes_all_of_its_pods(
-    workflows, manifest, kube_clients, namespace, controller, timeouts
+    workflows, manifest, kube_clients, namespace, controller, timeouts, shell
 ):
     controller.set_status_finalizer(enabled=True)
     name = workflows.submit(manifest())
-    _started_held_pod(kube_clients, namespace, name, timeouts)
+    _started_held_pod(shell, name)
 
     kube_clients.custom.delete_namespaced_custom_object(
         contract.WORKFLOW_GROUP, contract.WORKFLOW_VERSION, namespace, "workflows", name

@@ -22,7 +22,6 @@ import pytest
 
 from conformance import contract
 from conformance.harness import NotYet
-from conformance.harness import executing
 from conformance.harness import kube
 from conformance.harness import recording
 from conformance.harness import until
@@ -55,7 +54,7 @@ def _drop_keep(kube_clients: kube.Clients, namespace: str, pod: str) -> None:
     clauses=["WPC-FINALIZER-001", "WPC-FINALIZER-003", "WPC-FINALIZER-008"],
 )
 def test_status_finalizer_is_added_at_creation_and_removed_once_each_node_is_done(
-    workflows, manifest, kube_clients, namespace, controller, timeouts
+    workflows, manifest, kube_clients, namespace, controller, timeouts, shell
 ):
     controller.set_status_finalizer(enabled=True)
     wait = {"interval": timeouts.poll_interval}
@@ -70,13 +69,7 @@ def test_status_finalizer_is_added_at_creation_and_removed_once_each_node_is_don
             describe=f"the pod of step held of {name}",
             **wait,
         ).metadata.name
-        executing.wait_for_file(
-            kube_clients,
-            namespace=namespace,
-            pod=held,
-            path="/tmp/started",
-            timeouts=timeouts,
-        )
+        shell.wait_started(held)
 
         # WPC-FINALIZER-003: first's pod is cleaned up while the workflow runs.
         until(
@@ -98,13 +91,7 @@ def test_status_finalizer_is_added_at_creation_and_removed_once_each_node_is_don
             [{"op": "add", "path": "/metadata/finalizers/-", "value": KEEP}],
         )
         try:
-            executing.touch(
-                kube_clients,
-                namespace=namespace,
-                pod=held,
-                path="/tmp/go",
-                timeouts=timeouts,
-            )
+            shell.release(held)
             until(
                 lambda: (
                     (found := _finalizers(kube_clients, namespace, name, "held"))

@@ -24,7 +24,6 @@ import pytest
 
 from conformance.harness import HarnessError
 from conformance.harness import NotYet
-from conformance.harness import executing
 from conformance.harness import kube
 from conformance.harness import recording
 from conformance.harness import until
@@ -103,6 +102,7 @@ def test_only_the_leader_acts_and_the_other_replica_takes_over_when_it_dies(
     kube_clients,
     namespace,
     timeouts,
+    shell,
 ):
     instance = dedicated_instance.instance
     selector = controller_selector(instance)
@@ -146,13 +146,7 @@ def test_only_the_leader_acts_and_the_other_replica_takes_over_when_it_dies(
             describe=f"the pod of step held of {name}",
             **poll,
         ).metadata.name
-        executing.wait_for_file(
-            kube_clients,
-            namespace=namespace,
-            pod=held,
-            path="/tmp/started",
-            timeouts=timeouts,
-        )
+        shell.wait_started(held)
         leader = until(
             lambda: _leader(kube_clients, instance.namespace, controllers),
             timeout=timeouts.controller_ready,
@@ -163,13 +157,7 @@ def test_only_the_leader_acts_and_the_other_replica_takes_over_when_it_dies(
             leader, instance.namespace, grace_period_seconds=0
         )
         deleted_at = time.monotonic()
-        executing.touch(
-            kube_clients,
-            namespace=namespace,
-            pod=held,
-            path="/tmp/go",
-            timeouts=timeouts,
-        )
+        shell.release(held)
         until(
             lambda: (
                 "last" in step_pods(kube_clients, namespace, name)

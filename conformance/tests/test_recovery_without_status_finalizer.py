@@ -33,7 +33,6 @@ import pytest
 
 from conformance import contract
 from conformance.harness import NotYet
-from conformance.harness import executing
 from conformance.harness import kube
 from conformance.harness import recording
 from conformance.harness import until
@@ -112,6 +111,7 @@ def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_n
     namespace,
     timeouts,
     observations,
+    shell,
 ):
     controller = dedicated_instance
     controller.set_status_finalizer(enabled=False)
@@ -134,13 +134,7 @@ def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_n
             **poll,
         )
         for pod in started.values():
-            executing.wait_for_file(
-                kube_clients,
-                namespace=namespace,
-                pod=pod.metadata.name,
-                path="/tmp/started",
-                timeouts=timeouts,
-            )
+            shell.wait_started(pod.metadata.name)
 
         # WPC-STATUS-007: a running pod force-deleted under a live controller.
         kube_clients.core.delete_namespaced_pod(
@@ -161,13 +155,7 @@ def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_n
         down = started["deleted-down"].metadata.name
         kube_clients.core.delete_namespaced_pod(down, namespace, grace_period_seconds=0)
         finish = started["finish-down"].metadata.name
-        executing.touch(
-            kube_clients,
-            namespace=namespace,
-            pod=finish,
-            path="/tmp/go",
-            timeouts=timeouts,
-        )
+        shell.release(finish)
         until(
             lambda: (
                 (
