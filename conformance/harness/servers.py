@@ -8,6 +8,7 @@ pod carries the test's labels and goes with the namespace.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from conformance.harness import kube
@@ -16,6 +17,16 @@ from conformance.harness.watching import until
 from plumbing.waiting import NotYet
 
 PORT = 8080
+
+ARTIFACT_FILES = """
+mkdir -p /www /src/sub
+printf '%s' "$FILE_TEXT" > /www/file.txt
+printf 'alpha\\n' > /src/a.txt
+printf 'beta\\n' > /src/sub/b.txt
+tar -czf /www/dir.tgz -C /src a.txt sub
+exec httpd -f -p 8080 -h /www
+"""
+"""An httpd serving `file.txt` (holding $FILE_TEXT) and `dir.tgz` (a.txt, sub/b.txt)."""
 
 
 def start(
@@ -67,3 +78,15 @@ def start(
         interval=timeouts.poll_interval,
         describe=f"the suite's HTTP server pod {namespace}/{name} to be ready",
     )
+
+
+def artifact_files(start: Callable[..., str], *, image: str, text: str) -> str:
+    """Serve `ARTIFACT_FILES` with `start` (the `http_server` fixture); its base URL."""
+    address = start(
+        name="artifact-server",
+        image=image,
+        script=ARTIFACT_FILES,
+        env={"FILE_TEXT": text},
+        grace_seconds=0,
+    )
+    return f"http://{address}:{PORT}"
