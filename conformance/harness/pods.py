@@ -116,3 +116,14 @@ def is_template_json(text: Any, *, name: str, kind: str = "container") -> bool:
     except ValueError:
         return False
     return isinstance(data, dict) and data.get("name") == name and kind in data
+
+
+def layout_of(pod: dict[str, Any]) -> str:
+    """The layout a pod's shape (API JSON) shows (WPC-LAYOUT-001 and -002)."""
+    inits = {c["name"] for c in pod["spec"].get("initContainers") or []}
+    containers = {c["name"] for c in pod["spec"]["containers"]}
+    if "init" in inits and "wait" in containers and "supervisor" not in containers:
+        return contract.LEGACY
+    if "init" not in inits and "supervisor" in containers and "wait" not in containers:
+        return contract.INITLESS
+    return f"unknown (init containers {sorted(inits)}, containers {sorted(containers)})"

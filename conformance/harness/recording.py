@@ -93,6 +93,21 @@ class Recorder:
             contract.WORKFLOWS,
         )
 
+    @classmethod
+    def task_results(cls, clients: kube.Clients, namespace: str) -> Recorder:
+        """Record the namespace's WorkflowTaskResults."""
+        from kubernetes import client
+
+        api = cls._private_api(clients)
+        return cls(
+            api,
+            client.CustomObjectsApi(api).list_namespaced_custom_object,
+            contract.WORKFLOW_GROUP,
+            contract.WORKFLOW_VERSION,
+            namespace,
+            contract.TASK_RESULTS,
+        )
+
     def events(self) -> list[Event]:
         """Everything observed so far, in order."""
         with self._lock:

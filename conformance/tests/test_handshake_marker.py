@@ -154,7 +154,7 @@ def _main_running_pod(kube_clients: kube.Clients, namespace: str, workflow: str)
     features=["INPUT_ARTIFACTS_HTTP"],
 )
 def test_the_marker_heartbeats_during_a_slow_pre_main_and_ends_ready(
-    workflows, manifest, kube_clients, namespace, test_labels, timeouts, http_server
+    workflows, manifest, kube_clients, namespace, timeouts, http_server
 ):
     body = manifest()
     template = body["spec"]["templates"][0]

@@ -45,8 +45,6 @@ def test_initless_main_symlinks_artifacts_reenters_workdir_and_fails_on_read_onl
     observations,
     kube_clients,
     namespace,
-    test_labels,
-    timeouts,
     images,
     http_server,
 ):

@@ -29,27 +29,11 @@ import pytest
 
 from conformance import contract
 from conformance.harness import NotYet
-from conformance.harness import kube
 from conformance.harness import recording
 from conformance.harness import until
 
 EXECUTOR_CONTAINERS = ("init", "wait", "supervisor")
 WORKFLOW_LABEL = "workflows.argoproj.io/workflow"
-
-
-def task_results(kube_clients: kube.Clients, namespace: str) -> recording.Recorder:
-    """A recorder of the namespace's WorkflowTaskResults (on a client of its own)."""
-    from kubernetes import client
-
-    api = client.ApiClient(kube_clients.api.configuration)
-    return recording.Recorder(
-        api,
-        client.CustomObjectsApi(api).list_namespaced_custom_object,
-        contract.WORKFLOW_GROUP,
-        contract.WORKFLOW_VERSION,
-        namespace,
-        "workflowtaskresults",
-    )
 
 
 def instance_labels(events: list[recording.Event]) -> dict[str, set[str | None]]:
@@ -87,7 +71,7 @@ def test_instance_labels_its_pods_and_results_and_ignores_other_workflows(
     }
     with (
         recording.Recorder.pods(kube_clients, namespace) as pods,
-        task_results(kube_clients, namespace) as results,
+        recording.Recorder.task_results(kube_clients, namespace) as results,
     ):
         name = workflows.submit(body)
         workflow = workflows.wait_completed(name)

@@ -29,6 +29,7 @@ from conformance.harness import HarnessError
 from conformance.harness import NotYet
 from conformance.harness import executing
 from conformance.harness import layouts
+from conformance.harness import pods
 from conformance.harness import until
 from conformance.harness import workflows as workflow_ops
 
@@ -53,17 +54,6 @@ def private_namespace(profile: Any, instances: Any, wpc_layout: str) -> None:
         )
 
 
-def layout_of(pod: dict[str, Any]) -> str:
-    """The layout a pod's shape shows (WPC-LAYOUT-001 and -002)."""
-    inits = {c["name"] for c in pod["spec"].get("initContainers") or []}
-    containers = {c["name"] for c in pod["spec"]["containers"]}
-    if "init" in inits and "wait" in containers and "supervisor" not in containers:
-        return contract.LEGACY
-    if "init" not in inits and "supervisor" in containers and "wait" not in containers:
-        return contract.INITLESS
-    return f"unknown (init containers {sorted(inits)}, containers {sorted(containers)})"
-
-
 def pods_of(kube_clients: Any, namespace: str, workflow: str) -> list[dict[str, Any]]:
     listing = kube_clients.core.list_namespaced_pod(
         namespace, label_selector=f"workflows.argoproj.io/workflow={workflow}"
@@ -75,16 +65,16 @@ def controller_pods(
     kube_clients: Any, selector: str, instance: layouts.Instance
 ) -> dict[str, int]:
     """uid -> restart count of the instance's controller pods."""
-    pods = kube_clients.core.list_namespaced_pod(
+    found = kube_clients.core.list_namespaced_pod(
         instance.namespace, label_selector=selector
     ).items
-    if not pods:
+    if not found:
         raise HarnessError(
             f"no controller pod matches {selector!r} in {instance.namespace}"
         )
     return {
         p.metadata.uid: sum(s.restart_count for s in p.status.container_statuses or [])
-        for p in pods
+        for p in found
     }
 
 
@@ -97,12 +87,12 @@ def probe_until(
     def check() -> str | NotYet:
         seen = "no probe yet"
         if submitted:
-            pods = pods_of(wfs.clients, wfs.namespace, submitted[-1])
-            if not pods:
+            found = pods_of(wfs.clients, wfs.namespace, submitted[-1])
+            if not found:
                 return NotYet(f"probe {submitted[-1]} has no pod yet")
-            seen = f"probe {submitted[-1]}'s pod is {layout_of(pods[0])}"
-            if layout_of(pods[0]) == target:
-                return str(pods[0]["metadata"]["name"])
+            seen = f"probe {submitted[-1]}'s pod is {pods.layout_of(found[0])}"
+            if pods.layout_of(found[0]) == target:
+                return str(found[0]["metadata"]["name"])
             phase = (wfs.get(submitted[-1]).get("status") or {}).get("phase")
             if phase not in contract.COMPLETED:  # one probe at a time
                 return NotYet(f"{seen}; waiting for it to complete before the next")
@@ -148,8 +138,8 @@ def test_layout_switch_applies_to_new_pods_only_and_rolls_back(
     name = wfs.submit(manifest())
 
     def produce_running() -> dict[str, Any] | NotYet:
-        pods = pods_of(kube_clients, namespace, name)
-        for pod in pods:
+        found = pods_of(kube_clients, namespace, name)
+        for pod in found:
             statuses = {
                 s["name"]: s
                 for s in (pod.get("status") or {}).get("containerStatuses") or []
@@ -157,7 +147,7 @@ def test_layout_switch_applies_to_new_pods_only_and_rolls_back(
             if "running" in (statuses.get("main", {}).get("state") or {}):
                 return pod
         return NotYet(
-            f"pods of {name}: {[(p['metadata']['name'], p.get('status', {}).get('phase')) for p in pods]}"
+            f"pods of {name}: {[(p['metadata']['name'], p.get('status', {}).get('phase')) for p in found]}"
         )
 
     before = until(
@@ -166,8 +156,8 @@ def test_layout_switch_applies_to_new_pods_only_and_rolls_back(
         interval=timeouts.poll_interval,
         describe=f"the main container of {name}'s first pod to run",
     )
-    assert layout_of(before) == start, (
-        f"the instance started in {start}, but built {layout_of(before)}"
+    assert pods.layout_of(before) == start, (
+        f"the instance started in {start}, but built {pods.layout_of(before)}"
     )
     ctl.set_layout(switched)
     probe_until(switched, wfs=wfs, probe=manifest(PROBE), timeouts=timeouts)
@@ -227,7 +217,7 @@ def test_layout_switch_applies_to_new_pods_only_and_rolls_back(
         (
             "WPC-LAYOUT-005",
             "layouts of the pods built after the switch",
-            [layout_of(p) for p in later],
+            [pods.layout_of(p) for p in later],
             [switched],
         ),
         (

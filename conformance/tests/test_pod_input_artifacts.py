@@ -40,10 +40,7 @@ def test_input_artifacts_hold_the_served_content_when_main_starts(
     workflows,
     manifest,
     observations,
-    kube_clients,
     namespace,
-    test_labels,
-    timeouts,
     images,
     http_server,
 ):

@@ -13,33 +13,17 @@ import pytest
 
 from conformance import contract
 from conformance.harness import NotYet
-from conformance.harness import kube
 from conformance.harness import recording
 from conformance.harness import until
 
 WORKFLOW = "workflows.argoproj.io/workflow"
 
 
-def task_results(kube_clients: kube.Clients, namespace: str) -> recording.Recorder:
-    """A recorder of the namespace's WorkflowTaskResults (on a client of its own)."""
-    from kubernetes import client
-
-    api = client.ApiClient(kube_clients.api.configuration)
-    return recording.Recorder(
-        api,
-        client.CustomObjectsApi(api).list_namespaced_custom_object,
-        contract.WORKFLOW_GROUP,
-        contract.WORKFLOW_VERSION,
-        namespace,
-        "workflowtaskresults",
-    )
-
-
 @pytest.mark.conformance(short_name="ResultCleanup", clauses=["WPC-RESULT-007"])
 def test_task_results_of_a_completed_workflow_are_deleted(
     workflows, manifest, kube_clients, namespace, timeouts
 ):
-    with task_results(kube_clients, namespace) as results:
+    with recording.Recorder.task_results(kube_clients, namespace) as results:
         name = workflows.submit(manifest())
         workflows.wait_completed(name)
     seen = {

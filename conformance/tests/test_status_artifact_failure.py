@@ -65,7 +65,7 @@ def outcome(name: str, term: Any) -> str:
     features=["INPUT_ARTIFACTS_HTTP"],
 )
 def test_a_failed_download_in_init_makes_the_node_error(
-    workflows, manifest, kube_clients, namespace, test_labels, timeouts, http_server
+    workflows, manifest, kube_clients, namespace, http_server
 ):
     workflow, pod = run_failing_download(workflows, manifest, http_server, kube_clients)
     init = pods.terminated(pod, "init")
@@ -85,7 +85,7 @@ def test_a_failed_download_in_init_makes_the_node_error(
     features=["INPUT_ARTIFACTS_HTTP"],
 )
 def test_a_failed_download_in_the_supervisor_stops_main_and_makes_the_node_error(
-    workflows, manifest, kube_clients, namespace, test_labels, timeouts, http_server
+    workflows, manifest, kube_clients, namespace, timeouts, http_server
 ):
     from kubernetes import client
 
