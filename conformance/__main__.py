@@ -12,9 +12,10 @@ import sys
 from pathlib import Path
 
 from clusters.errors import ClusterError
-from conformance import loading
-from conformance import running
+from conformance import launching
 from conformance.errors import ConformanceError
+from conformance.implementations import images
+from conformance.plugin import options
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -27,37 +28,9 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser(
         "run", help="run the conformance suite against an implementation"
     )
-    run.add_argument("--implementation", required=True, help="profile name or path")
-    run.add_argument("--layout", default="both", choices=("legacy", "initless", "both"))
-    run.add_argument("--provider", default="local")
-    run.add_argument(
-        "--cluster", default="wpc", help="cluster name for `python -m clusters`"
-    )
-    run.add_argument(
-        "--kubeconfig",
-        type=Path,
-        default=None,
-        help="use this cluster as it is (no `clusters up`)",
-    )
+    # The suite's options, exactly as plain pytest takes them.
+    options.add_arguments(run)
     run.add_argument("--reports-dir", type=Path, default=Path("reports"))
-    run.add_argument(
-        "--report",
-        type=Path,
-        default=None,
-        help="ConformanceReport path (default: <reports-dir>/conformance-<name>.yaml)",
-    )
-    run.add_argument("--features", default=None)
-    run.add_argument("--timeout-scale", type=float, default=1.0)
-    run.add_argument("--skip-install", action="store_true")
-    run.add_argument("--allow-foreign-cluster", action="store_true")
-    run.add_argument(
-        "--negative-controls",
-        type=Path,
-        default=None,
-        metavar="PATH",
-        help="NegativeControlsReport (make negative-controls) whose mutation score "
-        "the report carries; only with the implementation whose variants were run",
-    )
     run.add_argument(
         "-n", "--workers", type=int, default=0, help="pytest-xdist workers"
     )
@@ -66,7 +39,7 @@ def _parser() -> argparse.ArgumentParser:
         "load-images", help="build and load images named by a command"
     )
     load.add_argument("--provider", default="local")
-    load.add_argument("--cluster", default="wpc")
+    load.add_argument("--cluster", "--cluster-name", default="wpc")
     load.add_argument("--workdir", type=Path, required=True)
     load.add_argument(
         "command", nargs="+", help="command printing '<ref> <context>' lines"
@@ -76,13 +49,14 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one verb; errors print their evidence and exit 2."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     try:
         if args.verb == "load-images":
-            refs = loading.load_images(
+            refs = images.load_images(
                 command=args.command,
                 provider=args.provider,
                 cluster=args.cluster,
@@ -90,22 +64,14 @@ def main(argv: list[str] | None = None) -> int:
             )
             sys.stdout.write("".join(f"loaded {ref}\n" for ref in refs))
             return 0
-        return running.run(
-            running.RunRequest(
-                implementation=args.implementation,
-                layout=args.layout,
-                provider=args.provider,
-                cluster=args.cluster,
-                kubeconfig=args.kubeconfig,
+        if args.wpc_implementation is None:
+            parser.error("run: the following arguments are required: --implementation")
+        return launching.run(
+            launching.RunRequest(
+                options={o.dest: getattr(args, o.dest) for o in options.OPTIONS},
                 reports_dir=args.reports_dir,
-                report=args.report,
-                features=args.features,
-                timeout_scale=args.timeout_scale,
-                skip_install=args.skip_install,
-                allow_foreign_cluster=args.allow_foreign_cluster,
                 workers=args.workers,
                 pytest_args=tuple(args.pytest_args),
-                negative_controls=args.negative_controls,
             )
         )
     except (ConformanceError, ClusterError) as exc:

@@ -18,27 +18,11 @@ Matrix: legacy and initless.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from conformance import kube
+from conformance.harness import pods
 
 DEPENDENCY_FAILED = 'dependency "c" exited with non-zero code: 2'
-
-
-def _terminated(
-    kube_clients: kube.Clients, namespace: str, workflow: str
-) -> dict[str, Any]:
-    pods = kube_clients.core.list_namespaced_pod(
-        namespace, label_selector=f"workflows.argoproj.io/workflow={workflow}"
-    ).items
-    assert len(pods) == 1, f"expected one pod, found {len(pods)}"
-    found = {}
-    for status in pods[0].status.container_statuses or []:
-        assert status.state.terminated, f"{status.name} has not terminated"
-        found[status.name] = status.state.terminated
-    return found
 
 
 @pytest.mark.conformance(
@@ -63,7 +47,7 @@ def test_members_wait_for_dependencies_and_get_child_nodes(
         f"{status.get('message')!r}, nodes {summary}"
     )
     pod_node = pod_nodes[0]
-    members = _terminated(kube_clients, namespace, name)
+    members = pods.all_terminated(kube_clients, namespace, name)
 
     b = members["b"]
     assert (b.exit_code, b.message) == (0, "a=0"), "b started before a's exitcode was 0"

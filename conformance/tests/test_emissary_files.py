@@ -26,11 +26,10 @@ from typing import Any
 
 import pytest
 
-from conformance import executing
-from conformance import kube
-from conformance.timeouts import Timeouts
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.harness import NotYet
+from conformance.harness import kube
+from conformance.harness import pods
+from conformance.harness import until
 
 NODE_NAME = "workflows.argoproj.io/node-name"
 DIRECTORY = "777 directory"
@@ -41,26 +40,6 @@ WHILE_RUNNING = (
 )
 
 
-def _exec(
-    kube_clients: kube.Clients,
-    namespace: str,
-    pod: str,
-    container: str,
-    script: str,
-    timeouts: Timeouts,
-) -> str:
-    result = executing.run(
-        kube_clients,
-        namespace=namespace,
-        pod=pod,
-        container=container,
-        command=["sh", "-c", script],
-        timeout=timeouts.api_call,
-    )
-    assert result.returncode == 0, f"exec {script!r} in {pod}/{container}: {result}"
-    return result.output
-
-
 def _produce_pod(kube_clients: kube.Clients, namespace: str, workflow: str) -> Any:
     for pod in kube_clients.core.list_namespaced_pod(
         namespace, label_selector=f"workflows.argoproj.io/workflow={workflow}"
@@ -68,14 +47,6 @@ def _produce_pod(kube_clients: kube.Clients, namespace: str, workflow: str) -> A
         if (pod.metadata.annotations or {}).get(NODE_NAME, "").endswith(".produce"):
             return pod
     return None
-
-
-def _running(pod: Any, *containers: str) -> bool:
-    states = {
-        s.name: bool(s.state and s.state.running)
-        for s in pod.status.container_statuses or []
-    }
-    return all(states.get(c) for c in containers)
 
 
 def _sections(report: str) -> dict[str, str]:
@@ -93,23 +64,16 @@ def _sections(report: str) -> dict[str, str]:
     clauses=["WPC-EMISSARY-001", "WPC-EMISSARY-006", "WPC-EMISSARY-007"],
 )
 def test_emissary_keeps_exit_code_output_and_parameters_under_var_run_argo(
-    workflows, manifest, observations, kube_clients, namespace, timeouts
+    workflows, manifest, observations, kube_clients, namespace, timeouts, shell
 ):
     name = workflows.submit(manifest())
 
     def armed():
         pod = _produce_pod(kube_clients, namespace, name)
-        if pod is None or not _running(pod, "main", "probe"):
+        if pod is None or not pods.running(pod, "main", "probe"):
             return NotYet("produce's main and probe are not both running yet")
         out = {
-            c: _exec(
-                kube_clients,
-                namespace,
-                pod.metadata.name,
-                c,
-                "ls /tmp/armed",
-                timeouts,
-            )
+            c: shell.sh(pod.metadata.name, "ls /tmp/armed", container=c)
             for c in ("main", "probe")
         }
         ready = all(o.strip() == "/tmp/armed" for o in out.values())
@@ -121,10 +85,8 @@ def test_emissary_keeps_exit_code_output_and_parameters_under_var_run_argo(
         interval=timeouts.poll_interval,
         describe="produce's main and probe sidecar to start their commands",
     )
-    during = _exec(
-        kube_clients, namespace, pod.metadata.name, "main", WHILE_RUNNING, timeouts
-    )
-    _exec(kube_clients, namespace, pod.metadata.name, "main", "touch /tmp/go", timeouts)
+    during = shell.sh(pod.metadata.name, WHILE_RUNNING)
+    shell.release(pod.metadata.name)
 
     workflow = workflows.wait_completed(name)
     observations.record_workflow(workflow)

@@ -23,9 +23,8 @@ from typing import Any
 
 import pytest
 
-from conformance import kube
-from conformance import state
-from conformance.workflows import step_pods
+from conformance.harness import kube
+from conformance.harness.workflows import step_pods
 
 ENTRYPOINT = ["sh", "-c"]
 CMD = ["printf 'ran %s' 'image cmd' > /tmp/out; cat /tmp/out"]
@@ -63,9 +62,9 @@ def test_commandless_containers_run_the_entrypoint_and_cmd_of_the_images_map(
     observations,
     kube_clients,
     namespace,
-    pytestconfig,
+    images,
 ):
-    tools = pytestconfig.stash[state.PROFILE].images["tools"]
+    tools = images["tools"]
     dedicated_instance.set_config(
         "images", {tools: {"entrypoint": ENTRYPOINT, "cmd": CMD}}
     )

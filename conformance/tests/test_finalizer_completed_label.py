@@ -18,11 +18,10 @@ from typing import Any
 
 import pytest
 
-from conformance import executing
-from conformance import kube
-from conformance import watching
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance import contract
+from conformance.harness import NotYet
+from conformance.harness import until
+from conformance.harness import watching
 
 COMPLETED_LABEL = "workflows.argoproj.io/completed"
 NODE_ID = "workflows.argoproj.io/node-id"
@@ -59,7 +58,7 @@ class Judge:
             COMPLETED_LABEL
         ) == "true" and step not in self.labelled:
             self.labelled[step] = self._node_done(pod, "labelled completed")
-        if kube.STATUS_FINALIZER in (pod.metadata.finalizers or []):
+        if contract.STATUS_FINALIZER in (pod.metadata.finalizers or []):
             self.had_finalizer.add(uid)
         elif uid in self.had_finalizer and uid not in self.judged:
             self.judged.add(uid)
@@ -73,7 +72,7 @@ class Judge:
     short_name="FinalizerCompletedLabel", clauses=["WPC-FINALIZER-004"]
 )
 def test_pods_are_labelled_completed_only_after_the_workflow_records_their_node(
-    workflows, manifest, kube_clients, namespace, timeouts
+    workflows, manifest, kube_clients, namespace, timeouts, shell
 ):
     name = workflows.submit(manifest())
     judge = Judge(workflows, name)
@@ -108,16 +107,8 @@ def test_pods_are_labelled_completed_only_after_the_workflow_records_their_node(
         interval=timeouts.poll_interval,
         describe=f"the pod of step held of {name}",
     )
-    executing.wait_for_file(
-        kube_clients,
-        namespace=namespace,
-        pod=held,
-        path="/tmp/started",
-        timeouts=timeouts,
-    )
-    executing.touch(
-        kube_clients, namespace=namespace, pod=held, path="/tmp/go", timeouts=timeouts
-    )
+    shell.wait_started(held)
+    shell.release(held)
     watch_until_labelled("held")
 
     assert not judge.violations, "\n".join(judge.violations)

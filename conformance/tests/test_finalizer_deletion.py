@@ -22,30 +22,27 @@ from typing import Any
 
 import pytest
 
-from conformance import executing
-from conformance import kube
-from conformance import watching
-from conformance.waiting import NotYet
-from conformance.waiting import until
-from conformance.workflows import COMPLETED
-from conformance.workflows import NODE_NAME
-from conformance.workflows import workflow_pods
+from conformance import contract
+from conformance.harness import NotYet
+from conformance.harness import kube
+from conformance.harness import until
+from conformance.harness import watching
+from conformance.harness.workflows import workflow_pods
 
 GRACE = 5
 NODE_ID = "workflows.argoproj.io/node-id"
 NOT_FOUND = 404
 
 
-def _started_held_pod(
-    kube_clients: kube.Clients, namespace: str, workflow: str, timeouts: Any
-) -> Any:
+def _started_held_pod(shell: Any, workflow: str) -> Any:
+    kube_clients, namespace, timeouts = shell.clients, shell.namespace, shell.timeouts
     pod = until(
         lambda: (
             next(
                 (
                     p
                     for p in workflow_pods(kube_clients, namespace, workflow)
-                    if p.metadata.annotations[NODE_NAME].endswith(".held")
+                    if p.metadata.annotations[contract.NODE_NAME].endswith(".held")
                 ),
                 None,
             )
@@ -55,15 +52,9 @@ def _started_held_pod(
         interval=timeouts.poll_interval,
         describe=f"the pod of step held of {workflow}",
     )
-    executing.wait_for_file(
-        kube_clients,
-        namespace=namespace,
-        pod=pod.metadata.name,
-        path="/tmp/started",
-        timeouts=timeouts,
-    )
-    assert kube.STATUS_FINALIZER in (pod.metadata.finalizers or []), (
-        f"{pod.metadata.name} was created without {kube.STATUS_FINALIZER}: "
+    shell.wait_started(pod.metadata.name)
+    assert contract.STATUS_FINALIZER in (pod.metadata.finalizers or []), (
+        f"{pod.metadata.name} was created without {contract.STATUS_FINALIZER}: "
         f"{pod.metadata.finalizers}"
     )
     return pod
@@ -83,11 +74,11 @@ def _exists(kube_clients: kube.Clients, namespace: str, pod: str) -> bool:
 
 @pytest.mark.conformance(short_name="FinalizerDeletion", clauses=["WPC-FINALIZER-005"])
 def test_a_deleted_running_pod_is_recorded_from_its_containers_not_as_pod_deleted(
-    workflows, manifest, kube_clients, namespace, controller, timeouts
+    workflows, manifest, kube_clients, namespace, controller, timeouts, shell
 ):
     controller.set_status_finalizer(enabled=True)
     name = workflows.submit(manifest())
-    pod = _started_held_pod(kube_clients, namespace, name, timeouts)
+    pod = _started_held_pod(shell, name)
     node_id = pod.metadata.annotations[NODE_ID]
 
     kube_clients.core.delete_namespaced_pod(pod.metadata.name, namespace)
@@ -95,7 +86,7 @@ def test_a_deleted_running_pod_is_recorded_from_its_containers_not_as_pod_delete
     def released(version: Any) -> dict[str, Any] | NotYet:
         # A DELETED event carries the version from before the finalizer went,
         # so a version still holding it is only believed while the pod exists.
-        held = kube.STATUS_FINALIZER in (version.metadata.finalizers or [])
+        held = contract.STATUS_FINALIZER in (version.metadata.finalizers or [])
         if held and _exists(kube_clients, namespace, pod.metadata.name):
             return NotYet(f"still held: {version.metadata.finalizers}")
         # The finalizer just went: the node must already be recorded.
@@ -109,7 +100,9 @@ def test_a_deleted_running_pod_is_recorded_from_its_containers_not_as_pod_delete
         describe=f"the controller to release the deleted pod {pod.metadata.name}",
         field_selector=f"metadata.name={pod.metadata.name}",
     )
-    assert node["phase"] in COMPLETED, f"finalizer removed while the node was {node}"
+    assert node["phase"] in contract.COMPLETED, (
+        f"finalizer removed while the node was {node}"
+    )
     assert node.get("message") != "pod deleted"
     assert (node["phase"], node.get("message", "")[:25]) == (
         "Failed",
@@ -134,14 +127,14 @@ def test_a_deleted_running_pod_is_recorded_from_its_containers_not_as_pod_delete
 
 @pytest.mark.conformance(short_name="FinalizerDeletion", clauses=["WPC-FINALIZER-006"])
 def test_deleting_a_workflow_releases_and_removes_all_of_its_pods(
-    workflows, manifest, kube_clients, namespace, controller, timeouts
+    workflows, manifest, kube_clients, namespace, controller, timeouts, shell
 ):
     controller.set_status_finalizer(enabled=True)
     name = workflows.submit(manifest())
-    _started_held_pod(kube_clients, namespace, name, timeouts)
+    _started_held_pod(shell, name)
 
     kube_clients.custom.delete_namespaced_custom_object(
-        kube.WORKFLOW_GROUP, kube.WORKFLOW_VERSION, namespace, "workflows", name
+        contract.WORKFLOW_GROUP, contract.WORKFLOW_VERSION, namespace, "workflows", name
     )
 
     until(

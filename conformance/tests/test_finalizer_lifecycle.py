@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import pytest
 
-from conformance import executing
-from conformance import kube
-from conformance import recording
-from conformance.waiting import NotYet
-from conformance.waiting import until
-from conformance.workflows import step_pods
+from conformance import contract
+from conformance.harness import NotYet
+from conformance.harness import kube
+from conformance.harness import recording
+from conformance.harness import until
+from conformance.harness.workflows import step_pods
 
 KEEP = "wpc.dev/keep"
 
@@ -54,7 +54,7 @@ def _drop_keep(kube_clients: kube.Clients, namespace: str, pod: str) -> None:
     clauses=["WPC-FINALIZER-001", "WPC-FINALIZER-003", "WPC-FINALIZER-008"],
 )
 def test_status_finalizer_is_added_at_creation_and_removed_once_each_node_is_done(
-    workflows, manifest, kube_clients, namespace, controller, timeouts
+    workflows, manifest, kube_clients, namespace, controller, timeouts, shell
 ):
     controller.set_status_finalizer(enabled=True)
     wait = {"interval": timeouts.poll_interval}
@@ -69,18 +69,12 @@ def test_status_finalizer_is_added_at_creation_and_removed_once_each_node_is_don
             describe=f"the pod of step held of {name}",
             **wait,
         ).metadata.name
-        executing.wait_for_file(
-            kube_clients,
-            namespace=namespace,
-            pod=held,
-            path="/tmp/started",
-            timeouts=timeouts,
-        )
+        shell.wait_started(held)
 
         # WPC-FINALIZER-003: first's pod is cleaned up while the workflow runs.
         until(
             lambda: (
-                kube.STATUS_FINALIZER
+                contract.STATUS_FINALIZER
                 not in (found := _finalizers(kube_clients, namespace, name, "first"))
                 or NotYet(found)
             ),
@@ -97,13 +91,7 @@ def test_status_finalizer_is_added_at_creation_and_removed_once_each_node_is_don
             [{"op": "add", "path": "/metadata/finalizers/-", "value": KEEP}],
         )
         try:
-            executing.touch(
-                kube_clients,
-                namespace=namespace,
-                pod=held,
-                path="/tmp/go",
-                timeouts=timeouts,
-            )
+            shell.release(held)
             until(
                 lambda: (
                     (found := _finalizers(kube_clients, namespace, name, "held"))
@@ -128,7 +116,7 @@ def test_status_finalizer_is_added_at_creation_and_removed_once_each_node_is_don
                     left := {
                         step: p.metadata.finalizers
                         for step, p in step_pods(kube_clients, namespace, name).items()
-                        if kube.STATUS_FINALIZER in (p.metadata.finalizers or [])
+                        if contract.STATUS_FINALIZER in (p.metadata.finalizers or [])
                     }
                 )
                 or NotYet(left)
@@ -153,6 +141,8 @@ def test_status_finalizer_is_added_at_creation_and_removed_once_each_node_is_don
         e.obj["metadata"]["name"]: (e.kind, e.obj["metadata"].get("finalizers"))
         for e in first.values()
         if e.kind != "ADDED"
-        or kube.STATUS_FINALIZER not in (e.obj["metadata"].get("finalizers") or [])
+        or contract.STATUS_FINALIZER not in (e.obj["metadata"].get("finalizers") or [])
     }
-    assert not bad, f"pods whose first version lacked {kube.STATUS_FINALIZER}: {bad}"
+    assert not bad, (
+        f"pods whose first version lacked {contract.STATUS_FINALIZER}: {bad}"
+    )

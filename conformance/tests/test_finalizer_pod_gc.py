@@ -26,10 +26,10 @@ from typing import Any
 
 import pytest
 
-from conformance import kube
-from conformance import recording
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.harness import NotYet
+from conformance.harness import kube
+from conformance.harness import recording
+from conformance.harness import until
 
 DELAY = 20
 NODE_NAME = "workflows.argoproj.io/node-name"

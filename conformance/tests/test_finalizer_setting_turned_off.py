@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
-from conformance import executing
-from conformance import kube
-from conformance.waiting import NotYet
-from conformance.waiting import until
-from conformance.workflows import COMPLETED
-from conformance.workflows import step_pods
+from conformance import contract
+from conformance.harness import NotYet
+from conformance.harness import kube
+from conformance.harness import until
+from conformance.harness.workflows import named_node
+from conformance.harness.workflows import step_pods
 
 GRACE = 5
 
@@ -33,16 +33,11 @@ def _finalizers(kube_clients: kube.Clients, namespace: str, workflow: str) -> li
     return list(pod.metadata.finalizers or [])
 
 
-def _node(workflow: dict[str, Any], step: str) -> dict[str, Any]:
-    nodes = (workflow.get("status") or {}).get("nodes") or {}
-    return next((n for n in nodes.values() if n.get("displayName") == step), {})
-
-
 @pytest.mark.conformance(
     short_name="FinalizerSettingTurnedOff", clauses=["WPC-FINALIZER-009"]
 )
 def test_pods_created_with_the_finalizer_lose_it_after_the_setting_is_turned_off(
-    dedicated_instance, workflows, manifest, kube_clients, namespace, timeouts
+    dedicated_instance, workflows, manifest, kube_clients, namespace, timeouts, shell
 ):
     dedicated_instance.set_status_finalizer(enabled=True)
     own = dataclasses.replace(workflows, instance=dedicated_instance.instance)
@@ -57,26 +52,17 @@ def test_pods_created_with_the_finalizer_lose_it_after_the_setting_is_turned_off
         both, timeout=timeouts.pod_created, describe=f"the pods of {name}", **poll
     )
     for pod in pods.values():
-        executing.wait_for_file(
-            kube_clients,
-            namespace=namespace,
-            pod=pod.metadata.name,
-            path="/tmp/started",
-            timeouts=timeouts,
+        shell.wait_started(pod.metadata.name)
+        assert contract.STATUS_FINALIZER in (pod.metadata.finalizers or []), (
+            pod.metadata
         )
-        assert kube.STATUS_FINALIZER in (pod.metadata.finalizers or []), pod.metadata
 
     dedicated_instance.set_status_finalizer(enabled=False)
-    executing.touch(
-        kube_clients,
-        namespace=namespace,
-        pod=pods["released"].metadata.name,
-        path="/tmp/go",
-        timeouts=timeouts,
-    )
+    shell.release(pods["released"].metadata.name)
     until(
         lambda: (
-            (node := _node(own.get(name), "released")).get("phase") in COMPLETED
+            (node := named_node(own.get(name), "released")).get("phase")
+            in contract.COMPLETED
             or NotYet(node)
         ),
         timeout=timeouts.workflow_completed,
@@ -85,7 +71,7 @@ def test_pods_created_with_the_finalizer_lose_it_after_the_setting_is_turned_off
     )
     until(
         lambda: (
-            kube.STATUS_FINALIZER
+            contract.STATUS_FINALIZER
             not in (found := _finalizers(kube_clients, namespace, name))
             or NotYet(found)
         ),
@@ -95,7 +81,7 @@ def test_pods_created_with_the_finalizer_lose_it_after_the_setting_is_turned_off
     )
 
     kube_clients.custom.delete_namespaced_custom_object(
-        kube.WORKFLOW_GROUP, kube.WORKFLOW_VERSION, namespace, "workflows", name
+        contract.WORKFLOW_GROUP, contract.WORKFLOW_VERSION, namespace, "workflows", name
     )
     until(
         lambda: (

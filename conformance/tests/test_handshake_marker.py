@@ -35,12 +35,12 @@ from typing import NamedTuple
 
 import pytest
 
-from conformance import executing
-from conformance import kube
-from conformance.errors import HarnessError
-from conformance.timeouts import Timeouts
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.harness import HarnessError
+from conformance.harness import NotYet
+from conformance.harness import executing
+from conformance.harness import kube
+from conformance.harness import until
+from conformance.harness.timeouts import Timeouts
 
 CHUNKS = 33
 """Seconds the server takes to send the artifact: more than the 30 s rules."""
@@ -115,41 +115,6 @@ def _reads(output: str) -> list[Read]:
     return reads
 
 
-def _http_server(
-    kube_clients: kube.Clients,
-    namespace: str,
-    labels: dict[str, str],
-    image: str,
-    timeouts: Timeouts,
-) -> str:
-    """Start the slow HTTP server pod; return its address once it accepts connections."""
-    container = {
-        "name": "server",
-        "image": image,
-        "imagePullPolicy": "IfNotPresent",
-        "command": ["sh", "-c", SERVER],
-        "readinessProbe": {"tcpSocket": {"port": 8080}, "periodSeconds": 1},
-    }
-    spec = {"terminationGracePeriodSeconds": 1, "containers": [container]}
-    kube_clients.core.create_namespaced_pod(
-        namespace, {"metadata": {"name": "http-server", "labels": labels}, "spec": spec}
-    )
-
-    def ready() -> str | NotYet:
-        pod = kube_clients.core.read_namespaced_pod("http-server", namespace)
-        conditions = {c.type: c.status for c in pod.status.conditions or []}
-        if conditions.get("Ready") == "True" and pod.status.pod_ip:
-            return str(pod.status.pod_ip)
-        return NotYet(f"phase={pod.status.phase} conditions={conditions}")
-
-    return until(
-        ready,
-        timeout=timeouts.artifact_server_ready,
-        interval=timeouts.poll_interval,
-        describe="the suite's HTTP server pod to be ready",
-    )
-
-
 def _read_marker(
     kube_clients: kube.Clients, namespace: str, pod: str, timeouts: Timeouts
 ) -> str:
@@ -189,12 +154,13 @@ def _main_running_pod(kube_clients: kube.Clients, namespace: str, workflow: str)
     features=["INPUT_ARTIFACTS_HTTP"],
 )
 def test_the_marker_heartbeats_during_a_slow_pre_main_and_ends_ready(
-    workflows, manifest, kube_clients, namespace, test_labels, timeouts
+    workflows, manifest, kube_clients, namespace, timeouts, http_server
 ):
     body = manifest()
     template = body["spec"]["templates"][0]
-    address = _http_server(
-        kube_clients, namespace, test_labels, template["script"]["image"], timeouts
+    image = template["script"]["image"]
+    address = http_server(
+        name="http-server", image=image, script=SERVER, container="server"
     )
     template["inputs"]["artifacts"][0]["http"]["url"] = (
         f"http://{address}:8080/cgi-bin/slow"

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from conformance import kube
+from conformance.harness import pods
 
 STATUS = "/var/run/argo/status"
 REACTION = 2.0
@@ -83,18 +83,6 @@ def _workflow(base: dict[str, Any], script: str) -> dict[str, Any]:
     return body
 
 
-def _terminated(
-    kube_clients: kube.Clients, namespace: str, workflow: str
-) -> dict[str, Any]:
-    pods = kube_clients.core.list_namespaced_pod(
-        namespace, label_selector=f"workflows.argoproj.io/workflow={workflow}"
-    ).items
-    assert len(pods) == 1, f"{workflow}: expected one pod, found {len(pods)}"
-    states = {s.name: s.state.terminated for s in pods[0].status.container_statuses}
-    assert all(states.values()), f"{workflow}: containers still running: {states}"
-    return states
-
-
 @pytest.mark.conformance(
     short_name="HandshakeReactionTime", clauses=["WPC-HANDSHAKE-010"]
 )
@@ -106,7 +94,7 @@ def test_main_reacts_within_two_seconds_to_a_terminal_marker(
     states = {}
     for case, name in names.items():
         workflows.wait_completed(name)
-        states[case] = _terminated(kube_clients, namespace, name)
+        states[case] = pods.all_terminated(kube_clients, namespace, name)
     limit = REACTION + timeouts.timing_tolerance
 
     ready_at = stat_time(states["ready"]["supervisor"].message)

@@ -25,13 +25,12 @@ from typing import Any
 
 import pytest
 
-from conformance import kube
-from conformance import state
-from conformance.waiting import NotYet
-from conformance.waiting import until
-from conformance.workflows import COMPLETED
-from conformance.workflows import Workflows
-from conformance.workflows import workflow_pods
+from conformance import contract
+from conformance.harness import NotYet
+from conformance.harness import kube
+from conformance.harness import until
+from conformance.harness.workflows import Workflows
+from conformance.harness.workflows import workflow_pods
 
 PLUGIN = "wpc-plugin"
 CONTAINER = f"artifact-plugin-{PLUGIN}"
@@ -47,7 +46,7 @@ def _pod_spec(
     if pods:
         return kube_clients.api.sanitize_for_serialization(pods[0].spec)
     status = wfs.get(workflow).get("status") or {}
-    if status.get("phase") in COMPLETED:
+    if status.get("phase") in contract.COMPLETED:
         return {"ended without a pod": status}
     return NotYet(f"no pod of workflow {workflow} yet; phase {status.get('phase')!r}")
 
@@ -66,9 +65,9 @@ def test_one_plugin_sidecar_per_plugin_and_its_names_on_the_supervisor(
     kube_clients,
     namespace,
     timeouts,
-    pytestconfig,
+    images,
 ):
-    tools = pytestconfig.stash[state.PROFILE].images["tools"]
+    tools = images["tools"]
     dedicated_instance.set_config("images", {tools: {"entrypoint": ENTRYPOINT}})
     dedicated_instance.set_config("artifactDrivers", [{"name": PLUGIN, "image": tools}])
     own = dataclasses.replace(workflows, instance=dedicated_instance.instance)

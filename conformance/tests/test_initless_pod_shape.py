@@ -28,50 +28,20 @@ Matrix: init-less only.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
-from conformance import state
+from conformance import contract
+from conformance.harness import pods
 
-EMISSARY = "/argo-bin/bin/argoexec"
+EMISSARY = contract.EMISSARY[contract.INITLESS]
 SIDECARS = ["side-a", "side-b"]
 USER_INITS = ["first-init", "second-init"]
 
 
-@pytest.fixture
-def executor_image(pytestconfig: pytest.Config) -> str:
-    return pytestconfig.stash[state.PROFILE].images["executor"]
-
-
-def env_of(container: dict[str, Any]) -> dict[str, Any]:
-    """Name -> value (or valueFrom); the first entry of a repeated name wins."""
-    env: dict[str, Any] = {}
-    for var in container.get("env") or []:
-        env.setdefault(var["name"], var.get("value", var.get("valueFrom")))
-    return env
-
-
-def wrapped(container: dict[str, Any]) -> list[Any] | None:
-    """[original command, args] behind the emissary, or None if not wrapped."""
-    command = container.get("command") or []
-    if command[:2] != [EMISSARY, "emissary"] or "--" not in command:
-        return None
-    return [command[command.index("--") + 1 :], container.get("args")]
-
-
-def template_json(text: Any) -> bool:
-    """A template as JSON (an object with its name and its type key), or the sentinel."""
-    if text == "offloaded":
-        return True
-    try:
-        data = json.loads(str(text))
-    except ValueError:
-        return False
-    return (
-        isinstance(data, dict) and data.get("name") == "shape" and "container" in data
-    )
+def is_shape_template(text: Any) -> bool:
+    return pods.is_template_json(text, name="shape")
 
 
 @pytest.mark.conformance(
@@ -87,8 +57,9 @@ def template_json(text: Any) -> bool:
     ],
 )
 def test_initless_pod_has_supervisor_image_volume_and_no_argo_init(
-    workflows, manifest, observations, kube_clients, namespace, executor_image
+    workflows, manifest, observations, kube_clients, namespace, images
 ):
+    executor_image = images["executor"]
     body = manifest()
     declared = body["spec"]["templates"][0]
     name = workflows.submit(body)
@@ -159,14 +130,14 @@ def test_initless_pod_has_supervisor_image_volume_and_no_argo_init(
                 sup.get("image"),
                 (sup.get("command") or [])[:2],
                 "--" in (sup.get("command") or []),
-                env_of(sup).get("ARGO_INITLESS_POD"),
+                pods.env_of(sup).get("ARGO_INITLESS_POD"),
             ],
             [executor_image, ["argoexec", "supervisor"], False, "true"],
         ),
         (
             "WPC-INITLESS-002",
             "supervisor's ARGO_TEMPLATE is a template",
-            template_json(env_of(sup).get("ARGO_TEMPLATE")),
+            is_shape_template(pods.env_of(sup).get("ARGO_TEMPLATE")),
             True,
         ),
         (
@@ -199,7 +170,7 @@ def test_initless_pod_has_supervisor_image_volume_and_no_argo_init(
         (
             "WPC-INITLESS-004",
             "original command and args of main and the sidecars",
-            {n: wrapped(ctr.get(n, {})) for n in user},
+            {n: pods.behind_emissary(ctr.get(n, {}), EMISSARY) for n in user},
             {n: [c.get("command"), c.get("args")] for n, c in user.items()},
         ),
         (
@@ -219,8 +190,8 @@ def test_initless_pod_has_supervisor_image_volume_and_no_argo_init(
             "WPC-INITLESS-005",
             "main's ARGO_WAIT_FOR_READY / has ARGO_TEMPLATE",
             [
-                env_of(ctr.get("main", {})).get("ARGO_WAIT_FOR_READY"),
-                "ARGO_TEMPLATE" in env_of(ctr.get("main", {})),
+                pods.env_of(ctr.get("main", {})).get("ARGO_WAIT_FOR_READY"),
+                "ARGO_TEMPLATE" in pods.env_of(ctr.get("main", {})),
             ],
             ["true", False],
         ),
@@ -233,7 +204,7 @@ def test_initless_pod_has_supervisor_image_volume_and_no_argo_init(
         (
             "WPC-INITLESS-007",
             "/var/run/argo/template as main read it after READY",
-            template_json(params.get("template"))
+            is_shape_template(params.get("template"))
             and params.get("template") != "offloaded",
             True,
         ),

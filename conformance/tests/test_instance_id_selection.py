@@ -27,29 +27,13 @@ import uuid
 
 import pytest
 
-from conformance import kube
-from conformance import layouts
-from conformance import recording
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance import contract
+from conformance.harness import NotYet
+from conformance.harness import recording
+from conformance.harness import until
 
 EXECUTOR_CONTAINERS = ("init", "wait", "supervisor")
 WORKFLOW_LABEL = "workflows.argoproj.io/workflow"
-
-
-def task_results(kube_clients: kube.Clients, namespace: str) -> recording.Recorder:
-    """A recorder of the namespace's WorkflowTaskResults (on a client of its own)."""
-    from kubernetes import client
-
-    api = client.ApiClient(kube_clients.api.configuration)
-    return recording.Recorder(
-        api,
-        client.CustomObjectsApi(api).list_namespaced_custom_object,
-        kube.WORKFLOW_GROUP,
-        kube.WORKFLOW_VERSION,
-        namespace,
-        "workflowtaskresults",
-    )
 
 
 def instance_labels(events: list[recording.Event]) -> dict[str, set[str | None]]:
@@ -58,7 +42,7 @@ def instance_labels(events: list[recording.Event]) -> dict[str, set[str | None]]
     for event in events:
         meta = event.obj["metadata"]
         seen.setdefault(meta["name"], set()).add(
-            (meta.get("labels") or {}).get(layouts.INSTANCE_LABEL)
+            (meta.get("labels") or {}).get(contract.INSTANCE_LABEL)
         )
     return seen
 
@@ -81,13 +65,13 @@ def test_instance_labels_its_pods_and_results_and_ignores_other_workflows(
     nobody = f"wpc-nobody-{uuid.uuid4().hex[:8]}"
     unserved = {
         "labelled for nobody": workflows.create(
-            body, labels={**test_labels, layouts.INSTANCE_LABEL: nobody}
+            body, labels={**test_labels, contract.INSTANCE_LABEL: nobody}
         ),
         "unlabelled": workflows.create(body, labels=dict(test_labels)),
     }
     with (
         recording.Recorder.pods(kube_clients, namespace) as pods,
-        task_results(kube_clients, namespace) as results,
+        recording.Recorder.task_results(kube_clients, namespace) as results,
     ):
         name = workflows.submit(body)
         workflow = workflows.wait_completed(name)

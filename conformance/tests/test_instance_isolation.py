@@ -17,27 +17,15 @@ Matrix: legacy and init-less (the test's instance and the other one).
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from conformance import layouts
-from conformance import recording
-from conformance import workflows as workflow_ops
+from conformance import contract
+from conformance.harness import pods
+from conformance.harness import recording
+from conformance.harness import workflows as workflow_ops
 
 WORKFLOW_LABEL = "workflows.argoproj.io/workflow"
 NODE_ID = "workflows.argoproj.io/node-id"
-
-
-def layout_of(pod: dict[str, Any]) -> str:
-    """The layout a pod's shape shows (WPC-LAYOUT-001 and -002)."""
-    inits = {c["name"] for c in pod["spec"].get("initContainers") or []}
-    containers = {c["name"] for c in pod["spec"]["containers"]}
-    if "init" in inits and "wait" in containers and "supervisor" not in containers:
-        return layouts.LEGACY
-    if "init" not in inits and "supervisor" in containers and "wait" not in containers:
-        return layouts.INITLESS
-    return f"unknown (init containers {sorted(inits)}, containers {sorted(containers)})"
 
 
 @pytest.mark.conformance(short_name="InstanceIsolation", clauses=["WPC-INSTANCE-004"])
@@ -48,11 +36,11 @@ def test_two_instances_never_touch_each_others_workflows_or_pods(
     kube_clients,
     namespace,
     layout,
-    run_context,
+    instances,
     test_labels,
     timeouts,
 ):
-    others = [i for i in run_context.instances if i.instance_id != layout.instance_id]
+    others = [i for i in instances if i.instance_id != layout.instance_id]
     if not others:
         pytest.skip("needs a second controller instance: run both layouts")
     other = workflow_ops.Workflows(
@@ -63,7 +51,7 @@ def test_two_instances_never_touch_each_others_workflows_or_pods(
         timeouts=timeouts,
     )
     instances = {layout.instance_id: layout, others[0].instance_id: others[0]}
-    with recording.Recorder.pods(kube_clients, namespace) as pods:
+    with recording.Recorder.pods(kube_clients, namespace) as pod_versions:
         names = {
             layout.instance_id: workflows.submit(manifest()),
             others[0].instance_id: other.submit(manifest()),
@@ -80,7 +68,7 @@ def test_two_instances_never_touch_each_others_workflows_or_pods(
             )
         versions = [
             e.obj
-            for e in pods.events()
+            for e in pod_versions.events()
             if (e.obj["metadata"].get("labels") or {}).get(WORKFLOW_LABEL) == name
         ]
         uids: dict[str, set[str]] = {}
@@ -90,8 +78,8 @@ def test_two_instances_never_touch_each_others_workflows_or_pods(
                 (meta.get("annotations") or {}).get(NODE_ID, meta["name"]), set()
             ).add(meta["uid"])
             shape = [
-                (meta.get("labels") or {}).get(layouts.INSTANCE_LABEL),
-                layout_of(pod),
+                (meta.get("labels") or {}).get(contract.INSTANCE_LABEL),
+                pods.layout_of(pod),
             ]
             if shape != [instance_id, instances[instance_id].layout]:
                 problems.append(

@@ -29,19 +29,19 @@ from typing import Any
 
 import pytest
 
-from conformance import fixtures
-from conformance import layouts
-from conformance import recording
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance import contract
+from conformance.harness import NotYet
+from conformance.harness import recording
+from conformance.harness import until
+from conformance.harness.controllers import Controller
 
 WORKFLOW_LABEL = "workflows.argoproj.io/workflow"
 
 
 @pytest.fixture
 def instance_without_id(
-    unlabelled_workflows_lock: None, dedicated_instance: fixtures.Controller
-) -> fixtures.Controller:
+    unlabelled_workflows_lock: None, dedicated_instance: Controller
+) -> Controller:
     """The dedicated instance with `instanceID` removed (the lock outlives it)."""
     dedicated_instance.set_config("instanceID", None)
     return dedicated_instance
@@ -74,7 +74,7 @@ def test_controller_without_instance_id_serves_only_unlabelled_workflows(
     wfs = dataclasses.replace(workflows, instance=instance_without_id.instance)
     body = manifest()
     nobody = f"wpc-nobody-{uuid.uuid4().hex[:8]}"
-    labelled = wfs.create(body, labels={**test_labels, layouts.INSTANCE_LABEL: nobody})
+    labelled = wfs.create(body, labels={**test_labels, contract.INSTANCE_LABEL: nobody})
     with recording.Recorder.pods(kube_clients, namespace) as pods:
         name = wfs.create(body, labels=dict(test_labels))
         workflow = wfs.wait_completed(name)
@@ -92,14 +92,14 @@ def test_controller_without_instance_id_serves_only_unlabelled_workflows(
     labels = {
         (
             p["metadata"]["name"],
-            (p["metadata"].get("labels") or {}).get(layouts.INSTANCE_LABEL),
+            (p["metadata"].get("labels") or {}).get(contract.INSTANCE_LABEL),
         )
         for p in own
     }
     envs = {p["metadata"]["name"]: instance_env(p) for p in own}
     problems = [
         *(
-            f"WPC-INSTANCE-003: pod {pod} carries {layouts.INSTANCE_LABEL}={value!r}"
+            f"WPC-INSTANCE-003: pod {pod} carries {contract.INSTANCE_LABEL}={value!r}"
             for pod, value in sorted(labels)
             if value is not None
         ),

@@ -12,47 +12,26 @@ Matrix: legacy and initless.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from conformance import executing
-from conformance import kube
-from conformance import layouts
-from conformance.timeouts import Timeouts
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance import contract
+from conformance.harness import NotYet
+from conformance.harness import until
+from conformance.harness.workflows import workflow_pods
 
 EMISSARY = {
-    layouts.LEGACY: "/var/run/argo/argoexec",
-    layouts.INITLESS: "/argo-bin/bin/argoexec",
+    contract.LEGACY: "/var/run/argo/argoexec",
+    contract.INITLESS: "/argo-bin/bin/argoexec",
 }
 STARTED = ["test", "-f", "/tmp/started"]
 
 
-def _exec(
-    kube_clients: kube.Clients,
-    namespace: str,
-    pod: str,
-    command: list[str],
-    timeouts: Timeouts,
-) -> executing.Result:
-    return executing.run(
-        kube_clients,
-        namespace=namespace,
-        pod=pod,
-        container="main",
-        command=command,
-        timeout=timeouts.api_call,
-    )
-
-
-def _started_pod(
-    kube_clients: kube.Clients, namespace: str, workflow: str, timeouts: Timeouts
-) -> str | NotYet:
+def _started_pod(shell: Any, workflow: str) -> str | NotYet:
     from kubernetes.client.exceptions import ApiException
 
-    pods = kube_clients.core.list_namespaced_pod(
-        namespace, label_selector=f"workflows.argoproj.io/workflow={workflow}"
-    ).items
+    pods = workflow_pods(shell.clients, shell.namespace, workflow)
     running = [
         p.metadata.name
         for p in pods
@@ -64,7 +43,7 @@ def _started_pod(
             f"no running main container among {[p.metadata.name for p in pods]}"
         )
     try:
-        result = _exec(kube_clients, namespace, running[0], STARTED, timeouts)
+        result = shell.run(running[0], STARTED)
     except ApiException as exc:
         return NotYet(f"exec refused: HTTP {exc.status} {exc.reason}")
     return running[0] if result.returncode == 0 else NotYet(f"not started: {result}")
@@ -72,23 +51,17 @@ def _started_pod(
 
 @pytest.mark.conformance(short_name="KillEmissaryCommand", clauses=["WPC-KILL-007"])
 def test_emissary_kill_command_delivers_the_signal_to_the_user_command(
-    workflows, manifest, kube_clients, namespace, layout, timeouts
+    workflows, manifest, kube_clients, namespace, layout, timeouts, shell
 ):
     name = workflows.submit(manifest())
     pod = until(
-        lambda: _started_pod(kube_clients, namespace, name, timeouts),
+        lambda: _started_pod(shell, name),
         timeout=timeouts.user_command_started,
         interval=timeouts.poll_interval,
         describe=f"the user command of workflow {name} to start",
     )
 
-    killed = _exec(
-        kube_clients,
-        namespace,
-        pod,
-        [EMISSARY[layout.layout], "kill", "15", "1"],
-        timeouts,
-    )
+    killed = shell.run(pod, [EMISSARY[layout.layout], "kill", "15", "1"])
     # The kill command's own exit code says little: once the signal ended
     # main, the runtime kills whatever else ran in the container, itself too.
 

@@ -1,7 +1,7 @@
 """KillInjectedSidecar: containers added by an admission webhook are stopped by exec.
 
 We test these aspects, with the suite's injecting webhook
-(`conformance.injecting`) appending a container `injected` whose shell PID 1
+(`conformance.harness.injecting`) appending a container `injected` whose shell PID 1
 traps SIGTERM, appends `TERM` to its termination log and exits 143:
 
 - `default`: once `main` has exited, the controller delivers SIGTERM to the
@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from conformance import injecting
-from conformance import kube
+from conformance.harness import injecting
+from conformance.harness import pods
 
 INJECTED_COMMAND = [
     "/bin/sh",
@@ -40,31 +40,6 @@ def _tools_image(doc: dict[str, Any]) -> str:
             if "container" in t
         )
     )
-
-
-def _pods_by_step(
-    kube_clients: kube.Clients, namespace: str, workflow: dict[str, Any]
-) -> dict[str, Any]:
-    nodes = workflow["status"]["nodes"]
-    pods = kube_clients.core.list_namespaced_pod(
-        namespace,
-        label_selector=f"workflows.argoproj.io/workflow={workflow['metadata']['name']}",
-    ).items
-    return {
-        nodes[p.metadata.annotations["workflows.argoproj.io/node-id"]]["displayName"]: p
-        for p in pods
-    }
-
-
-def _terminated(pod: Any, container: str) -> Any:
-    status = next(
-        (s for s in pod.status.container_statuses or [] if s.name == container), None
-    )
-    assert status is not None, f"{pod.metadata.name} has no container {container}"
-    assert status.state.terminated, (
-        f"{pod.metadata.name}/{container} has not terminated: {status.state}"
-    )
-    return status.state.terminated
 
 
 @pytest.mark.conformance(
@@ -85,16 +60,16 @@ def test_injected_sidecars_are_signalled_through_exec_and_kill_cmd_annotation(
         name = workflows.submit(doc)
         workflow = workflows.wait_completed(name)
     observations.record_workflow(workflow)
-    pods = _pods_by_step(kube_clients, namespace, workflow)
-    assert set(pods) == {"default", "custom"}, f"pods: {sorted(pods)}"
-    for step, pod in pods.items():
+    by_step = pods.by_display_name(kube_clients, namespace, workflow)
+    assert set(by_step) == {"default", "custom"}, f"by_step: {sorted(by_step)}"
+    for step, pod in by_step.items():
         names = [c.name for c in pod.spec.containers]
         assert injecting.CONTAINER in names, f"{step}: webhook did not inject: {names}"
 
     # WPC-KILL-005: SIGTERM reached the injected PID 1, which recorded it.
-    default = pods["default"]
-    main_done = _terminated(default, "main")
-    injected = _terminated(default, injecting.CONTAINER)
+    default = by_step["default"]
+    main_done = pods.terminated(default, "main")
+    injected = pods.terminated(default, injecting.CONTAINER)
     assert (injected.exit_code, (injected.message or "").split("\n")[0]) == (
         143,
         "TERM",
@@ -105,9 +80,9 @@ def test_injected_sidecars_are_signalled_through_exec_and_kill_cmd_annotation(
     )
 
     # WPC-KILL-006: the annotation's command ran, with %d = 15.
-    custom = pods["custom"]
+    custom = by_step["custom"]
     assert KILL_CMD in (custom.metadata.annotations or {})
-    injected = _terminated(custom, injecting.CONTAINER)
+    injected = pods.terminated(custom, injecting.CONTAINER)
     lines = (injected.message or "").splitlines()
     assert (lines[:1], "TERM" in lines) == (["kill-cmd 15"], True), (
         f"injected (kill-cmd): exit code {injected.exit_code}, log {injected.message!r}"

@@ -23,12 +23,14 @@ from typing import Any
 
 import pytest
 
-from conformance import executing
-from conformance import kube
-from conformance.timeouts import Timeouts
-from conformance.waiting import NotYet
-from conformance.waiting import until
-from conformance.workflows import workflow_pods
+from conformance import contract
+from conformance.harness import NotYet
+from conformance.harness import executing
+from conformance.harness import kube
+from conformance.harness import pods
+from conformance.harness import until
+from conformance.harness.timeouts import Timeouts
+from conformance.harness.workflows import workflow_pods
 
 GRACE = 5
 SIGKILL_WINDOW = 10
@@ -72,8 +74,8 @@ def _wait_started(
 
 def _shutdown(kube_clients: kube.Clients, namespace: str, workflow: str) -> None:
     kube_clients.custom.patch_namespaced_custom_object(
-        kube.WORKFLOW_GROUP,
-        kube.WORKFLOW_VERSION,
+        contract.WORKFLOW_GROUP,
+        contract.WORKFLOW_VERSION,
         namespace,
         "workflows",
         workflow,
@@ -81,14 +83,12 @@ def _shutdown(kube_clients: kube.Clients, namespace: str, workflow: str) -> None
     )
 
 
-def _terminated(
+def _container_terminated(
     kube_clients: kube.Clients, namespace: str, pod: str, container: str
 ) -> Any:
-    statuses = kube_clients.core.read_namespaced_pod(
-        pod, namespace
-    ).status.container_statuses
-    state = next(s.state for s in statuses or [] if s.name == container)
-    return state.terminated or NotYet(f"{pod}/{container}: {state}")
+    return pods.terminated(
+        kube_clients.core.read_namespaced_pod(pod, namespace), container
+    )
 
 
 @pytest.mark.conformance(
@@ -133,7 +133,9 @@ def test_shutdown_deletes_pending_pods_and_sends_sigterm_to_running_containers(
     # WPC-KILL-009: every running container's command received SIGTERM.
     for container in ("main", "sidecar"):
         terminated = until(
-            functools.partial(_terminated, kube_clients, namespace, running, container),
+            functools.partial(
+                _container_terminated, kube_clients, namespace, running, container
+            ),
             timeout=GRACE + timeouts.cleanup,
             interval=timeouts.poll_interval,
             describe=f"{running}/{container} to terminate",
@@ -173,7 +175,7 @@ def test_shutdown_kills_a_main_container_that_ignores_sigterm_after_the_grace_pe
         describe=f"{pod}/main to receive SIGTERM after the shutdown",
     )
     terminated = until(
-        lambda: _terminated(kube_clients, namespace, pod, "main"),
+        lambda: _container_terminated(kube_clients, namespace, pod, "main"),
         timeout=GRACE + SIGKILL_WINDOW + timeouts.timing_tolerance,
         interval=timeouts.poll_interval,
         describe=f"{pod}/main, which ignores SIGTERM, to be killed",

@@ -23,48 +23,15 @@ lower bound needs no tolerance.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from conformance import kube
+from conformance.harness import pods
+from conformance.harness.workflows import named_node
 
 GRACE = 5
 """terminationGracePeriodSeconds set by the manifest's podSpecPatch."""
 SIGKILL_WINDOW = 10
 """WPC-KILL-003: the SIGKILL comes no later than G + 10 s after the SIGTERM."""
-
-
-def _pods_by_step(
-    kube_clients: kube.Clients, namespace: str, workflow: dict[str, Any]
-) -> dict[str, Any]:
-    nodes = workflow["status"]["nodes"]
-    pods = kube_clients.core.list_namespaced_pod(
-        namespace,
-        label_selector=f"workflows.argoproj.io/workflow={workflow['metadata']['name']}",
-    ).items
-    by_step = {}
-    for pod in pods:
-        node_id = (pod.metadata.annotations or {}).get("workflows.argoproj.io/node-id")
-        if node_id in nodes:
-            by_step[nodes[node_id]["displayName"]] = pod
-    return by_step
-
-
-def _terminated(pod: Any, container: str) -> Any:
-    for status in pod.status.container_statuses or []:
-        if status.name == container:
-            assert status.state.terminated, (
-                f"{pod.metadata.name}/{container} has not terminated: {status.state}"
-            )
-            return status.state.terminated
-    raise AssertionError(f"{pod.metadata.name} has no container {container}")
-
-
-def _node(workflow: dict[str, Any], step: str) -> dict[str, Any]:
-    return next(
-        n for n in workflow["status"]["nodes"].values() if n["displayName"] == step
-    )
 
 
 @pytest.mark.conformance(
@@ -78,29 +45,31 @@ def test_sidecars_are_stopped_after_main_exits_and_nodes_end_as_main_decided(
 
     workflow = workflows.wait_completed(name)
     observations.record_workflow(workflow)
-    pods = _pods_by_step(kube_clients, namespace, workflow)
-    assert set(pods) == {"stopped", "stubborn", "failing"}, f"pods: {sorted(pods)}"
+    by_step = pods.by_display_name(kube_clients, namespace, workflow)
+    assert set(by_step) == {"stopped", "stubborn", "failing"}, (
+        f"by_step: {sorted(by_step)}"
+    )
 
     # WPC-KILL-001: the sleeper stopped; the node is what main decided.
-    stopped = pods["stopped"]
-    assert _terminated(stopped, "main").exit_code == 0
-    _terminated(stopped, "sleeper")
+    stopped = by_step["stopped"]
+    assert pods.terminated(stopped, "main").exit_code == 0
+    pods.terminated(stopped, "sleeper")
     assert (
-        _node(workflow, "stopped")["phase"],
-        _node(workflow, "stopped").get("message", ""),
+        named_node(workflow, "stopped")["phase"],
+        named_node(workflow, "stopped").get("message", ""),
     ) == ("Succeeded", "")
 
     # WPC-KILL-002: SIGTERM is the first signal the recorder's command receives.
-    recorder = _terminated(stopped, "recorder")
+    recorder = pods.terminated(stopped, "recorder")
     assert (recorder.exit_code, (recorder.message or "").split()) == (143, ["TERM"]), (
         f"recorder: exit code {recorder.exit_code}, signals seen {recorder.message!r}"
     )
 
     # WPC-KILL-003: SIGKILL between G and G + 10 s after the SIGTERM, whose
     # time (epoch seconds) the sidecar noted in its termination log.
-    stubborn = pods["stubborn"]
-    assert _terminated(stubborn, "main").exit_code == 0
-    killed = _terminated(stubborn, "stubborn")
+    stubborn = by_step["stubborn"]
+    assert pods.terminated(stubborn, "main").exit_code == 0
+    killed = pods.terminated(stubborn, "stubborn")
     noted = (killed.message or "").split()
     assert (killed.exit_code, noted[:1]) == (137, ["TERM"]), (
         f"stubborn sidecar: exit code {killed.exit_code}, log {killed.message!r}"
@@ -111,20 +80,20 @@ def test_sidecars_are_stopped_after_main_exits_and_nodes_end_as_main_decided(
         f"stubborn sidecar killed {waited:g} s after its SIGTERM; "
         f"expected between {GRACE} s and {limit:g} s"
     )
-    assert _node(workflow, "stubborn")["phase"] == "Succeeded"
+    assert named_node(workflow, "stubborn")["phase"] == "Succeeded"
 
     # WPC-KILL-004: main failed next to a running sidecar; the pod still ended.
-    failing = pods["failing"]
-    main_failed = _terminated(failing, "main")
+    failing = by_step["failing"]
+    main_failed = pods.terminated(failing, "main")
     last = max(
-        _terminated(failing, s.name).finished_at
+        pods.terminated(failing, s.name).finished_at
         for s in failing.status.container_statuses
     )
     took = (last - main_failed.finished_at).total_seconds()
     assert took <= GRACE + timeouts.cleanup, (
         f"pod {failing.metadata.name} took {took:g} s to terminate after main failed"
     )
-    node = _node(workflow, "failing")
+    node = named_node(workflow, "failing")
     assert (node["phase"], node.get("message")) == (
         "Failed",
         "main: Error (exit code 1)",

@@ -24,47 +24,34 @@ from typing import Any
 
 import pytest
 
-from conformance import executing
-from conformance import layouts
-from conformance import state
-from conformance import workflows as workflow_ops
-from conformance.errors import HarnessError
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance import contract
+from conformance.harness import HarnessError
+from conformance.harness import NotYet
+from conformance.harness import executing
+from conformance.harness import layouts
+from conformance.harness import pods
+from conformance.harness import until
+from conformance.harness import workflows as workflow_ops
 
 VALUE = "crossed the layout switch"
 PROBE = "layout-switch-keeps-in-flight-pods-probe.yaml"
 
 
 @pytest.fixture
-def private_namespace(
-    pytestconfig: pytest.Config, run_context: Any, wpc_layout: str
-) -> None:
+def private_namespace(profile: Any, instances: Any, wpc_layout: str) -> None:
     """Refuse to run if a dedicated instance would land in a shared instance's namespace.
 
     Requested before `dedicated_instance`, so that its install (and uninstall)
     never replaces the controller other tests are using.
     """
-    profile = pytestconfig.stash[state.PROFILE]
     target = profile.controller_namespace.format_map(
         {"instance_id": "wpc-t-probe", "layout": wpc_layout}
     )
-    if target in {i.namespace for i in run_context.instances}:
+    if target in {i.namespace for i in instances}:
         raise HarnessError(
             f"profile {profile.name}: controller.namespace {profile.controller_namespace!r} puts a "
             f"dedicated instance into the shared namespace {target}; it needs {{instance_id}}"
         )
-
-
-def layout_of(pod: dict[str, Any]) -> str:
-    """The layout a pod's shape shows (WPC-LAYOUT-001 and -002)."""
-    inits = {c["name"] for c in pod["spec"].get("initContainers") or []}
-    containers = {c["name"] for c in pod["spec"]["containers"]}
-    if "init" in inits and "wait" in containers and "supervisor" not in containers:
-        return layouts.LEGACY
-    if "init" not in inits and "supervisor" in containers and "wait" not in containers:
-        return layouts.INITLESS
-    return f"unknown (init containers {sorted(inits)}, containers {sorted(containers)})"
 
 
 def pods_of(kube_clients: Any, namespace: str, workflow: str) -> list[dict[str, Any]]:
@@ -75,22 +62,19 @@ def pods_of(kube_clients: Any, namespace: str, workflow: str) -> list[dict[str, 
 
 
 def controller_pods(
-    kube_clients: Any, pytestconfig: pytest.Config, instance: layouts.Instance
+    kube_clients: Any, selector: str, instance: layouts.Instance
 ) -> dict[str, int]:
     """uid -> restart count of the instance's controller pods."""
-    selector = pytestconfig.stash[state.PROFILE].controller_pod_selector.format_map(
-        {"instance_id": instance.instance_id, "layout": instance.layout}
-    )
-    pods = kube_clients.core.list_namespaced_pod(
+    found = kube_clients.core.list_namespaced_pod(
         instance.namespace, label_selector=selector
     ).items
-    if not pods:
+    if not found:
         raise HarnessError(
             f"no controller pod matches {selector!r} in {instance.namespace}"
         )
     return {
         p.metadata.uid: sum(s.restart_count for s in p.status.container_statuses or [])
-        for p in pods
+        for p in found
     }
 
 
@@ -103,14 +87,14 @@ def probe_until(
     def check() -> str | NotYet:
         seen = "no probe yet"
         if submitted:
-            pods = pods_of(wfs.clients, wfs.namespace, submitted[-1])
-            if not pods:
+            found = pods_of(wfs.clients, wfs.namespace, submitted[-1])
+            if not found:
                 return NotYet(f"probe {submitted[-1]} has no pod yet")
-            seen = f"probe {submitted[-1]}'s pod is {layout_of(pods[0])}"
-            if layout_of(pods[0]) == target:
-                return str(pods[0]["metadata"]["name"])
+            seen = f"probe {submitted[-1]}'s pod is {pods.layout_of(found[0])}"
+            if pods.layout_of(found[0]) == target:
+                return str(found[0]["metadata"]["name"])
             phase = (wfs.get(submitted[-1]).get("status") or {}).get("phase")
-            if phase not in workflow_ops.COMPLETED:  # one probe at a time
+            if phase not in contract.COMPLETED:  # one probe at a time
                 return NotYet(f"{seen}; waiting for it to complete before the next")
         submitted.append(wfs.submit(probe))
         return NotYet(f"{seen}; submitted probe {submitted[-1]}")
@@ -136,11 +120,11 @@ def test_layout_switch_applies_to_new_pods_only_and_rolls_back(
     namespace,
     test_labels,
     timeouts,
-    pytestconfig,
+    controller_selector,
 ):
     ctl = dedicated_instance
     start = ctl.instance.layout
-    switched = layouts.INITLESS if start == layouts.LEGACY else layouts.LEGACY
+    switched = contract.INITLESS if start == contract.LEGACY else contract.LEGACY
     wfs = workflow_ops.Workflows(
         clients=kube_clients,
         namespace=namespace,
@@ -148,12 +132,14 @@ def test_layout_switch_applies_to_new_pods_only_and_rolls_back(
         instance=ctl.instance,
         timeouts=timeouts,
     )
-    controllers = controller_pods(kube_clients, pytestconfig, ctl.instance)
+    controllers = controller_pods(
+        kube_clients, controller_selector(ctl.instance), ctl.instance
+    )
     name = wfs.submit(manifest())
 
     def produce_running() -> dict[str, Any] | NotYet:
-        pods = pods_of(kube_clients, namespace, name)
-        for pod in pods:
+        found = pods_of(kube_clients, namespace, name)
+        for pod in found:
             statuses = {
                 s["name"]: s
                 for s in (pod.get("status") or {}).get("containerStatuses") or []
@@ -161,7 +147,7 @@ def test_layout_switch_applies_to_new_pods_only_and_rolls_back(
             if "running" in (statuses.get("main", {}).get("state") or {}):
                 return pod
         return NotYet(
-            f"pods of {name}: {[(p['metadata']['name'], p.get('status', {}).get('phase')) for p in pods]}"
+            f"pods of {name}: {[(p['metadata']['name'], p.get('status', {}).get('phase')) for p in found]}"
         )
 
     before = until(
@@ -170,8 +156,8 @@ def test_layout_switch_applies_to_new_pods_only_and_rolls_back(
         interval=timeouts.poll_interval,
         describe=f"the main container of {name}'s first pod to run",
     )
-    assert layout_of(before) == start, (
-        f"the instance started in {start}, but built {layout_of(before)}"
+    assert pods.layout_of(before) == start, (
+        f"the instance started in {start}, but built {pods.layout_of(before)}"
     )
     ctl.set_layout(switched)
     probe_until(switched, wfs=wfs, probe=manifest(PROBE), timeouts=timeouts)
@@ -204,7 +190,9 @@ def test_layout_switch_applies_to_new_pods_only_and_rolls_back(
         (
             "WPC-LAYOUT-003",
             "controller pods (uid: restarts) after both switches",
-            controller_pods(kube_clients, pytestconfig, ctl.instance),
+            controller_pods(
+                kube_clients, controller_selector(ctl.instance), ctl.instance
+            ),
             controllers,
         ),
         (
@@ -229,7 +217,7 @@ def test_layout_switch_applies_to_new_pods_only_and_rolls_back(
         (
             "WPC-LAYOUT-005",
             "layouts of the pods built after the switch",
-            [layout_of(p) for p in later],
+            [pods.layout_of(p) for p in later],
             [switched],
         ),
         (

@@ -28,29 +28,16 @@ Matrix: legacy only.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
-from conformance import state
+from conformance import contract
+from conformance.harness import pods
 
-EMISSARY = "/var/run/argo/argoexec"
+EMISSARY = contract.EMISSARY[contract.LEGACY]
 SIDECARS = ["side-a", "side-b"]
 USER_INITS = ["first-init", "second-init"]
-
-
-@pytest.fixture
-def executor_image(pytestconfig: pytest.Config) -> str:
-    return pytestconfig.stash[state.PROFILE].images["executor"]
-
-
-def env_of(container: dict[str, Any]) -> dict[str, Any]:
-    """Name -> value (or valueFrom); the first entry of a repeated name wins."""
-    env: dict[str, Any] = {}
-    for var in container.get("env") or []:
-        env.setdefault(var["name"], var.get("value", var.get("valueFrom")))
-    return env
 
 
 def argo_command(container: dict[str, Any], verb: str) -> bool:
@@ -59,25 +46,8 @@ def argo_command(container: dict[str, Any], verb: str) -> bool:
     return command[:2] == ["argoexec", verb] and "--" not in command
 
 
-def wrapped(container: dict[str, Any]) -> list[Any] | None:
-    """[original command, args] behind the emissary, or None if not wrapped."""
-    command = container.get("command") or []
-    if command[:2] != [EMISSARY, "emissary"] or "--" not in command:
-        return None
-    return [command[command.index("--") + 1 :], container.get("args")]
-
-
-def template_json(text: Any) -> bool:
-    """A template as JSON (an object with its name and its type key), or the sentinel."""
-    if text == "offloaded":
-        return True
-    try:
-        data = json.loads(str(text))
-    except ValueError:
-        return False
-    return (
-        isinstance(data, dict) and data.get("name") == "shape" and "container" in data
-    )
+def is_shape_template(text: Any) -> bool:
+    return pods.is_template_json(text, name="shape")
 
 
 @pytest.mark.conformance(
@@ -94,8 +64,9 @@ def template_json(text: Any) -> bool:
     ],
 )
 def test_legacy_pod_has_init_wait_and_wrapped_user_containers(
-    workflows, manifest, observations, kube_clients, namespace, executor_image
+    workflows, manifest, observations, kube_clients, namespace, images
 ):
+    executor_image = images["executor"]
     body = manifest()
     declared = body["spec"]["templates"][0]
     name = workflows.submit(body)
@@ -196,15 +167,20 @@ def test_legacy_pod_has_init_wait_and_wrapped_user_containers(
         (
             "WPC-LEGACY-004",
             "original command and args of main and the sidecars",
-            {n: wrapped(ctr.get(n, {})) for n in user},
+            {n: pods.behind_emissary(ctr.get(n, {}), EMISSARY) for n in user},
             {n: [c.get("command"), c.get("args")] for n, c in user.items()},
         ),
         (
             "WPC-LEGACY-005",
             "ARGO_TEMPLATE of init (a template) / main, wait (absent)",
             [
-                template_json(env_of(ctr.get("init", {})).get("ARGO_TEMPLATE")),
-                *("ARGO_TEMPLATE" in env_of(ctr.get(n, {})) for n in ("main", "wait")),
+                is_shape_template(
+                    pods.env_of(ctr.get("init", {})).get("ARGO_TEMPLATE")
+                ),
+                *(
+                    "ARGO_TEMPLATE" in pods.env_of(ctr.get(n, {}))
+                    for n in ("main", "wait")
+                ),
             ],
             [True, False, False],
         ),
@@ -215,7 +191,9 @@ def test_legacy_pod_has_init_wait_and_wrapped_user_containers(
                 "supervisor" in ctr,
                 "argoexec-bin" in volumes,
                 sorted(n for n, m in mounts.items() if "/argo-bin" in m),
-                sorted(n for n, c in ctr.items() if "ARGO_WAIT_FOR_READY" in env_of(c)),
+                sorted(
+                    n for n, c in ctr.items() if "ARGO_WAIT_FOR_READY" in pods.env_of(c)
+                ),
             ],
             [False, False, [], []],
         ),
@@ -228,7 +206,7 @@ def test_legacy_pod_has_init_wait_and_wrapped_user_containers(
         (
             "WPC-LEGACY-007",
             "/var/run/argo/template as main's non-root user read it",
-            template_json(params.get("template"))
+            is_shape_template(params.get("template"))
             and params.get("template") != "offloaded",
             True,
         ),

@@ -31,28 +31,16 @@ from typing import Any
 
 import pytest
 
-from conformance import state
+from conformance import contract
+from conformance.harness import pods
 
 EXECUTOR_CONTAINERS = ("init", "wait", "supervisor")
-EMISSARY = {"legacy": "/var/run/argo/argoexec", "initless": "/argo-bin/bin/argoexec"}
+EMISSARY = contract.EMISSARY
 PATCH_ADDED = "patched"
 """The container the template's podSpecPatch adds. Argo v4.1 applies the patch
 after it sets WPC-POD-005's variables (workflowpod.go), so the suite reads the
 clause's "every container" as every container the controller builds."""
 IDENTITY = ("ARGO_POD_NAME", "ARGO_POD_UID", "ARGO_WORKFLOW_NAME", "ARGO_WORKFLOW_UID")
-
-
-@pytest.fixture
-def executor_image(pytestconfig: pytest.Config) -> str:
-    return pytestconfig.stash[state.PROFILE].images["executor"]
-
-
-def env_of(container: dict[str, Any]) -> dict[str, Any]:
-    """Name -> value (or valueFrom); the first entry of a repeated name wins."""
-    env: dict[str, Any] = {}
-    for var in container.get("env") or []:
-        env.setdefault(var["name"], var.get("value", var.get("valueFrom")))
-    return env
 
 
 def unwrapped(container: dict[str, Any], layout: str) -> list[str] | None:
@@ -73,7 +61,7 @@ def is_time(value: Any) -> bool:
 
 def common_env(container: dict[str, Any]) -> list[Any]:
     """WPC-POD-005's variables of one container (the last two as validity flags)."""
-    env = env_of(container)
+    env = pods.env_of(container)
     return [
         env.get("ARGO_CONTAINER_NAME"),
         env.get("ARGO_NODE_ID"),
@@ -88,8 +76,9 @@ def common_env(container: dict[str, Any]) -> list[Any]:
     clauses=["WPC-POD-005", "WPC-POD-006", "WPC-POD-007", "WPC-POD-008", "WPC-POD-011"],
 )
 def test_pod_containers_carry_environment_patches_and_the_staged_script(
-    workflows, manifest, observations, kube_clients, namespace, layout, executor_image
+    workflows, manifest, observations, kube_clients, namespace, layout, images
 ):
+    executor_image = images["executor"]
     body = manifest()
     source = body["spec"]["templates"][0]["script"]["source"]
     name = workflows.submit(body)
@@ -129,7 +118,7 @@ def test_pod_containers_carry_environment_patches_and_the_staged_script(
             "WPC-POD-006",
             "image and identity env of the executor containers",
             {
-                c["name"]: [c.get("image"), *map(env_of(c).get, IDENTITY)]
+                c["name"]: [c.get("image"), *map(pods.env_of(c).get, IDENTITY)]
                 for c in executors
             },
             {c["name"]: [executor_image, *field_refs, name, wf_uid] for c in executors}
@@ -151,7 +140,7 @@ def test_pod_containers_carry_environment_patches_and_the_staged_script(
             "WPC-POD-007",
             "ARGO_TERMINATION_GRACE_PERIOD_SECONDS of the regular containers",
             {
-                n: env_of(c).get("ARGO_TERMINATION_GRACE_PERIOD_SECONDS")
+                n: pods.env_of(c).get("ARGO_TERMINATION_GRACE_PERIOD_SECONDS")
                 for n, c in containers.items()
             },
             dict.fromkeys(containers, "7"),

@@ -19,7 +19,7 @@ import copy
 
 import pytest
 
-from conformance import recording
+from conformance.harness import recording
 
 ANNOTATION = "workflows.argoproj.io/pod-gc-strategy"
 CASES = {

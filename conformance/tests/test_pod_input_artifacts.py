@@ -21,23 +21,11 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-from typing import Any
 
 import pytest
 
-from conformance import state
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.harness import servers
 
-SERVER = "artifact-server"
-SERVER_SCRIPT = """
-mkdir -p /www /src/sub
-printf '%s' "$FILE_TEXT" > /www/file.txt
-printf 'alpha\\n' > /src/a.txt
-printf 'beta\\n' > /src/sub/b.txt
-tar -czf /www/dir.tgz -C /src a.txt sub
-exec httpd -f -p 8080 -h /www
-"""
 """Serves file.txt ($FILE_TEXT) and dir.tgz (a.txt, sub/b.txt) on port 8080."""
 FILE_TEXT = "wpc input artifact: the same in every layout, for the comparison\n"
 DIR_ENTRIES = {"a.txt": b"alpha\n", "sub/b.txt": b"beta\n"}
@@ -47,72 +35,17 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def start_artifact_server(
-    kube_clients: Any,
-    *,
-    namespace: str,
-    labels: dict[str, str],
-    image: str,
-    text: str,
-    timeout: float,
-    interval: float,
-) -> str:
-    """Run the HTTP artifact server in the test namespace; return its base URL."""
-    container = {
-        "name": "httpd",
-        "image": image,
-        "imagePullPolicy": "IfNotPresent",
-        "command": ["sh", "-c", SERVER_SCRIPT],
-        "env": [{"name": "FILE_TEXT", "value": text}],
-        "readinessProbe": {"tcpSocket": {"port": 8080}, "periodSeconds": 1},
-    }
-    kube_clients.core.create_namespaced_pod(
-        namespace,
-        {
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {"name": SERVER, "labels": labels},
-            "spec": {"containers": [container], "terminationGracePeriodSeconds": 0},
-        },
-    )
-
-    def ready() -> str | NotYet:
-        status = kube_clients.core.read_namespaced_pod(SERVER, namespace).status
-        conditions = {c.type: c.status for c in status.conditions or []}
-        if conditions.get("Ready") == "True" and status.pod_ip:
-            return str(status.pod_ip)
-        return NotYet(f"phase {status.phase}, conditions {conditions}")
-
-    address = until(
-        ready,
-        timeout=timeout,
-        interval=interval,
-        describe=f"artifact server {namespace}/{SERVER} to be ready",
-    )
-    return f"http://{address}:8080"
-
-
 @pytest.mark.conformance(short_name="PodInputArtifacts", clauses=["WPC-POD-012"])
 def test_input_artifacts_hold_the_served_content_when_main_starts(
     workflows,
     manifest,
     observations,
-    kube_clients,
     namespace,
-    test_labels,
-    timeouts,
-    pytestconfig,
+    images,
+    http_server,
 ):
     text = FILE_TEXT
-    base = start_artifact_server(
-        kube_clients,
-        namespace=namespace,
-        labels=test_labels,
-        image=pytestconfig.stash[state.PROFILE].images["tools"],
-        text=text,
-        timeout=timeouts.artifact_server_ready,
-        interval=timeouts.poll_interval,
-    )
+    base = servers.artifact_files(http_server, image=images["tools"], text=text)
     body = json.loads(json.dumps(manifest()).replace("http://ARTIFACT-SERVER", base))
     name = workflows.submit(body)
     workflow = workflows.wait_completed(name)

@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 
-from conformance import kube
-from conformance import layouts
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance import contract
+from conformance.harness import NotYet
+from conformance.harness import kube
+from conformance.harness import until
 
-AUX = {layouts.LEGACY: "wait", layouts.INITLESS: "supervisor"}
+AUX = {contract.LEGACY: "wait", contract.INITLESS: "supervisor"}
 TOO_LITTLE = "12Mi"
 
 

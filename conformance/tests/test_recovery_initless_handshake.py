@@ -17,9 +17,9 @@ import dataclasses
 
 import pytest
 
-from conformance.waiting import NotYet
-from conformance.waiting import until
-from conformance.workflows import workflow_pods
+from conformance.harness import NotYet
+from conformance.harness import until
+from conformance.harness.workflows import workflow_pods
 
 ANSWER = "42"
 

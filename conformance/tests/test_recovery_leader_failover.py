@@ -22,14 +22,12 @@ from typing import Any
 
 import pytest
 
-from conformance import executing
-from conformance import kube
-from conformance import recording
-from conformance import state
-from conformance.errors import HarnessError
-from conformance.waiting import NotYet
-from conformance.waiting import until
-from conformance.workflows import step_pods
+from conformance.harness import HarnessError
+from conformance.harness import NotYet
+from conformance.harness import kube
+from conformance.harness import recording
+from conformance.harness import until
+from conformance.harness.workflows import step_pods
 
 logger = logging.getLogger(__name__)
 REPLICAS = 2
@@ -98,17 +96,16 @@ def _leader(
 )
 def test_only_the_leader_acts_and_the_other_replica_takes_over_when_it_dies(
     dedicated_instance,
-    pytestconfig,
+    controller_selector,
     workflows,
     manifest,
     kube_clients,
     namespace,
     timeouts,
+    shell,
 ):
     instance = dedicated_instance.instance
-    selector = pytestconfig.stash[state.PROFILE].controller_pod_selector.format_map(
-        {"instance_id": instance.instance_id, "layout": instance.layout}
-    )
+    selector = controller_selector(instance)
     poll = {"interval": timeouts.poll_interval}
     _scale(
         kube_clients,
@@ -149,13 +146,7 @@ def test_only_the_leader_acts_and_the_other_replica_takes_over_when_it_dies(
             describe=f"the pod of step held of {name}",
             **poll,
         ).metadata.name
-        executing.wait_for_file(
-            kube_clients,
-            namespace=namespace,
-            pod=held,
-            path="/tmp/started",
-            timeouts=timeouts,
-        )
+        shell.wait_started(held)
         leader = until(
             lambda: _leader(kube_clients, instance.namespace, controllers),
             timeout=timeouts.controller_ready,
@@ -166,13 +157,7 @@ def test_only_the_leader_acts_and_the_other_replica_takes_over_when_it_dies(
             leader, instance.namespace, grace_period_seconds=0
         )
         deleted_at = time.monotonic()
-        executing.touch(
-            kube_clients,
-            namespace=namespace,
-            pod=held,
-            path="/tmp/go",
-            timeouts=timeouts,
-        )
+        shell.release(held)
         until(
             lambda: (
                 "last" in step_pods(kube_clients, namespace, name)

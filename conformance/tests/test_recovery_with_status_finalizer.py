@@ -36,20 +36,20 @@ from typing import Any
 
 import pytest
 
-from conformance import executing
-from conformance import kube
-from conformance import recording
-from conformance.waiting import NotYet
-from conformance.waiting import until
-from conformance.workflows import step_pods
+from conformance import contract
+from conformance.harness import NotYet
+from conformance.harness import kube
+from conformance.harness import recording
+from conformance.harness import until
+from conformance.harness.workflows import step_pods
 
 GRACE = 5
 STEPS = ("deleted-down", "finish-down")
 
 
-def _started(
-    kube_clients: kube.Clients, namespace: str, workflow: str, timeouts: Any
-) -> dict[str, Any]:
+def _started(shell: Any, workflow: str) -> dict[str, Any]:
+    kube_clients, namespace, timeouts = shell.clients, shell.namespace, shell.timeouts
+
     def all_pods() -> dict[str, Any] | NotYet:
         found = step_pods(kube_clients, namespace, workflow)
         return found if found.keys() == set(STEPS) else NotYet(sorted(found))
@@ -61,14 +61,10 @@ def _started(
         describe=f"the pods of {workflow}",
     )
     for pod in pods.values():
-        executing.wait_for_file(
-            kube_clients,
-            namespace=namespace,
-            pod=pod.metadata.name,
-            path="/tmp/started",
-            timeouts=timeouts,
+        shell.wait_started(pod.metadata.name)
+        assert contract.STATUS_FINALIZER in (pod.metadata.finalizers or []), (
+            pod.metadata
         )
-        assert kube.STATUS_FINALIZER in (pod.metadata.finalizers or []), pod.metadata
     return pods
 
 
@@ -81,7 +77,7 @@ def _held_pods(
             p.metadata.labels.get("workflows.argoproj.io/completed"),
         )
         for step, p in step_pods(kube_clients, namespace, workflow).items()
-        if kube.STATUS_FINALIZER in (p.metadata.finalizers or [])
+        if contract.STATUS_FINALIZER in (p.metadata.finalizers or [])
         or p.metadata.labels.get("workflows.argoproj.io/completed") != "true"
     }
 
@@ -106,6 +102,7 @@ def test_downtime_with_the_status_finalizer_loses_no_status_and_leaves_no_pod_be
     namespace,
     timeouts,
     observations,
+    shell,
 ):
     controller = dedicated_instance
     controller.set_status_finalizer(enabled=True)
@@ -117,22 +114,20 @@ def test_downtime_with_the_status_finalizer_loses_no_status_and_leaves_no_pod_be
     ):
         kept, orphaned = own.submit(manifest()), own.submit(manifest())
         controller.restart()
-        running = _started(kube_clients, namespace, kept, timeouts)
-        orphans = _started(kube_clients, namespace, orphaned, timeouts)
+        running = _started(shell, kept)
+        orphans = _started(shell, orphaned)
 
         controller.stop()
         kube_clients.custom.delete_namespaced_custom_object(
-            kube.WORKFLOW_GROUP, kube.WORKFLOW_VERSION, namespace, "workflows", orphaned
+            contract.WORKFLOW_GROUP,
+            contract.WORKFLOW_VERSION,
+            namespace,
+            "workflows",
+            orphaned,
         )
         deleted = running["deleted-down"].metadata.name
         kube_clients.core.delete_namespaced_pod(deleted, namespace)
-        executing.touch(
-            kube_clients,
-            namespace=namespace,
-            pod=running["finish-down"].metadata.name,
-            path="/tmp/go",
-            timeouts=timeouts,
-        )
+        shell.release(running["finish-down"].metadata.name)
 
         def all_terminated() -> bool | NotYet:
             current = step_pods(kube_clients, namespace, kept)

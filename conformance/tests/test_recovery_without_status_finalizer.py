@@ -26,17 +26,17 @@ Matrix: legacy and initless.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from conformance import executing
-from conformance import kube
-from conformance import recording
-from conformance import state
-from conformance.waiting import NotYet
-from conformance.waiting import until
-from conformance.workflows import step_pods
+from conformance import contract
+from conformance.harness import NotYet
+from conformance.harness import kube
+from conformance.harness import recording
+from conformance.harness import until
+from conformance.harness.workflows import step_pods
 
 STEPS = ("deleted-live", "deleted-down", "finish-down")
 
@@ -48,14 +48,12 @@ def _nodes(workflow: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def _kill_controller(
     kube_clients: kube.Clients,
-    pytestconfig: pytest.Config,
+    controller_selector: Callable[[Any], str],
     instance: Any,
     timeouts: Any,
 ) -> None:
     """Delete the instance's controller pods at once; wait for a new one to be ready."""
-    selector = pytestconfig.stash[state.PROFILE].controller_pod_selector.format_map(
-        {"instance_id": instance.instance_id, "layout": instance.layout}
-    )
+    selector = controller_selector(instance)
 
     def pods() -> list[Any]:
         return list(
@@ -106,13 +104,14 @@ def _phases(workflow: dict[str, Any]) -> dict[str, str]:
 )
 def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_nothing(
     dedicated_instance,
-    pytestconfig,
+    controller_selector,
     workflows,
     manifest,
     kube_clients,
     namespace,
     timeouts,
     observations,
+    shell,
 ):
     controller = dedicated_instance
     controller.set_status_finalizer(enabled=False)
@@ -135,13 +134,7 @@ def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_n
             **poll,
         )
         for pod in started.values():
-            executing.wait_for_file(
-                kube_clients,
-                namespace=namespace,
-                pod=pod.metadata.name,
-                path="/tmp/started",
-                timeouts=timeouts,
-            )
+            shell.wait_started(pod.metadata.name)
 
         # WPC-STATUS-007: a running pod force-deleted under a live controller.
         kube_clients.core.delete_namespaced_pod(
@@ -162,13 +155,7 @@ def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_n
         down = started["deleted-down"].metadata.name
         kube_clients.core.delete_namespaced_pod(down, namespace, grace_period_seconds=0)
         finish = started["finish-down"].metadata.name
-        executing.touch(
-            kube_clients,
-            namespace=namespace,
-            pod=finish,
-            path="/tmp/go",
-            timeouts=timeouts,
-        )
+        shell.release(finish)
         until(
             lambda: (
                 (
@@ -207,7 +194,9 @@ def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_n
             **poll,
         )
         settled = _phases(workflow)
-        _kill_controller(kube_clients, pytestconfig, controller.instance, timeouts)
+        _kill_controller(
+            kube_clients, controller_selector, controller.instance, timeouts
+        )
         until(
             lambda: (now := _phases(own.get(name))) == settled or NotYet(now),
             timeout=timeouts.cleanup,
@@ -235,10 +224,10 @@ def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_n
     with_finalizer = {
         e.obj["metadata"]["name"]
         for e in events
-        if kube.STATUS_FINALIZER in (e.obj["metadata"].get("finalizers") or [])
+        if contract.STATUS_FINALIZER in (e.obj["metadata"].get("finalizers") or [])
     }
     assert not with_finalizer, (
-        f"pods carrying {kube.STATUS_FINALIZER}: {with_finalizer}"
+        f"pods carrying {contract.STATUS_FINALIZER}: {with_finalizer}"
     )
     duplicates = {
         n: u for n, u in recording.pods_by_node(events, name).items() if len(u) > 1

@@ -11,34 +11,19 @@ from __future__ import annotations
 
 import pytest
 
-from conformance import kube
-from conformance import recording
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance import contract
+from conformance.harness import NotYet
+from conformance.harness import recording
+from conformance.harness import until
 
 WORKFLOW = "workflows.argoproj.io/workflow"
-
-
-def task_results(kube_clients: kube.Clients, namespace: str) -> recording.Recorder:
-    """A recorder of the namespace's WorkflowTaskResults (on a client of its own)."""
-    from kubernetes import client
-
-    api = client.ApiClient(kube_clients.api.configuration)
-    return recording.Recorder(
-        api,
-        client.CustomObjectsApi(api).list_namespaced_custom_object,
-        kube.WORKFLOW_GROUP,
-        kube.WORKFLOW_VERSION,
-        namespace,
-        "workflowtaskresults",
-    )
 
 
 @pytest.mark.conformance(short_name="ResultCleanup", clauses=["WPC-RESULT-007"])
 def test_task_results_of_a_completed_workflow_are_deleted(
     workflows, manifest, kube_clients, namespace, timeouts
 ):
-    with task_results(kube_clients, namespace) as results:
+    with recording.Recorder.task_results(kube_clients, namespace) as results:
         name = workflows.submit(manifest())
         workflows.wait_completed(name)
     seen = {
@@ -50,8 +35,8 @@ def test_task_results_of_a_completed_workflow_are_deleted(
 
     def gone() -> bool | NotYet:
         left = kube_clients.custom.list_namespaced_custom_object(
-            kube.WORKFLOW_GROUP,
-            kube.WORKFLOW_VERSION,
+            contract.WORKFLOW_GROUP,
+            contract.WORKFLOW_VERSION,
             namespace,
             "workflowtaskresults",
             label_selector=f"{WORKFLOW}={name}",

@@ -24,13 +24,7 @@ from typing import Any
 
 import pytest
 
-
-def _node(workflow: dict[str, Any], task: str) -> dict[str, Any]:
-    nodes = workflow["status"]["nodes"].values()
-    found = [n for n in nodes if n.get("displayName") == task]
-    assert len(found) == 1, f"expected one node for task {task}: {list(nodes)}"
-    node: dict[str, Any] = found[0]
-    return node
+from conformance.harness.workflows import named_node
 
 
 def _parameters(node: dict[str, Any]) -> dict[str, str]:
@@ -54,7 +48,7 @@ def test_an_output_artifact_reaches_the_next_task_through_the_repository(
 
     status = workflow["status"]
     assert status["phase"] == "Succeeded", f"workflow {name}: {status.get('message')!r}"
-    produce, consume = _node(workflow, "produce"), _node(workflow, "consume")
+    produce, consume = named_node(workflow, "produce"), named_node(workflow, "consume")
     artifacts = produce.get("outputs", {}).get("artifacts", [])
     data = [a for a in artifacts if a.get("name") == "data"]
     assert len(data) == 1, f"produce outputs.artifacts: {artifacts}"

@@ -36,12 +36,12 @@ from typing import Any
 
 import pytest
 
-from conformance import kube
-from conformance import recording
-from conformance.errors import HarnessError
-from conformance.timeouts import Timeouts
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.harness import HarnessError
+from conformance.harness import NotYet
+from conformance.harness import kube
+from conformance.harness import recording
+from conformance.harness import until
+from conformance.harness.timeouts import Timeouts
 
 API_VERSION = "argoproj.io/v1alpha1"
 WORKFLOW = "workflows.argoproj.io/workflow"
@@ -87,21 +87,6 @@ def executor_access(kube_clients: kube.Clients, namespace: str) -> dict[str, boo
         status = authz.create_subject_access_review(review).status
         access[f"{verb} {resource}/{subresource}"] = bool(status and status.allowed)
     return access
-
-
-def task_results(kube_clients: kube.Clients, namespace: str) -> recording.Recorder:
-    """A recorder of the namespace's WorkflowTaskResults (on a client of its own)."""
-    from kubernetes import client
-
-    api = client.ApiClient(kube_clients.api.configuration)
-    return recording.Recorder(
-        api,
-        client.CustomObjectsApi(api).list_namespaced_custom_object,
-        kube.WORKFLOW_GROUP,
-        kube.WORKFLOW_VERSION,
-        namespace,
-        "workflowtaskresults",
-    )
 
 
 def label(obj: dict[str, Any], key: str) -> str | None:
@@ -253,7 +238,7 @@ def test_task_results_carry_outputs_under_minimal_executor_rbac(
         raise HarnessError(f"the default SA's RBAC is not the minimal one: {access}")
 
     with (
-        task_results(kube_clients, namespace) as results,
+        recording.Recorder.task_results(kube_clients, namespace) as results,
         recording.Recorder.workflows(kube_clients, namespace) as history,
     ):
         names = [

@@ -25,82 +25,32 @@ from typing import Any
 
 import pytest
 
-from conformance import kube
-from conformance import recording
-from conformance.timeouts import Timeouts
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance import contract
+from conformance.harness import NotYet
+from conformance.harness import kube
+from conformance.harness import pods
+from conformance.harness import recording
+from conformance.harness import until
 
 SERVER = "mkdir -p /www && exec httpd -f -p 8080 -h /www"
 CAUSE_PREFIX = "failed to load non-plugin input artifacts: "
 COMPLETED = "workflows.argoproj.io/report-outputs-completed"
 
 
-def start_server(
-    kube_clients: kube.Clients,
-    namespace: str,
-    labels: dict[str, str],
-    image: str,
-    timeouts: Timeouts,
-) -> str:
-    """Run an HTTP server that answers 404 to everything; return its base URL."""
-    container = {
-        "name": "httpd",
-        "image": image,
-        "imagePullPolicy": "IfNotPresent",
-        "command": ["sh", "-c", SERVER],
-        "readinessProbe": {"tcpSocket": {"port": 8080}, "periodSeconds": 1},
-    }
-    kube_clients.core.create_namespaced_pod(
-        namespace,
-        {
-            "metadata": {"name": "http-server", "labels": labels},
-            "spec": {"terminationGracePeriodSeconds": 1, "containers": [container]},
-        },
-    )
-
-    def ready() -> str | NotYet:
-        pod = kube_clients.core.read_namespaced_pod("http-server", namespace)
-        conditions = {c.type: c.status for c in pod.status.conditions or []}
-        if conditions.get("Ready") == "True" and pod.status.pod_ip:
-            return f"http://{pod.status.pod_ip}:8080"
-        return NotYet(f"phase={pod.status.phase} conditions={conditions}")
-
-    return until(
-        ready,
-        timeout=timeouts.artifact_server_ready,
-        interval=timeouts.poll_interval,
-        describe="the suite's HTTP server pod to be ready",
-    )
-
-
 def run_failing_download(
-    workflows: Any, manifest: Any, kube_clients: kube.Clients, namespace: str, **kw: Any
+    workflows: Any, manifest: Any, http_server: Any, kube_clients: kube.Clients
 ) -> tuple[dict[str, Any], Any]:
     """Submit the workflow against the 404 server; return it completed, and its pod."""
     body = manifest()
     template = body["spec"]["templates"][0]
-    base = start_server(
-        kube_clients, namespace, image=template["container"]["image"], **kw
+    image = template["container"]["image"]
+    address = http_server(name="http-server", image=image, script=SERVER)
+    template["inputs"]["artifacts"][0]["http"]["url"] = (
+        f"http://{address}:8080/missing.txt"
     )
-    template["inputs"]["artifacts"][0]["http"]["url"] = f"{base}/missing.txt"
     name = workflows.submit(body)
     workflow = workflows.wait_completed(name)
-    pods = kube_clients.core.list_namespaced_pod(
-        namespace, label_selector=f"workflows.argoproj.io/workflow={name}"
-    ).items
-    assert len(pods) == 1, f"expected one pod, found {len(pods)}"
-    return workflow, pods[0]
-
-
-def terminated(pod: Any, name: str) -> Any:
-    """The terminated state of one of the pod's (init) containers."""
-    statuses = (pod.status.init_container_statuses or []) + (
-        pod.status.container_statuses or []
-    )
-    state = next(s for s in statuses if s.name == name).state
-    assert state.terminated, f"{pod.metadata.name}/{name} did not terminate: {state}"
-    return state.terminated
+    return workflow, pods.only_pod(kube_clients, workflows.namespace, name)
 
 
 def outcome(name: str, term: Any) -> str:
@@ -115,17 +65,10 @@ def outcome(name: str, term: Any) -> str:
     features=["INPUT_ARTIFACTS_HTTP"],
 )
 def test_a_failed_download_in_init_makes_the_node_error(
-    workflows, manifest, kube_clients, namespace, test_labels, timeouts
+    workflows, manifest, kube_clients, namespace, http_server
 ):
-    workflow, pod = run_failing_download(
-        workflows,
-        manifest,
-        kube_clients,
-        namespace,
-        labels=test_labels,
-        timeouts=timeouts,
-    )
-    init = terminated(pod, "init")
+    workflow, pod = run_failing_download(workflows, manifest, http_server, kube_clients)
+    init = pods.terminated(pod, "init")
     assert init.exit_code != 0, f"init exited 0: {init}"
     node = workflow["status"]["nodes"][workflow["metadata"]["name"]]
     assert (node["phase"], node.get("message")) == ("Error", outcome("init", init))
@@ -142,7 +85,7 @@ def test_a_failed_download_in_init_makes_the_node_error(
     features=["INPUT_ARTIFACTS_HTTP"],
 )
 def test_a_failed_download_in_the_supervisor_stops_main_and_makes_the_node_error(
-    workflows, manifest, kube_clients, namespace, test_labels, timeouts
+    workflows, manifest, kube_clients, namespace, timeouts, http_server
 ):
     from kubernetes import client
 
@@ -150,19 +93,14 @@ def test_a_failed_download_in_the_supervisor_stops_main_and_makes_the_node_error
     results = recording.Recorder(
         api,
         client.CustomObjectsApi(api).list_namespaced_custom_object,
-        kube.WORKFLOW_GROUP,
-        kube.WORKFLOW_VERSION,
+        contract.WORKFLOW_GROUP,
+        contract.WORKFLOW_VERSION,
         namespace,
         "workflowtaskresults",
     )
     with results:
         workflow, pod = run_failing_download(
-            workflows,
-            manifest,
-            kube_clients,
-            namespace,
-            labels=test_labels,
-            timeouts=timeouts,
+            workflows, manifest, http_server, kube_clients
         )
         node_id = workflow["metadata"]["name"]
 
@@ -182,7 +120,7 @@ def test_a_failed_download_in_the_supervisor_stops_main_and_makes_the_node_error
             describe=f"task result {node_id} to be recorded as complete",
         )
 
-    supervisor, main = terminated(pod, "supervisor"), terminated(pod, "main")
+    supervisor, main = pods.terminated(pod, "supervisor"), pods.terminated(pod, "main")
     cause = supervisor.message or ""
     assert cause.startswith(CAUSE_PREFIX), f"supervisor's message {cause!r}"
     assert (main.exit_code, main.message) == (

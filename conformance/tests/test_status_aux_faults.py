@@ -44,8 +44,8 @@ from typing import Any
 
 import pytest
 
-from conformance import kube
-from conformance.workflows import Workflows
+from conformance.harness import kube
+from conformance.harness.workflows import Workflows
 
 STATUS = "/var/run/argo/status"
 NEVER_APPEARED = "supervisor presumed dead: status marker never appeared within 30s"

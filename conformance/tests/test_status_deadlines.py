@@ -24,10 +24,10 @@ from typing import Any
 
 import pytest
 
-from conformance import recording
-from conformance.errors import HarnessError
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.harness import HarnessError
+from conformance.harness import NotYet
+from conformance.harness import recording
+from conformance.harness import until
 
 KUBELET_DEADLINE = "Pod was active on the node longer than the specified deadline"
 NODE_ID = "workflows.argoproj.io/node-id"

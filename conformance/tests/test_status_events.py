@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.harness import NotYet
+from conformance.harness import until
 
 
 def node_event(node: dict[str, Any]) -> tuple[str, str, str]:

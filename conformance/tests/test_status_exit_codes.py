@@ -32,7 +32,7 @@ from typing import Any
 
 import pytest
 
-from conformance import kube
+from conformance.harness import pods
 
 ARMED = "touch /shared/armed; "
 WAIT_ARMED = (
@@ -109,31 +109,13 @@ def _workflow(base: dict[str, Any], case: Case) -> dict[str, Any]:
     return body
 
 
-def _only_pod(kube_clients: kube.Clients, namespace: str, workflow: str) -> Any:
-    pods = kube_clients.core.list_namespaced_pod(
-        namespace, label_selector=f"workflows.argoproj.io/workflow={workflow}"
-    ).items
-    assert len(pods) == 1, f"{workflow}: expected one pod, found {len(pods)}"
-    return pods[0]
-
-
-def _terminated(pod: Any, container: str) -> Any:
-    for status in pod.status.container_statuses or []:
-        if status.name == container:
-            assert status.state.terminated, (
-                f"{pod.metadata.name}/{container} did not terminate: {status.state}"
-            )
-            return status.state.terminated
-    raise AssertionError(f"{pod.metadata.name} has no container {container!r}")
-
-
 def _container_message(name: str, term: Any) -> str:
     text = f"{name}: {term.reason} (exit code {term.exit_code})"
     return f"{text}: {term.message}" if term.message else text
 
 
 def _check_case(case_name: str, case: Case, workflow: dict[str, Any], pod: Any) -> None:
-    main = _terminated(pod, "main")
+    main = pods.terminated(pod, "main")
     where = f"case {case_name} ({workflow['metadata']['name']})"
     assert main.exit_code == case.exit_code, f"{where}: main exited {main.exit_code}"
     if case.message is not None:
@@ -149,7 +131,7 @@ def _check_case(case_name: str, case: Case, workflow: dict[str, Any], pod: Any) 
     elif case.exit_code != 0:
         expected = _container_message("main", main)
     else:
-        side = _terminated(pod, "side")
+        side = pods.terminated(pod, "side")
         assert side.exit_code == 1, f"{where}: sidecar exited {side.exit_code}"
         expected = _container_message("side", side)
     observed = (node["phase"], node.get("message", ""), node["outputs"]["exitCode"])
@@ -190,7 +172,7 @@ def test_exit_codes_become_container_exit_codes_and_node_messages(
         observations.record(
             f"cases.{case_name}.workflow.phase", workflow["status"]["phase"]
         )
-        pod = _only_pod(kube_clients, namespace, names[case_name])
+        pod = pods.only_pod(kube_clients, namespace, names[case_name])
         try:
             _check_case(case_name, case, workflow, pod)
         except AssertionError as exc:

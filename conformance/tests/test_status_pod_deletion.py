@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
-from conformance import kube
-from conformance import namespaces
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.harness import NotYet
+from conformance.harness import kube
+from conformance.harness import namespaces
+from conformance.harness import until
 
 NODE_ID = "workflows.argoproj.io/node-id"
 

@@ -22,10 +22,10 @@ from typing import Any
 
 import pytest
 
-from conformance import executing
-from conformance import kube
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance.harness import NotYet
+from conformance.harness import executing
+from conformance.harness import kube
+from conformance.harness import until
 
 MISSING_IMAGE = "wpc.local/wpc-no-such-image:0.0.0"
 

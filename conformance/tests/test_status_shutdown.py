@@ -22,10 +22,11 @@ from typing import Any
 
 import pytest
 
-from conformance import kube
-from conformance import recording
-from conformance.waiting import NotYet
-from conformance.waiting import until
+from conformance import contract
+from conformance.harness import NotYet
+from conformance.harness import kube
+from conformance.harness import recording
+from conformance.harness import until
 
 WORKFLOW = "workflows.argoproj.io/workflow"
 ON_EXIT = "workflows.argoproj.io/on-exit"
@@ -77,8 +78,8 @@ def test_stop_runs_the_exit_handler_and_terminate_does_not(
                 describe=f"step a of {name} to run",
             )
             kube_clients.custom.patch_namespaced_custom_object(
-                kube.WORKFLOW_GROUP,
-                kube.WORKFLOW_VERSION,
+                contract.WORKFLOW_GROUP,
+                contract.WORKFLOW_VERSION,
                 namespace,
                 "workflows",
                 name,

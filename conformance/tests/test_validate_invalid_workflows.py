@@ -32,9 +32,9 @@ from typing import Any
 
 import pytest
 
-from conformance import kube
-from conformance import layouts
-from conformance.workflows import Workflows
+from conformance import contract
+from conformance.harness import kube
+from conformance.harness.workflows import Workflows
 
 RESERVED = ("wait", "supervisor", "artifact-plugin-wpc")
 MISSING_IMAGE = "wpc.invalid/no-such-image:0.0.1"
@@ -131,7 +131,7 @@ def test_invalid_workflows_fail_with_clear_messages_and_no_pods(
     docs["no-entrypoint"] = _variant(base, "no-entrypoint", lambda _: None)
     del docs["no-entrypoint"]["spec"]["entrypoint"]
     docs["sidecar-main"] = _variant(base, "main", _with(base, "sidecars", "main"))
-    if layout.layout == layouts.LEGACY:
+    if layout.layout == contract.LEGACY:
         docs["init-named-init"] = _variant(
             base, "init", _with(base, "initContainers", "init")
         )

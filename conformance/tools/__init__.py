@@ -9,10 +9,11 @@ judged with the same tools.
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
-import subprocess
 from pathlib import Path
+
+from conformance.errors import CommandError
+from plumbing import gobuilding
 
 TAG = "wpc.local/wpc-tools:0.1.0"
 PROBE_SOURCE = Path(__file__).resolve().parent / "probe"
@@ -74,17 +75,14 @@ def _digest(paths: list[Path]) -> str:
 def build_probe(cache_dir: Path) -> Path:
     """Compile the probe (static, cached by source hash) and return its path."""
     sources = sorted(PROBE_SOURCE.glob("*"))
-    out = cache_dir / "tools" / f"probe-{_digest(sources)}"
-    if not out.exists():
-        out.parent.mkdir(parents=True, exist_ok=True)
-        env = dict(os.environ, CGO_ENABLED="0", GOTOOLCHAIN="local", GOFLAGS="-mod=mod")
-        subprocess.run(
-            ["go", "build", "-trimpath", "-ldflags", "-s -w", "-o", str(out), "."],
-            cwd=PROBE_SOURCE,
-            env=env,
-            check=True,
-        )
-    return out
+    spec = gobuilding.GoBuild(
+        name="probe",
+        version=_digest(sources),
+        packages=(".",),
+        module_dir=PROBE_SOURCE,
+        static=True,
+    )
+    return gobuilding.build(spec, cache_dir=cache_dir, error=CommandError) / "probe"
 
 
 def prepare_context(cache_dir: Path) -> Path:

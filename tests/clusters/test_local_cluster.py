@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 from kubernetes.client.exceptions import ApiException
 
-from conformance import kube
-from conformance.injecting import CONTAINER
-from conformance.injecting import injected_sidecar
-from conformance.timeouts import Timeouts
+from conformance.harness import kube
+from conformance.harness.injecting import CONTAINER
+from conformance.harness.injecting import injected_sidecar
+from conformance.harness.timeouts import Timeouts
 from plumbing.waiting import NotYet
 from plumbing.waiting import until
 from tests.clusters import _images

@@ -19,7 +19,7 @@ DIVERGENCES = FIXTURES / "divergences.yaml"
 # file so a pytest-xdist test can prove it ran once per run, not per worker.
 FAKE_CLUSTER_CONFTEST = textwrap.dedent(
     """
-    from conformance.settings import RunContext
+    from conformance.implementations.contexts import RunContext
 
 
     def pytest_wpc_prepare_run(config, settings, profile, timeouts):

@@ -15,67 +15,60 @@ from pathlib import Path
 import pytest
 
 from conformance import __main__ as cli
-from conformance import driving
-from conformance import loading
-from conformance import running
+from conformance import launching
 from conformance.errors import CommandError
 from conformance.errors import DataError
+from conformance.implementations import driving
+from conformance.implementations import images
 
 
-def request(**changes: object) -> running.RunRequest:
-    values: dict[str, object] = {
-        "implementation": "reference",
-        "layout": "both",
-        "provider": "local",
-        "cluster": "wpc",
-        "kubeconfig": None,
-        "reports_dir": Path("reports"),
-        "report": None,
-        "features": None,
-        "timeout_scale": 1.0,
-        "skip_install": False,
-        "allow_foreign_cluster": False,
-        "workers": 0,
-        "pytest_args": (),
-    }
-    values.update(changes)
-    return running.RunRequest(**values)  # type: ignore[arg-type]
+def request(
+    *, workers: int = 0, pytest_args: tuple[str, ...] = (), **options: object
+) -> launching.RunRequest:
+    values: dict[str, object] = {"wpc_implementation": "reference"}
+    values.update(options)
+    return launching.RunRequest(
+        options=values,
+        reports_dir=Path("reports"),
+        workers=workers,
+        pytest_args=pytest_args,
+    )
 
 
 def test_run_brings_the_cluster_up_first():
-    assert running.cluster_commands(request()) == [
+    assert launching.cluster_commands(request()) == [
         [sys.executable, "-m", "clusters", "up", "--provider", "local", "--name", "wpc"]
     ]
-    assert running.cluster_commands(request(kubeconfig=Path("/k"))) == []
+    assert launching.cluster_commands(request(wpc_kubeconfig=Path("/k"))) == []
 
 
 def test_pytest_command_names_reports_after_the_implementation():
-    argv = running.pytest_command(request(workers=2, pytest_args=("-k", "Hello")))
+    argv = launching.pytest_command(request(workers=2, pytest_args=("-k", "Hello")))
     joined = " ".join(argv)
     assert "--implementation reference --layout both" in joined
     assert "--report reports/conformance-reference.yaml" in joined
     assert "--wpc-junit reports/junit-reference.xml" in joined
     assert "--alluredir reports/allure-reference" in joined
-    assert "--provider local --cluster-name wpc" in joined
+    assert "--provider local --cluster wpc" in joined
     assert argv[-4:] == ["-n", "2", "-k", "Hello"]
 
 
 def test_negative_controls_are_forwarded_only_when_given(monkeypatch):
-    seen: list[running.RunRequest] = []
-    monkeypatch.setattr(running, "run", lambda r: seen.append(r) or 0)
+    seen: list[launching.RunRequest] = []
+    monkeypatch.setattr(launching, "run", lambda r: seen.append(r) or 0)
     argv = ["run", "--implementation", "reference"]
     assert cli.main([*argv, "--negative-controls", "reports/n.yaml"]) == 0
     assert cli.main(argv) == 0
-    given, absent = (running.pytest_command(r) for r in seen)
+    given, absent = (launching.pytest_command(r) for r in seen)
     assert given[given.index("--negative-controls") + 1] == "reports/n.yaml"
     assert "--negative-controls" not in absent
 
 
 def test_image_contexts_are_parsed():
-    images = loading.parse_contexts(
+    found = images.parse_contexts(
         "# built\nwpc.local/a:1 /tmp/a\n\nwpc.local/b:2 /tmp/b\n"
     )
-    assert [(i.ref, str(i.context)) for i in images] == [
+    assert [(i.ref, str(i.context)) for i in found] == [
         ("wpc.local/a:1", "/tmp/a"),
         ("wpc.local/b:2", "/tmp/b"),
     ]
@@ -90,7 +83,7 @@ def test_image_contexts_are_parsed():
 )
 def test_bad_image_contexts_are_refused(text, message):
     with pytest.raises(DataError, match=message):
-        loading.parse_contexts(text)
+        images.parse_contexts(text)
 
 
 def test_failing_command_carries_evidence(tmp_path):
@@ -101,3 +94,39 @@ def test_failing_command_carries_evidence(tmp_path):
     assert "exit code 3" in message
     assert "proxy said no" in message
     assert f"log file: {tmp_path / 'x.log'}" in message
+
+
+def test_run_and_pytest_accept_the_same_option_names():
+    from conformance.plugin import options
+
+    args = cli._parser().parse_args(
+        [
+            "run",
+            "--implementation",
+            "reference",
+            "--cluster-name",
+            "c1",
+            "--profile-var",
+            "fault=x",
+            "--require-must-coverage",
+        ]
+    )
+    assert args.wpc_cluster_name == "c1"
+    argv = launching.pytest_command(
+        launching.RunRequest(
+            options={o.dest: getattr(args, o.dest) for o in options.OPTIONS},
+            reports_dir=Path("reports"),
+        )
+    )
+    joined = " ".join(argv)
+    assert "--cluster c1" in joined
+    assert "--profile-var fault=x" in joined
+    assert "--require-must-coverage" in joined
+
+
+def test_pytest_takes_the_old_cluster_name_spelling(pytester):
+    pytester.makeini("[pytest]\n")
+    result = pytester.runpytest("--help")
+    result.stdout.fnmatch_lines(
+        ["*--cluster=WPC_CLUSTER_NAME, --cluster-name=WPC_CLUSTER_NAME*"]
+    )

@@ -1,4 +1,4 @@
-"""We test these aspects of `fixtures.Controller.set_config` (no cluster):
+"""We test these aspects of `driving.InstanceController.set_config` (no cluster):
 
 - it runs the profile's `setConfig` commands for its instance, with `{key}`,
   `{value}` (JSON) and `{config_patch}` filled in, and `null` for None;
@@ -14,11 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance import driving
-from conformance import implementations
-from conformance import layouts
 from conformance.errors import HarnessError
-from conformance.fixtures import Controller
+from conformance.harness import layouts
+from conformance.implementations import driving
+from conformance.implementations import profiles
 from tests.conformance.test_implementations import KNOWN
 from tests.conformance.test_implementations import write_profile
 
@@ -27,8 +26,8 @@ RECORD = (
 )
 
 
-def controller(tmp_path: Path, **changes: object) -> Controller:
-    profile = implementations.load(
+def controller(tmp_path: Path, **changes: object) -> driving.InstanceController:
+    profile = profiles.load(
         str(write_profile(tmp_path, **changes)), known_features=KNOWN
     )
     driver = driving.Driver(
@@ -40,7 +39,7 @@ def controller(tmp_path: Path, **changes: object) -> Controller:
     instance = layouts.Instance(
         layout="initless", instance_id="wpc-t-1", namespace="n1"
     )
-    return Controller(driver=driver, instance=instance)
+    return driving.InstanceController(driver=driver, instance=instance)
 
 
 def recorded(tmp_path: Path) -> list[list[str]]:

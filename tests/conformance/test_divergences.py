@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from conformance import divergences
 from conformance.errors import DataError
+from conformance.report import divergences
 from tests.conformance.conftest import DIVERGENCES
 
 

@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from conformance import executing
+from conformance.harness import executing
 
 
 def test_success_is_exit_code_zero():

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conformance import implementations
 from conformance import spec
 from conformance.errors import DataError
 from conformance.errors import HarnessError
+from conformance.implementations import profiles
 from tests.conformance.conftest import PROFILE
 
 KNOWN = frozenset({"LEGACY_LAYOUT", "INITLESS_LAYOUT", "STATUS_FINALIZER"})
@@ -49,7 +49,7 @@ def write_profile(tmp_path: Path, **changes: object) -> Path:
 def test_bundled_profiles_load(name):
     # The bundled profiles claim features of the shipped spec, not of the fixture.
     real = frozenset(f.name for f in spec.load().features)
-    profile = implementations.load(name, known_features=real)
+    profile = profiles.load(name, known_features=real)
     assert profile.layouts == ("legacy", "initless")
     assert {"LEGACY_LAYOUT", "INITLESS_LAYOUT"} <= profile.features
     assert (
@@ -64,13 +64,13 @@ def test_unknown_key_is_named(tmp_path):
         DataError,
         match=r"commands: Additional properties are not allowed \('instal' was unexpected\)",
     ):
-        implementations.load(str(path), known_features=KNOWN)
+        profiles.load(str(path), known_features=KNOWN)
 
 
 def test_missing_key_is_named(tmp_path):
     path = write_profile(tmp_path, commands__restart=None)
     with pytest.raises(DataError, match="commands: 'restart' is a required property"):
-        implementations.load(str(path), known_features=KNOWN)
+        profiles.load(str(path), known_features=KNOWN)
 
 
 def test_unknown_feature_is_named(tmp_path):
@@ -78,7 +78,7 @@ def test_unknown_feature_is_named(tmp_path):
     with pytest.raises(
         DataError, match=r"features\[1\]: unknown feature 'TIME_TRAVEL'"
     ):
-        implementations.load(str(path), known_features=KNOWN)
+        profiles.load(str(path), known_features=KNOWN)
 
 
 def test_unknown_placeholder_is_named(tmp_path):
@@ -87,7 +87,7 @@ def test_unknown_placeholder_is_named(tmp_path):
         DataError,
         match=r"commands.restart\[0\]\[1\]: unknown placeholder \{kubeconfg\}",
     ):
-        implementations.load(str(path), known_features=KNOWN)
+        profiles.load(str(path), known_features=KNOWN)
 
 
 def test_prepare_may_not_use_instance_placeholders(tmp_path):
@@ -96,39 +96,39 @@ def test_prepare_may_not_use_instance_placeholders(tmp_path):
         DataError,
         match=r"commands.prepare\[0\]\[1\]: unknown placeholder \{instance_id\}",
     ):
-        implementations.load(str(path), known_features=KNOWN)
+        profiles.load(str(path), known_features=KNOWN)
 
 
 def test_latest_images_are_refused(tmp_path):
     path = write_profile(tmp_path, images={"executor": "example.test/executor:latest"})
     with pytest.raises(DataError, match=r"images\.executor: .* never latest"):
-        implementations.load(str(path), known_features=KNOWN)
+        profiles.load(str(path), known_features=KNOWN)
 
 
 def test_unknown_implementation_lists_the_bundled_ones():
     with pytest.raises(DataError, match=r"not one of the bundled profiles .*reference"):
-        implementations.load("no-such-controller")
+        profiles.load("no-such-controller")
 
 
 def test_commands_render_with_literal_braces():
     command = ("kubectl", "patch", '{{"data":{{"initlessPod":"enabled: {initless}"}}}}')
     assert (
-        implementations.render(command, {"initless": "true"})[-1]
+        profiles.render(command, {"initless": "true"})[-1]
         == '{"data":{"initlessPod":"enabled: true"}}'
     )
 
 
 def test_rendering_without_a_value_is_an_error():
     with pytest.raises(DataError, match=r"no value for placeholder \{kubeconfig\}"):
-        implementations.render(("kubectl", "--kubeconfig", "{kubeconfig}"), {})
+        profiles.render(("kubectl", "--kubeconfig", "{kubeconfig}"), {})
 
 
 def test_artifact_repository_secrets_are_loaded_as_namespace_name_pairs(tmp_path):
     secrets = [{"namespace": "argo", "name": "s3-creds"}]
     path = write_profile(tmp_path, artifactRepository={"secrets": secrets})
-    profile = implementations.load(str(path), known_features=KNOWN)
+    profile = profiles.load(str(path), known_features=KNOWN)
     assert profile.repository_secrets == (("argo", "s3-creds"),)
-    without = implementations.load(str(write_profile(tmp_path)), known_features=KNOWN)
+    without = profiles.load(str(write_profile(tmp_path)), known_features=KNOWN)
     assert without.repository_secrets == ()
 
 
@@ -137,7 +137,7 @@ def test_an_artifact_repository_secret_without_a_namespace_is_named(tmp_path):
     with pytest.raises(
         DataError, match=r"artifactRepository.*'namespace' is a required"
     ):
-        implementations.load(str(path), known_features=KNOWN)
+        profiles.load(str(path), known_features=KNOWN)
 
 
 @pytest.mark.parametrize(
@@ -145,28 +145,28 @@ def test_an_artifact_repository_secret_without_a_namespace_is_named(tmp_path):
     ["reference", "reference-faulty", "argo-workflows", "argo-workflows-images"],
 )
 def test_bundled_profiles_can_set_a_configuration_field(name):
-    profile = implementations.load(name)
+    profile = profiles.load(name)
     assert profile.commands["setConfig"]
-    values = implementations.placeholder_values(
+    values = profiles.placeholder_values(
         profile,
         {
-            **dict.fromkeys(implementations.COMMON_PLACEHOLDERS, "x"),
-            **dict.fromkeys(implementations.INSTANCE_PLACEHOLDERS, "x"),
-            **implementations.config_values("instanceID", None),
+            **dict.fromkeys(profiles.COMMON_PLACEHOLDERS, "x"),
+            **dict.fromkeys(profiles.INSTANCE_PLACEHOLDERS, "x"),
+            **profiles.config_values("instanceID", None),
         },
     )
     for command in profile.commands["setConfig"]:
-        implementations.render(command, values)
+        profiles.render(command, values)
 
 
 def test_set_config_may_use_its_placeholders_and_is_optional(tmp_path):
     command = ["set", "{namespace}", "{key}", "{value}", "{config_patch}"]
-    profile = implementations.load(
+    profile = profiles.load(
         str(write_profile(tmp_path, commands__setConfig=[command])),
         known_features=KNOWN,
     )
     assert profile.commands["setConfig"] == (tuple(command),)
-    without = implementations.load(str(PROFILE), known_features=KNOWN)
+    without = profiles.load(str(PROFILE), known_features=KNOWN)
     assert without.commands["setConfig"] == ()
 
 
@@ -176,12 +176,12 @@ def test_only_set_config_may_use_the_configuration_placeholders(tmp_path):
         DataError,
         match=r"commands.restart\[0\]\[1\]: unknown placeholder \{config_patch\}",
     ):
-        implementations.load(str(path), known_features=KNOWN)
+        profiles.load(str(path), known_features=KNOWN)
 
 
 def test_configuration_values_are_json_and_a_configmap_merge_patch():
     images = {"example.test/tools:1": {"entrypoint": ["sh", "-c"], "cmd": ['echo "x"']}}
-    values = implementations.config_values("images", images)
+    values = profiles.config_values("images", images)
     assert values["key"] == "images"
     assert json.loads(values["value"]) == images
     assert "\n" not in values["value"]
@@ -191,15 +191,15 @@ def test_configuration_values_are_json_and_a_configmap_merge_patch():
 
 
 def test_a_null_configuration_value_removes_the_field():
-    values = implementations.config_values("instanceID", None)
+    values = profiles.config_values("instanceID", None)
     assert values["value"] == "null"
     assert json.loads(values["config_patch"]) == {"data": {"instanceID": None}}
 
 
 def test_rendered_configuration_placeholders_stay_literal():
-    values = implementations.config_values("images", {"a:1": {"cmd": ["{x}"]}})
+    values = profiles.config_values("images", {"a:1": {"cmd": ["{x}"]}})
     command = ("kubectl", "patch", "-p", "{config_patch}", "{key}={value}")
-    rendered = implementations.render(command, values)
+    rendered = profiles.render(command, values)
     assert rendered[-2] == values["config_patch"]
     assert rendered[-1] == 'images={"a:1": {"cmd": ["{x}"]}}'
 
@@ -207,4 +207,4 @@ def test_rendered_configuration_placeholders_stay_literal():
 @pytest.mark.parametrize("key", ["", "config", "a.b", "1st", "instance-id", "x y"])
 def test_a_configuration_key_must_be_one_field_name(key):
     with pytest.raises(HarnessError, match="expected one top-level field name"):
-        implementations.config_values(key, 1)
+        profiles.config_values(key, 1)

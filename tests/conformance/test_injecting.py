@@ -14,7 +14,7 @@ import json
 
 from cryptography import x509
 
-from conformance import injecting
+from conformance.harness import injecting
 
 
 def test_configuration_selects_the_namespace_and_opted_in_pods():

@@ -6,9 +6,9 @@
 
 from __future__ import annotations
 
-from conformance import junit
-from conformance.outcomes import Outcome
-from conformance.results import TestRecord
+from conformance.report import junit
+from conformance.report.outcomes import Outcome
+from conformance.report.results import TestRecord
 
 
 def record(name: str, outcome: Outcome) -> TestRecord:

@@ -7,9 +7,9 @@
 
 from __future__ import annotations
 
-from conformance import ledger
 from conformance import spec
-from conformance.markers import Declaration
+from conformance.plugin.markers import Declaration
+from conformance.report import ledger
 from tests.conformance.conftest import SPEC
 
 

@@ -1,4 +1,4 @@
-"""We test these aspects of the host-wide scenario locks (`conformance.locking`):
+"""We test these aspects of the host-wide scenario locks (`conformance.harness.locking`):
 
 - the lock file is named after the lock and the cluster, so locks of other
   clusters (or other names) never block each other; a name must be a DNS label;
@@ -15,8 +15,8 @@ import textwrap
 
 import pytest
 
-from conformance import locking
 from conformance.errors import HarnessError
+from conformance.harness import locking
 
 
 class FakeClock:
@@ -82,7 +82,7 @@ def test_a_crashed_holder_releases_the_lock(tmp_path):
         f"""
         import os
         from pathlib import Path
-        from conformance import locking
+        from conformance.harness import locking
         with locking.held({locking.UNLABELLED_WORKFLOWS!r}, cluster="https://c:6443",
                           holder="crasher", timeout=5, interval=1, directory=Path({str(tmp_path)!r})):
             os._exit(3)

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from conformance import mutation
 from conformance.errors import DataError
+from conformance.report import mutation
 from tests.conformance.conftest import mutation_score
 from tests.conformance.conftest import negative_report
 from tests.conformance.conftest import write_yaml

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.observing import Observations
+from conformance.harness.observations import Observations
 
 
 def workflow(name: str, node_hash: str) -> dict[str, Any]:

@@ -17,8 +17,8 @@ import textwrap
 import pytest
 import yaml
 
-from conformance import kube
-from conformance import reports
+from conformance.harness import kube
+from conformance.report import documents
 from tests.conformance.conftest import DIVERGENCES
 from tests.conformance.conftest import PROFILE
 from tests.conformance.conftest import SPEC
@@ -82,7 +82,7 @@ def test_harness_against_the_local_cluster(pytester: pytest.Pytester) -> None:
     )
     result.assert_outcomes(passed=1, failed=1)
     doc = yaml.safe_load(report.read_text())
-    reports.validate(doc)
+    documents.validate(doc)
     assert doc["environment"]["kubernetesVersion"].startswith("v1.")
     assert doc["environment"]["containerRuntimeVersions"][0].startswith("containerd://")
     assert doc["environment"]["clusterMarker"]["provider"] == "local"

@@ -15,11 +15,11 @@ import xml.etree.ElementTree as ET
 import pytest
 import yaml
 
-from conformance import outcomes
 from conformance.errors import CommandError
 from conformance.errors import HarnessError
 from conformance.errors import WaitTimeout
-from conformance.outcomes import Outcome
+from conformance.report import outcomes
+from conformance.report.outcomes import Outcome
 from tests.conformance.conftest import wpc_args
 
 CASES = textwrap.dedent(

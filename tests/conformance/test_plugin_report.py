@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance import reports
+from conformance.report import documents
 from tests.conformance.conftest import mutation_score
 from tests.conformance.conftest import negative_report
 from tests.conformance.conftest import wpc_args
@@ -64,7 +64,7 @@ def test_report_validates_and_carries_results_per_layout(
     suite.makepyfile(test_finalizer=FINALIZER)
     result, doc = run_with_report(suite)
     result.assert_outcomes(passed=2)
-    reports.validate(doc)
+    documents.validate(doc)
     assert doc["implementation"]["name"] == "fake"
     assert doc["implementation"]["images"] == [
         {
@@ -136,7 +136,7 @@ def test_report_carries_the_mutation_score_of_negative_controls(
     )
     result, doc = run_with_report(suite, "--negative-controls", str(path))
     result.assert_outcomes(passed=2)
-    reports.validate(doc)
+    documents.validate(doc)
     assert doc["mutationScore"] == mutation_score(implementation="fake", source=path)
 
 

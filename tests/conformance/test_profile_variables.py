@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from conformance import driving
-from conformance import implementations
-from conformance import layouts
-from conformance import options
 from conformance.errors import DataError
+from conformance.harness import layouts
+from conformance.implementations import driving
+from conformance.implementations import profiles
+from conformance.plugin import options
 from tests.conformance.conftest import wpc_args
 from tests.conformance.test_implementations import KNOWN
 from tests.conformance.test_implementations import write_profile
@@ -48,17 +48,15 @@ def faulty_profile(tmp_path: Path, **changes: object) -> Path:
 
 
 def test_a_profile_without_variables_has_none():
-    profile = implementations.load("reference")
+    profile = profiles.load("reference")
     assert profile.variables == {}
 
 
 def test_declared_variables_render_with_their_defaults(tmp_path):
-    profile = implementations.load(str(faulty_profile(tmp_path)), known_features=KNOWN)
-    values = implementations.placeholder_values(
-        profile, {**VALUES, "instance_id": "i1"}
-    )
+    profile = profiles.load(str(faulty_profile(tmp_path)), known_features=KNOWN)
+    values = profiles.placeholder_values(profile, {**VALUES, "instance_id": "i1"})
     command = profile.commands["install"][0]
-    assert implementations.render(command, values) == [
+    assert profiles.render(command, values) == [
         "deploy",
         "i1",
         "--fault",
@@ -68,7 +66,7 @@ def test_declared_variables_render_with_their_defaults(tmp_path):
 
 
 def test_given_values_override_the_defaults(tmp_path):
-    profile = implementations.load(
+    profile = profiles.load(
         str(faulty_profile(tmp_path)),
         known_features=KNOWN,
         variables={"fault": "never-ready"},
@@ -85,7 +83,7 @@ def test_the_driver_passes_variables_to_instance_commands(tmp_path):
             ["sh", "-c", 'echo "$0 $1" > "$2"', "{fault}", "{layout}", str(out)]
         ],
     )
-    profile = implementations.load(
+    profile = profiles.load(
         str(path), known_features=KNOWN, variables={"fault": "exit-1-not-65"}
     )
     driver = driving.Driver(
@@ -100,7 +98,7 @@ def test_instance_ids_may_use_variables(tmp_path):
         tmp_path,
         controller__instances={"legacy": "neg-{fault}-l", "initless": "neg-i"},
     )
-    profile = implementations.load(
+    profile = profiles.load(
         str(path), known_features=KNOWN, variables={"fault": "never-ready"}
     )
     assert profile.instance("legacy").instance_id == "neg-never-ready-l"
@@ -115,16 +113,14 @@ def test_an_instance_id_may_not_use_an_undeclared_variable(tmp_path):
         match=r"controller.instances.legacy: unknown placeholder \{fault\} "
         r"\(the profile declares: none\)",
     ):
-        implementations.load(str(path), known_features=KNOWN)
+        profiles.load(str(path), known_features=KNOWN)
 
 
 @pytest.mark.parametrize("fault", ["Never_Ready", "x" * 41, ""])
 def test_a_filled_instance_id_must_be_a_dns_label(tmp_path, fault):
     path = faulty_profile(tmp_path, controller__instances={"legacy": "{fault}"})
     with pytest.raises(DataError, match=r"is not a DNS label of at most 40"):
-        implementations.load(
-            str(path), known_features=KNOWN, variables={"fault": fault}
-        )
+        profiles.load(str(path), known_features=KNOWN, variables={"fault": fault})
 
 
 def test_an_undeclared_variable_is_an_error_naming_the_declared_ones(tmp_path):
@@ -132,33 +128,33 @@ def test_an_undeclared_variable_is_an_error_naming_the_declared_ones(tmp_path):
         DataError,
         match=r"unknown profile variable\(s\) faul \(the profile declares: fault, tier\)",
     ):
-        implementations.load(
+        profiles.load(
             str(faulty_profile(tmp_path)), known_features=KNOWN, variables={"faul": "x"}
         )
 
 
 def test_a_profile_without_variables_refuses_any():
     with pytest.raises(DataError, match=r"declares: none"):
-        implementations.load("reference", variables={"fault": "x"})
+        profiles.load("reference", variables={"fault": "x"})
 
 
 def test_an_undeclared_placeholder_is_still_an_error(tmp_path):
     path = write_profile(tmp_path, commands__install=[["deploy", "{fault}"]])
     with pytest.raises(DataError, match=r"unknown placeholder \{fault\}"):
-        implementations.load(str(path), known_features=KNOWN)
+        profiles.load(str(path), known_features=KNOWN)
 
 
 @pytest.mark.parametrize("name", ["layout", "kubeconfig", "executor_image"])
 def test_a_variable_may_not_shadow_a_built_in_placeholder(tmp_path, name):
     path = write_profile(tmp_path, variables={name: "x"})
     with pytest.raises(DataError, match=rf"variables\.{name}: clashes"):
-        implementations.load(str(path), known_features=KNOWN)
+        profiles.load(str(path), known_features=KNOWN)
 
 
 def test_variable_names_are_checked_by_the_schema(tmp_path):
     path = write_profile(tmp_path, variables={"Fault-Name": "x"})
     with pytest.raises(DataError, match=r"variables: 'Fault-Name' does not match"):
-        implementations.load(str(path), known_features=KNOWN)
+        profiles.load(str(path), known_features=KNOWN)
 
 
 def test_profile_var_options_parse_into_a_mapping():
@@ -186,10 +182,8 @@ def test_profile_var_reaches_the_run(suite, tmp_path):
     profile = faulty_profile(tmp_path)
     suite.makepyfile(
         test_vars="""
-        from conformance import state
-
-        def test_vars(pytestconfig):
-            assert pytestconfig.stash[state.PROFILE].variables == {
+        def test_vars(profile):
+            assert profile.variables == {
                 "fault": "never-ready", "tier": "gold"}
         """
     )

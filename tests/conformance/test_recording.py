@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from conformance import recording
+from conformance.harness import recording
 
 
 def _pod(uid: str, workflow: str, node: str) -> recording.Event:

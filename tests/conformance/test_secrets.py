@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from kubernetes.client.exceptions import ApiException
 
-from conformance import kube
-from conformance import secrets
 from conformance.errors import HarnessError
+from conformance.harness import kube
+from conformance.harness import secrets
 
 
 class FakeCore:

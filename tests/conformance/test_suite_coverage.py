@@ -12,14 +12,14 @@ cluster nor an implementation profile.
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 from typing import Any
 
-from conformance import ledger
-from conformance import markers
 from conformance import spec
+from conformance.plugin import collection
+from conformance.plugin import markers
+from conformance.report import ledger
 
-SUITE = Path(markers.__file__).parent / "tests"
+SUITE = collection.SUITE_DIR
 
 
 def _marker_kwargs(node: ast.expr) -> dict[str, Any] | None:

@@ -14,7 +14,7 @@ import itertools
 
 import pytest
 
-from conformance import timeouts
+from conformance.harness import timeouts
 
 
 def _field_docstrings() -> dict[str, str]:

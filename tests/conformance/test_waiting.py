@@ -1,21 +1,24 @@
-"""We test these aspects of the wait helpers, with a fake clock (no real time):
+"""We test these aspects of the suite's waits, with a fake clock (no real time):
 
-- until() returns the first truthy result, and needs `consecutive` in a row;
-- the timeout error says what was awaited, for how long, and the last observation
-  (a NotYet's content, or the last assertion message);
-- other exceptions escape at once;
+- until() is plumbing's wait raising the suite's WaitTimeout, which is also an
+  AssertionError, a ConformanceError and a plumbing WaitTimeout (so a timeout in
+  a test body fails it rather than erroring it);
 - watch_until() checks the listed state first, then watched events, re-listing
   after an ERROR event, and times out with the last observation.
+
+The generic behaviour of `until` is tested in tests/plumbing/test_waiting.py.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from conformance.errors import ConformanceError
 from conformance.errors import WaitTimeout
-from conformance.waiting import NotYet
-from conformance.waiting import until
-from conformance.watching import watch_until
+from conformance.harness.watching import until
+from conformance.harness.watching import watch_until
+from plumbing import errors as plumbing_errors
+from plumbing.waiting import NotYet
 
 
 class FakeClock:
@@ -31,73 +34,45 @@ class FakeClock:
         self.now += seconds
 
 
-def test_until_returns_the_first_truthy_result():
-    values = iter([None, NotYet("Pending"), "Succeeded"])
+def test_until_raises_the_suites_wait_timeout():
     clock = FakeClock()
-    assert (
-        until(lambda: next(values), timeout=10, interval=1, describe="x", clock=clock)
-        == "Succeeded"
-    )
-    assert clock.sleeps == [1, 1]
-
-
-def test_until_timeout_names_what_how_long_and_the_last_observation():
-    clock = FakeClock()
-    phases = iter(["Pending", "Running", "Running", "Running"])
     with pytest.raises(WaitTimeout) as info:
         until(
-            lambda: NotYet(f"phase={next(phases)}"),
+            lambda: NotYet("phase=Running"),
             timeout=3,
             interval=1,
             describe="workflow wpc-1/wf-abc to succeed",
             clock=clock,
         )
+    assert isinstance(info.value, AssertionError)
+    assert isinstance(info.value, ConformanceError)
+    assert isinstance(info.value, plumbing_errors.WaitTimeout)
     assert str(info.value) == (
         "timed out after 3 s waiting for workflow wpc-1/wf-abc to succeed; "
         "last observed: phase=Running"
     )
-    assert clock.now == 3
 
 
-def test_until_reports_the_last_assertion_message():
+def test_until_passes_consecutive_and_ignoring_through():
+    values = iter([True, KeyError("x"), True, True])
+
     def check() -> bool:
-        raise AssertionError("exit code was 1, wanted 0")
+        value = next(values)
+        if isinstance(value, Exception):
+            raise value
+        return value
 
-    with pytest.raises(
-        WaitTimeout, match="last observed: assertion failed: exit code was 1, wanted 0"
-    ):
-        until(check, timeout=2, interval=1, describe="x", clock=FakeClock())
-
-
-def test_until_needs_consecutive_successes():
-    values = iter([True, False, True, True, True])
     clock = FakeClock()
     assert until(
-        lambda: next(values),
+        check,
         timeout=10,
         interval=1,
         describe="x",
-        consecutive=3,
+        consecutive=2,
+        ignoring=(KeyError,),
         clock=clock,
     )
-    assert clock.now == 4
-
-
-def test_until_lets_other_exceptions_escape_at_once():
-    def check() -> bool:
-        raise KeyError("status")
-
-    clock = FakeClock()
-    with pytest.raises(KeyError):
-        until(check, timeout=10, interval=1, describe="x", clock=clock)
-    assert clock.now == 0
-
-
-def test_until_never_sleeps_past_the_deadline():
-    clock = FakeClock()
-    with pytest.raises(WaitTimeout):
-        until(lambda: False, timeout=2.5, interval=1, describe="x", clock=clock)
-    assert clock.sleeps == [1, 1, 0.5]
+    assert clock.now == 3
 
 
 def _listing(*objs: dict[str, str]) -> dict[str, object]:

@@ -1,4 +1,4 @@
-"""We test these aspects of `conformance.workflows.Workflows` creating Workflows (no cluster):
+"""We test these aspects of `conformance.harness.workflows.Workflows` creating Workflows (no cluster):
 
 - `submit` labels a Workflow for the run and the test's instance, keeping its own labels;
 - `create` sets exactly the labels given (no instance label unless given), for
@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance import kube
-from conformance import layouts
-from conformance.timeouts import Timeouts
-from conformance.workflows import Workflows
+from conformance import contract
+from conformance.harness import kube
+from conformance.harness import layouts
+from conformance.harness.timeouts import Timeouts
+from conformance.harness.workflows import Workflows
 
 
 class FakeCustom:
@@ -29,8 +30,8 @@ class FakeCustom:
         body: dict[str, Any],
     ) -> dict[str, Any]:
         assert (group, version, plural) == (
-            kube.WORKFLOW_GROUP,
-            kube.WORKFLOW_VERSION,
+            contract.WORKFLOW_GROUP,
+            contract.WORKFLOW_VERSION,
             "workflows",
         )
         self.created.append((namespace, body))
@@ -66,7 +67,7 @@ def test_submit_labels_for_the_run_and_the_instance():
         "labels": {
             "a": "b",
             "wpc.dev/session-id": "s",
-            layouts.INSTANCE_LABEL: "wpc-t-1",
+            contract.INSTANCE_LABEL: "wpc-t-1",
         },
     }
 
@@ -74,13 +75,13 @@ def test_submit_labels_for_the_run_and_the_instance():
 def test_create_sets_exactly_the_labels_given():
     wfs, custom = workflows()
     wfs.create(MANIFEST, labels={"wpc.dev/session-id": "s"})
-    wfs.create({}, labels={layouts.INSTANCE_LABEL: "nobody"})
+    wfs.create({}, labels={contract.INSTANCE_LABEL: "nobody"})
     assert custom.created[0][1]["metadata"] == {
         "generateName": "w-",
         "labels": {"wpc.dev/session-id": "s"},
     }
     assert custom.created[1][1]["metadata"] == {
         "generateName": "wf-",
-        "labels": {layouts.INSTANCE_LABEL: "nobody"},
+        "labels": {contract.INSTANCE_LABEL: "nobody"},
     }
     assert MANIFEST["metadata"]["namespace"] == "other"

@@ -22,9 +22,10 @@ from typing import Any
 import jsonschema
 import yaml
 
-from conformance import collecting
-from conformance import markers
 from conformance import spec as specs
+from conformance.harness import kube
+from conformance.plugin import collection
+from conformance.plugin import markers
 
 TABLE_PATH = Path(__file__).with_name("controls.yaml")
 SCHEMA_PATH = Path(__file__).with_name("controls.schema.json")
@@ -50,9 +51,9 @@ class TestRef:
         """`ShortName[layout]`, as the node IDs show the layout."""
         return f"{self.short_name}[{self.layout}]"
 
-    def path(self, suite_dir: Path = collecting.SUITE_DIR) -> Path:
+    def path(self, suite_dir: Path = collection.SUITE_DIR) -> Path:
         """The test file: `HelloWorld` -> `<suite>/test_hello_world.py`."""
-        return suite_dir / f"test_{markers.kebab(self.short_name).replace('-', '_')}.py"
+        return suite_dir / f"test_{kube.kebab(self.short_name).replace('-', '_')}.py"
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,7 @@ class Known:
         return frozenset(c for c, level in self.levels.items() if level == "MUST")
 
     @classmethod
-    def discover(cls, suite_dir: Path = collecting.SUITE_DIR) -> Known:
+    def discover(cls, suite_dir: Path = collection.SUITE_DIR) -> Known:
         """Fault names of the reference implementation, the suite's tests, the spec."""
         from reference_impl.controller import faults
 

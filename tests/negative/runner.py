@@ -26,12 +26,12 @@ from concurrent import futures
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance import collecting
-from conformance import driving
-from conformance import implementations
 from conformance.errors import ConformanceError
-from conformance.settings import Environment
-from conformance.timeouts import Timeouts
+from conformance.harness.timeouts import Timeouts
+from conformance.implementations import driving
+from conformance.implementations import profiles
+from conformance.implementations.contexts import Environment
+from conformance.plugin import collection
 from tests.negative import results
 from tests.negative import scoring
 from tests.negative.controls import Control
@@ -40,7 +40,7 @@ from tests.negative.controls import TestRef
 logger = logging.getLogger(__name__)
 
 REPO = Path(__file__).resolve().parents[2]
-PROFILE = collecting.SUITE_DIR.parent / "profiles" / "reference-faulty.yaml"
+PROFILE = collection.SUITE_DIR.parent / "profiles" / "reference-faulty.yaml"
 RUN_TIMEOUT = 900.0
 """Budget of one fault's pytest subprocess; a hung run fails with its log."""
 
@@ -95,7 +95,7 @@ class Target:
 
 def driver(target: Target, fault: str) -> driving.Driver:
     """The faulty profile's commands with `fault` filled in."""
-    profile = implementations.load(str(PROFILE), variables={"fault": fault})
+    profile = profiles.load(str(PROFILE), variables={"fault": fault})
     return driving.Driver(
         profile=profile,
         values=target.placeholders(),

@@ -10,7 +10,7 @@ The mutation score is the issue's: MUST clauses with a killing test / MUST claus
 where a clause counts when a killed fault breaks it and a failed killer cites it.
 Beside it, the fault-level score (killed, total, score, survivors). A conformance
 run of the reference implementation given `--negative-controls` copies both into its
-ConformanceReport's `mutationScore` (`conformance.mutation`, which also owns the
+ConformanceReport's `mutationScore` (`conformance.report.mutation`, which also owns the
 summary's schema: the suite must not import these tests).
 """
 
@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from conformance import mutation
+from conformance.report import mutation
 from tests.negative.controls import PENDING
 from tests.negative.controls import Control
 from tests.negative.controls import TestRef

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from conformance import collecting
-from conformance import markers
+from conformance.plugin import collection
+from conformance.plugin import markers
 from tests.negative import controls
 from tests.negative.controls import ControlsError
 from tests.negative.controls import TestRef
@@ -129,7 +129,7 @@ def test_schema_errors_name_the_key(row, message):
 
 def test_short_names_map_to_suite_files_both_ways():
     assert TestRef("HelloWorld", "legacy").path().name == "test_hello_world.py"
-    for path in collecting.SUITE_DIR.glob("test_*.py"):
+    for path in collection.SUITE_DIR.glob("test_*.py"):
         assert TestRef(markers.short_name_for(path), "legacy").path() == path
 
 

@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from conformance import implementations
+from conformance.implementations import profiles
 from tests.negative import runner
 
 VALUES = {
@@ -32,23 +32,23 @@ VALUES = {
 }
 
 
-def rendered(profile: implementations.Profile, kind: str) -> list[list[str]]:
-    values = implementations.placeholder_values(profile, VALUES)
-    return [implementations.render(c, values) for c in profile.commands[kind]]
+def rendered(profile: profiles.Profile, kind: str) -> list[list[str]]:
+    values = profiles.placeholder_values(profile, VALUES)
+    return [profiles.render(c, values) for c in profile.commands[kind]]
 
 
 def test_the_fault_reaches_the_install_command():
-    faulty = implementations.load(str(runner.PROFILE), variables={"fault": "x-y"})
+    faulty = profiles.load(str(runner.PROFILE), variables={"fault": "x-y"})
     assert rendered(faulty, "install")[0][-2:] == ["--fault", "x-y"]
-    healthy = implementations.load(str(runner.PROFILE))
+    healthy = profiles.load(str(runner.PROFILE))
     assert rendered(healthy, "install")[0][-2:] == ["--fault", ""]
 
 
 def test_each_fault_has_instances_and_namespaces_of_its_own():
-    reference = implementations.load("reference")
+    reference = profiles.load("reference")
     taken = {reference.instance(layout).namespace for layout in reference.layouts}
     for fault in ("never-ready", "no-wait-for-ready-env", ""):
-        faulty = implementations.load(str(runner.PROFILE), variables={"fault": fault})
+        faulty = profiles.load(str(runner.PROFILE), variables={"fault": fault})
         for layout in faulty.layouts:
             ours = faulty.instance(layout)
             assert ours.namespace == ours.instance_id == f"wpc-neg-{fault}-{layout}"
@@ -61,12 +61,12 @@ def test_each_fault_has_instances_and_namespaces_of_its_own():
 
 
 def test_it_is_the_reference_profile_apart_from_the_fault():
-    faulty = implementations.load(str(runner.PROFILE))
-    reference = implementations.load("reference")
+    faulty = profiles.load(str(runner.PROFILE))
+    reference = profiles.load("reference")
     assert faulty.images == reference.images
     assert faulty.layouts == reference.layouts
     assert faulty.features == reference.features
-    for kind in implementations.COMMAND_PLACEHOLDERS:
+    for kind in profiles.COMMAND_PLACEHOLDERS:
         ours = rendered(faulty, kind)
         if kind == "install":
             ours = [c[:-2] if c[-2:] == ["--fault", ""] else c for c in ours]

@@ -1,0 +1,215 @@
+"""Record every version of a namespace's objects while a scenario acts.
+
+Some clauses are about versions a test cannot ask for later: the first version
+of a pod (its ADDED event), every version a pod ever had, or pods that existed
+only between two controller restarts. `Recorder` lists once on entry (so
+nothing created after `__enter__` is missed), then watches from that list's
+resourceVersion in a background thread until exit, re-listing after 410 Gone.
+Objects are stored as API JSON (camelCase dicts), for core and custom
+resources alike. A failure of the thread is raised on exit as a HarnessError.
+
+A DELETED event carries the object as it was before the deletion, which for a
+pod released by removing its last finalizer still lists that finalizer; judge
+"gone" by the event kind, not by the object. `pods_by_node()` and
+`phase_regressions()` read a finished recording for the RECOVERY clauses.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+from conformance import contract
+from conformance.errors import HarnessError
+from conformance.harness import kube
+
+logger = logging.getLogger(__name__)
+
+WATCH_SECONDS = 2
+"""Server-side timeout of one watch request, so that exit is noticed quickly."""
+GONE = 410
+"""A watch from a compacted resourceVersion; the recorder lists again."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """One observed version: `LISTED`, `ADDED`, `MODIFIED` or `DELETED`."""
+
+    kind: str
+    obj: dict[str, Any]
+
+    @property
+    def uid(self) -> str:
+        """The object's uid."""
+        return str(self.obj["metadata"].get("uid", ""))
+
+
+class Recorder:
+    """Background list+watch of one resource in one namespace."""
+
+    def __init__(self, api: Any, list_fn: Callable[..., Any], *args: Any) -> None:
+        self._api = api
+        self._list_fn = list_fn
+        self._args = args
+        self._events: list[Event] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._error: BaseException | None = None
+        self._thread: threading.Thread | None = None
+
+    @staticmethod
+    def _private_api(clients: kube.Clients) -> Any:
+        # A client of its own: `kubernetes.stream` swaps `call_api` on the
+        # ApiClient it is given while an exec runs, which would hijack this
+        # thread's requests if the test's client were shared.
+        from kubernetes import client
+
+        return client.ApiClient(clients.api.configuration)
+
+    @classmethod
+    def pods(cls, clients: kube.Clients, namespace: str) -> Recorder:
+        """Record the namespace's pods."""
+        from kubernetes import client
+
+        api = cls._private_api(clients)
+        return cls(api, client.CoreV1Api(api).list_namespaced_pod, namespace)
+
+    @classmethod
+    def workflows(cls, clients: kube.Clients, namespace: str) -> Recorder:
+        """Record the namespace's Workflows."""
+        from kubernetes import client
+
+        api = cls._private_api(clients)
+        return cls(
+            api,
+            client.CustomObjectsApi(api).list_namespaced_custom_object,
+            contract.WORKFLOW_GROUP,
+            contract.WORKFLOW_VERSION,
+            namespace,
+            contract.WORKFLOWS,
+        )
+
+    @classmethod
+    def task_results(cls, clients: kube.Clients, namespace: str) -> Recorder:
+        """Record the namespace's WorkflowTaskResults."""
+        from kubernetes import client
+
+        api = cls._private_api(clients)
+        return cls(
+            api,
+            client.CustomObjectsApi(api).list_namespaced_custom_object,
+            contract.WORKFLOW_GROUP,
+            contract.WORKFLOW_VERSION,
+            namespace,
+            contract.TASK_RESULTS,
+        )
+
+    def events(self) -> list[Event]:
+        """Everything observed so far, in order."""
+        with self._lock:
+            return list(self._events)
+
+    def _json(self, obj: Any) -> dict[str, Any]:
+        data = (
+            obj if isinstance(obj, dict) else self._api.sanitize_for_serialization(obj)
+        )
+        return dict(data)
+
+    def _list(self) -> str:
+        listing = self._json(self._list_fn(*self._args))
+        with self._lock:
+            self._events.extend(
+                Event("LISTED", dict(item)) for item in listing.get("items") or []
+            )
+        return str(listing["metadata"].get("resourceVersion", ""))
+
+    def _run(self, version: str) -> None:
+        from kubernetes import watch
+        from kubernetes.client.exceptions import ApiException
+
+        try:
+            while not self._stop.is_set():
+                stream = watch.Watch().stream(  # type: ignore[no-untyped-call]
+                    self._list_fn,
+                    *self._args,
+                    resource_version=version,
+                    timeout_seconds=WATCH_SECONDS,
+                )
+                try:
+                    for event in stream:
+                        obj = self._json(event.get("raw_object") or event["object"])
+                        version = str(obj["metadata"].get("resourceVersion", version))
+                        with self._lock:
+                            self._events.append(Event(str(event["type"]), obj))
+                except ApiException as exc:
+                    if exc.status != GONE:
+                        raise
+                    version = self._list()  # too old: start again from now
+        except BaseException as exc:
+            # Broad on purpose: whatever broke is re-raised in the test on exit.
+            self._error = exc
+
+    def __enter__(self) -> Recorder:
+        version = self._list()
+        self._thread = threading.Thread(
+            target=self._run, args=(version,), name="wpc-recorder", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=WATCH_SECONDS * 5)
+        self._api.close()
+        if self._error is not None and exc is None:
+            raise HarnessError(
+                f"recording {self._args} failed: "
+                f"{type(self._error).__name__}: {self._error}"
+            ) from self._error
+
+
+def pods_by_node(events: list[Event], workflow: str) -> dict[str, set[str]]:
+    """Node ID -> uids of every pod of `workflow` ever observed for it."""
+    found: dict[str, set[str]] = {}
+    for event in events:
+        meta = event.obj["metadata"]
+        if (meta.get("labels") or {}).get(contract.WORKFLOW_LABEL) != workflow:
+            continue
+        node = (meta.get("annotations") or {}).get(contract.NODE_ID, "")
+        found.setdefault(node, set()).add(event.uid)
+    return found
+
+
+def phase_regressions(events: list[Event], workflow: str) -> list[str]:
+    """Changes of a completed workflow's phase, or of a Succeeded node's phase."""
+    problems: list[str] = []
+    final: str | None = None
+    succeeded: set[str] = set()
+    for event in events:
+        if event.obj["metadata"].get("name") != workflow or event.kind == "DELETED":
+            continue
+        status = event.obj.get("status") or {}
+        phase = status.get("phase")
+        if final is not None and phase != final:
+            problems.append(f"workflow phase {final} became {phase}")
+        if phase in contract.COMPLETED:
+            final = phase
+        for node_id, node in (status.get("nodes") or {}).items():
+            if node.get("phase") == "Succeeded":
+                succeeded.add(node_id)
+            elif node_id in succeeded:
+                problems.append(
+                    f"node {node.get('displayName', node_id)} went from Succeeded "
+                    f"to {node.get('phase')}"
+                )
+    return problems

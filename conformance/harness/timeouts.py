@@ -1,0 +1,154 @@
+"""Every wait of the suite, named, documented and scaled in one place.
+
+A wait that checks a limit the spec sets (the 30 s stale-marker rule, the
+120 s plugin-socket wait) says so in its docstring; the others are harness
+budgets sized for a small single-node cluster with images already loaded.
+`--timeout-scale` multiplies them all; the report records the factor, so a
+verdict reached with generous timeouts is visible as such.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """Named timeouts in seconds; `scaled()` returns a multiplied copy."""
+
+    api_call: float = 30.0
+    """One Kubernetes API request (create, get, patch); harness budget."""
+
+    namespace_ready: float = 30.0
+    """A test namespace and its executor RBAC exist; harness budget."""
+
+    namespace_deleted: float = 180.0
+    """A test namespace is gone after cleanup (finalizers stripped first)."""
+
+    controller_ready: float = 300.0
+    """A controller instance is available after install or restart."""
+
+    pod_created: float = 60.0
+    """The controller creates the pod of a pending node; no spec limit."""
+
+    workflow_completed: float = 180.0
+    """A short workflow (hello-world size) reaches a completed phase.
+
+    No spec limit: generous, as the first pod on a node may still unpack images.
+    """
+
+    status_marker_appears: float = 30.0
+    """The supervisor writes its first RUNNING marker.
+
+    Max value for a conformant implementation: 30 s (the emissary presumes the
+    supervisor dead when no marker appears within 30 s).
+    """
+
+    status_marker_stale: float = 30.0
+    """A RUNNING marker older than this means a dead supervisor.
+
+    Max value for a conformant implementation: 30 s.
+    """
+
+    heartbeat_interval: float = 5.0
+    """The supervisor rewrites RUNNING at least this often.
+
+    Max value for a conformant implementation: 5 s.
+    """
+
+    plugin_socket: float = 120.0
+    """An artifact plugin's socket appears.
+
+    Max value for a conformant implementation: 120 s per plugin.
+    """
+
+    pod_deleted_reported: float = 60.0
+    """A node whose pod vanished is marked `Error: pod deleted`.
+
+    Upstream waits RECENTLY_STARTED_POD_DURATION (10 s) first; the rest is
+    reconciliation latency.
+    """
+
+    task_result_reported: float = 60.0
+    """The executor's WorkflowTaskResult is marked complete; harness budget."""
+
+    status_finalizer_removed: float = 150.0
+    """The controller removes `workflows.argoproj.io/status` from a deleted pod.
+
+    Max value for a conformant implementation: 120 s (upstream's backstop of
+    max(podGC delay, 2 min)), plus reconciliation latency.
+    """
+
+    cleanup: float = 60.0
+    """The spec's *cleanup timeout*: a completed node's pod is cleaned up.
+
+    Covers the `completed` label, the status finalizer's removal, pod GC
+    deletes (after any `deleteDelayDuration`) and a workflow's completion
+    once its pods have terminated. The spec names the limit without a value;
+    this is the suite's budget for it.
+    """
+
+    timing_tolerance: float = 3.0
+    """Slack added to the upper bound of a timing clause (never to a lower bound).
+
+    Covers the 1 s granularity of container timestamps and the delay between
+    an event and the signal that follows it (the spec's *named tolerance*).
+    """
+
+    user_command_started: float = 120.0
+    """A workflow pod's user commands are running (probe file written).
+
+    No spec limit: includes scheduling, image unpacking and, in the initless
+    layout, the supervisor's pre-main phase.
+    """
+
+    webhook_ready: float = 60.0
+    """The suite's injecting admission webhook serves and is called; harness budget."""
+
+    config_propagation: float = 90.0
+    """The spec's *config-propagation timeout*: a ConfigMap change (such as
+    `initlessPod.enabled`) shows in pods built afterwards.
+
+    No spec limit; Argo reacts to its ConfigMap within seconds. Includes
+    creating the probe pods that reveal the change.
+    """
+
+    artifact_server_ready: float = 60.0
+    """The suite's HTTP artifact server pod in a test namespace is Ready; harness budget."""
+
+    unprocessed_window: float = 5.0
+    """How long a Workflow no instance may process is watched for a status or pods.
+
+    The spec gives no window; the watch starts only after a Workflow submitted
+    later to a serving instance has completed.
+    """
+
+    exclusive_lock: float = 900.0
+    """A scenario waits for a host-wide lock (`conformance.harness.locking`) held by
+    scenarios it must not overlap with, up to two per layout; harness budget."""
+
+    evidence: float = 30.0
+    """Collecting one piece of failure evidence (a log, an exec)."""
+
+    install: float = 1800.0
+    """One profile command (build, install, restart); may compile from source."""
+
+    poll_interval: float = 1.0
+    """Pause between polls when no watch fits; not scaled below 0.1 s."""
+
+    def scaled(self, factor: float) -> Timeouts:
+        """Return a copy with every timeout multiplied by `factor`.
+
+        The poll interval and the spec cadences (heartbeat) are not waits and
+        stay as they are.
+        """
+        if factor <= 0:
+            raise ValueError(f"timeout scale must be positive, got {factor}")
+        unscaled = {"poll_interval", "heartbeat_interval"}
+        changes = {
+            f.name: getattr(self, f.name) * factor
+            for f in dataclasses.fields(self)
+            if f.name not in unscaled
+        }
+        return dataclasses.replace(self, **changes)

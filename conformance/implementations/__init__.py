@@ -1,0 +1,3 @@
+"""Implementations under test: profiles, their commands, preparing a run."""
+
+from __future__ import annotations

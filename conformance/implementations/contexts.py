@@ -1,0 +1,94 @@
+"""What preparing a run needs (`ClusterChoice`) and what it found (`RunContext`).
+
+`RunContext` is made once per run by the `pytest_wpc_prepare_run` hook (in the
+pytest-xdist controller, or the only process) and travels to the workers as
+plain JSON in `workerinput`, so no worker repeats the cluster check or the
+install.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+from typing import Any
+
+from conformance.harness import layouts
+
+
+@dataclass(frozen=True)
+class ClusterChoice:
+    """Which cluster a run uses: a kubeconfig as it is, or one `clusters` made."""
+
+    kubeconfig: Path | None
+    """Use this cluster as it is; None asks `clusters` for `provider`/`cluster`'s."""
+    provider: str
+    cluster: str
+    allow_foreign: bool
+    """Run even without the WPC marker ConfigMap (--allow-foreign-cluster)."""
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """Facts established once per run, shared with every worker."""
+
+    session_id: str
+    started_at: str
+    kubeconfig: str
+    kubectl: str
+    instances: tuple[layouts.Instance, ...]
+    environment: dict[str, Any] = field(default_factory=dict)
+    """Kubernetes and runtime versions, nodes, marker data (for the report)."""
+    images: dict[str, Any] = field(default_factory=dict)
+    """Image reference -> digest as seen on the nodes (for the report)."""
+    placeholders: dict[str, str] = field(default_factory=dict)
+    """Common command placeholder values (for controller commands in tests)."""
+
+    def instance(self, layout: str) -> layouts.Instance:
+        """The controller instance serving `layout`."""
+        for instance in self.instances:
+            if instance.layout == layout:
+                return instance
+        raise KeyError(f"no controller instance for layout {layout!r} in this run")
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for pytest-xdist's `workerinput`."""
+        return {
+            "session_id": self.session_id,
+            "started_at": self.started_at,
+            "kubeconfig": self.kubeconfig,
+            "kubectl": self.kubectl,
+            "instances": [i.to_json() for i in self.instances],
+            "environment": self.environment,
+            "images": self.images,
+            "placeholders": self.placeholders,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunContext:
+        """Inverse of `to_json`."""
+        return cls(
+            session_id=data["session_id"],
+            started_at=data["started_at"],
+            kubeconfig=data["kubeconfig"],
+            kubectl=data["kubectl"],
+            instances=tuple(layouts.Instance.from_json(i) for i in data["instances"]),
+            environment=dict(data.get("environment", {})),
+            images=dict(data.get("images", {})),
+            placeholders=dict(data.get("placeholders", {})),
+        )
+
+
+@dataclass(frozen=True)
+class Environment:
+    """Process environment the suite reads (see docs/environment-variables.md)."""
+
+    cache_dir: Path
+    """Build caches outside the repo; the `{cache_dir}` command placeholder."""
+
+    @classmethod
+    def from_env(cls) -> Environment:
+        """Read WPC_CACHE_DIR (default ~/.cache/wpc)."""
+        default = Path.home() / ".cache" / "wpc"
+        return cls(cache_dir=Path(os.environ.get("WPC_CACHE_DIR", str(default))))

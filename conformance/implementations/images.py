@@ -1,0 +1,91 @@
+"""Build and load an implementation's images into the cluster.
+
+`python -m conformance load-images --provider P --cluster C --workdir D -- CMD...`
+runs CMD, which prints `<image ref> <build context dir>` lines (as
+`python -m reference_impl.images build` and `python -m conformance.implementations.upstream
+contexts` do), writes each image as an OCI archive with
+`python -m clusters build-image` and imports it with `python -m clusters load-image`.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from conformance.errors import CommandError
+from conformance.errors import DataError
+from plumbing import commands
+
+
+@dataclass(frozen=True)
+class ImageContext:
+    """One image to build: its reference and its build context."""
+
+    ref: str
+    context: Path
+
+
+def _run(argv: list[str]) -> str:
+    return commands.capture(argv, error=CommandError)
+
+
+def parse_contexts(output: str) -> list[ImageContext]:
+    """Parse `<ref> <context-dir>` lines; blank lines and `#` comments are skipped."""
+    found = []
+    for number, line in enumerate(output.splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = line.split()
+        if len(parts) != 2:
+            raise DataError(
+                f"line {number}: expected '<image ref> <context dir>', got {line!r}"
+            )
+        if parts[0].endswith(":latest"):
+            raise DataError(
+                f"line {number}: image {parts[0]} must not use the latest tag"
+            )
+        found.append(ImageContext(ref=parts[0], context=Path(parts[1])))
+    return found
+
+
+def archive_name(ref: str) -> str:
+    """A file name for an image reference."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", ref) + ".tar"
+
+
+def load_images(
+    *, command: list[str], provider: str, cluster: str, workdir: Path
+) -> list[str]:
+    """Build every image CMD names and load it into the cluster; return the refs."""
+    images = parse_contexts(_run(command))
+    workdir.mkdir(parents=True, exist_ok=True)
+    clusters_cli = [sys.executable, "-m", "clusters"]
+    for image in images:
+        archive = workdir / archive_name(image.ref)
+        _run(
+            [
+                *clusters_cli,
+                "build-image",
+                "--context",
+                str(image.context),
+                "--tag",
+                image.ref,
+                "--output",
+                str(archive),
+            ]
+        )
+        _run(
+            [
+                *clusters_cli,
+                "load-image",
+                "--provider",
+                provider,
+                "--name",
+                cluster,
+                str(archive),
+            ]
+        )
+    return [image.ref for image in images]

@@ -1,0 +1,178 @@
+"""Prepare a run once: find the cluster, check its marker, install, fingerprint.
+
+This is the default `pytest_wpc_prepare_run` implementation; it runs in the
+pytest-xdist controller (or the only pytest process), never in a worker.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import re
+import shutil
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+from conformance.errors import ClusterRefused
+from conformance.harness import kube
+from conformance.implementations import driving
+from conformance.implementations import profiles
+from conformance.implementations.contexts import ClusterChoice
+from conformance.implementations.contexts import Environment
+from conformance.implementations.contexts import RunContext
+
+logger = logging.getLogger(__name__)
+
+REPO = Path(__file__).resolve().parents[2]
+FEATURE_GATE = re.compile(
+    r'^kubernetes_feature_enabled\{name="([^"]+)",stage="([^"]*)"\} (\d)'
+)
+
+
+def new_session_id() -> str:
+    """A run ID that is a valid label value and sorts by time."""
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y%m%d-%H%M%S")
+    return f"{now}-{uuid.uuid4().hex[:6]}"
+
+
+def locate_cluster(cluster: ClusterChoice) -> tuple[str, str]:
+    """Return (kubeconfig path, kubectl path) for the selected cluster.
+
+    Asked of `clusters` in process (what `python -m clusters kubeconfig` and
+    `kubectl-path` print), so the run needs no subprocess to find its cluster.
+    """
+    if cluster.kubeconfig is not None:
+        return str(cluster.kubeconfig), shutil.which("kubectl") or "kubectl"
+    from clusters import providers
+
+    provider = providers.get(cluster.provider)
+    return (
+        str(provider.kubeconfig(cluster.cluster)),
+        str(provider.kubectl(cluster.cluster)),
+    )
+
+
+def check_marker(clients: kube.Clients, *, allow_foreign: bool) -> dict[str, str]:
+    """The marker's data; ClusterRefused unless the cluster is WPC's or allowed."""
+    from clusters import marker
+    from clusters.errors import MarkerMissingError
+
+    try:
+        return marker.check(clients.core)
+    except MarkerMissingError as exc:
+        if not allow_foreign:
+            raise ClusterRefused(str(exc)) from exc
+        logger.warning("Running against a foreign cluster as allowed: %s", exc)
+        return {}
+
+
+def feature_gates(clients: kube.Clients) -> dict[str, bool]:
+    """Alpha and beta feature gates of the API server, from its /metrics."""
+    method, url, headers, _body, _post = clients.api.param_serialize(
+        "GET", "/metrics", auth_settings=["BearerToken"]
+    )
+    response = clients.api.call_api(method, url, header_params=headers)
+    text = response.read().decode()
+    gates = {}
+    for line in text.splitlines():
+        match = FEATURE_GATE.match(line)
+        if match and match.group(2) in {"ALPHA", "BETA"}:
+            gates[match.group(1)] = match.group(3) == "1"
+    return gates
+
+
+def environment(
+    clients: kube.Clients, *, marker: dict[str, str], provider: str
+) -> dict[str, Any]:
+    """Kubernetes and runtime versions, nodes, feature gates: the report's fingerprint."""
+    from kubernetes import client
+
+    version = client.VersionApi(clients.api).get_code()
+    nodes = [
+        {
+            "name": n.metadata.name,
+            "osImage": n.status.node_info.os_image,
+            "kernelVersion": n.status.node_info.kernel_version,
+            "containerRuntimeVersion": n.status.node_info.container_runtime_version,
+            "kubeletVersion": n.status.node_info.kubelet_version,
+            "architecture": n.status.node_info.architecture,
+        }
+        for n in clients.core.list_node().items
+    ]
+    try:
+        gates = feature_gates(clients)
+    except (
+        Exception
+    ) as exc:  # broad on purpose: a fingerprint detail, not worth failing the run
+        logger.warning("Cannot read feature gates from /metrics: %s", exc)
+        gates = {}
+    return {
+        "provider": marker.get("provider", provider),
+        "kubernetesVersion": version.git_version,
+        "containerRuntimeVersions": sorted(
+            {n["containerRuntimeVersion"] for n in nodes}
+        ),
+        "nodes": nodes,
+        "featureGates": gates,
+        "clusterMarker": marker,
+    }
+
+
+def image_digests(clients: kube.Clients, refs: list[str]) -> dict[str, str]:
+    """Image reference -> digest, as the nodes' image lists show them."""
+    digests: dict[str, str] = {}
+    for node in clients.core.list_node().items:
+        for image in node.status.images or []:
+            names = image.names or []
+            digest = next((n.split("@", 1)[1] for n in names if "@" in n), None)
+            for ref in refs:
+                if digest and any(n == ref or n.endswith("/" + ref) for n in names):
+                    digests[ref] = digest
+    return {ref: digests.get(ref, "unknown (not on any node)") for ref in refs}
+
+
+def prepare_run(
+    *,
+    cluster: ClusterChoice,
+    profile: profiles.Profile,
+    layouts: tuple[str, ...],
+    skip_install: bool,
+    log_dir: Path,
+    timeout: float,
+) -> RunContext:
+    """Check the cluster, install the implementation, fingerprint the environment."""
+    kubeconfig, kubectl = locate_cluster(cluster)
+    clients = kube.connect(kubeconfig)
+    marker = check_marker(clients, allow_foreign=cluster.allow_foreign)
+    layouts = tuple(layout for layout in layouts if layout in profile.layouts)
+    instances = tuple(profile.instance(layout) for layout in layouts)
+    placeholders = {
+        "repo": str(REPO),
+        "python": sys.executable,
+        "kubeconfig": kubeconfig,
+        "kubectl": kubectl,
+        "provider": cluster.provider,
+        "cluster": cluster.cluster,
+        "cache_dir": str(Environment.from_env().cache_dir),
+    }
+    if not skip_install:
+        driver = driving.Driver(
+            profile=profile,
+            values=placeholders,
+            log_dir=log_dir,
+            timeout=timeout,
+        )
+        driver.prepare(layouts)
+        driver.install(list(instances))
+    return RunContext(
+        session_id=new_session_id(),
+        started_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        kubeconfig=kubeconfig,
+        kubectl=kubectl,
+        instances=instances,
+        environment=environment(clients, marker=marker, provider=cluster.provider),
+        images=image_digests(clients, sorted(profile.images.values())),
+        placeholders=placeholders,
+    )

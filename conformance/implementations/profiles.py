@@ -1,0 +1,334 @@
+"""Implementation profiles: what an implementation claims and how to drive it.
+
+A profile is YAML (`conformance/profiles/<name>.yaml`, or any path), checked
+against `profiles/profile.schema.json` and then against the spec's feature
+names, so a typo is an error naming the key rather than a silently skipped
+test (Gateway API accepts unknown feature names; we do not). Commands are argv
+lists with `{placeholders}`; `render()` fills them and refuses unknown ones.
+A profile may declare extra placeholders under `variables` (name: default),
+usable in its commands and instance IDs; a run overrides their values with
+`--profile-var NAME=VALUE`, so one profile can drive, say, every deliberate
+fault of the reference implementation, each in instances of its own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import string
+from collections.abc import Iterable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from conformance import contract
+from conformance.errors import DataError
+from conformance.errors import HarnessError
+from conformance.harness.layouts import Instance
+
+PROFILES_DIR = Path(__file__).parent.parent / "profiles"
+SCHEMA_PATH = PROFILES_DIR / "profile.schema.json"
+
+COMMON_PLACEHOLDERS = frozenset(
+    {
+        "repo",
+        "python",
+        "kubeconfig",
+        "kubectl",
+        "provider",
+        "cluster",
+        "cache_dir",
+        "name",
+        "version",
+    }
+)
+"""Filled for every command: where things are and what is being installed."""
+
+INSTANCE_PLACEHOLDERS = frozenset({"instance_id", "layout", "namespace", "initless"})
+"""Filled for per-instance commands (all but `prepare`); `initless` is "true"/"false"."""
+
+COMMAND_PLACEHOLDERS = {
+    "prepare": frozenset({"layouts"}),
+    "install": INSTANCE_PLACEHOLDERS,
+    "uninstall": INSTANCE_PLACEHOLDERS,
+    "stop": INSTANCE_PLACEHOLDERS,
+    "start": INSTANCE_PLACEHOLDERS,
+    "restart": INSTANCE_PLACEHOLDERS,
+    "setLayout": INSTANCE_PLACEHOLDERS,
+    "setStatusFinalizer": INSTANCE_PLACEHOLDERS | {"enabled"},
+    "setConfig": INSTANCE_PLACEHOLDERS | {"key", "value", "config_patch"},
+}
+"""Extra placeholders per command, on top of the common ones and `<key>_image`."""
+
+BUILTIN_PLACEHOLDERS = COMMON_PLACEHOLDERS.union(*COMMAND_PLACEHOLDERS.values())
+"""Names a profile's `variables` may not take."""
+
+Command = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A validated implementation profile."""
+
+    name: str
+    version: str
+    path: Path
+    images: Mapping[str, str]
+    controller_namespace: str
+    controller_pod_selector: str
+    instance_ids: Mapping[str, str]
+    layouts: tuple[str, ...]
+    features: frozenset[str]
+    """Features claimed in the file, plus the feature of each claimed layout."""
+    commands: Mapping[str, tuple[Command, ...]]
+    variables: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    repository_secrets: tuple[tuple[str, str], ...] = ()
+    """`artifactRepository.secrets` as (namespace, name): copied into test namespaces."""
+    """Declared `variables` with this run's values (defaults, or --profile-var)."""
+
+    def controller_selector(self, instance: Instance) -> str:
+        """The label selector of `instance`'s controller pods (in its namespace)."""
+        return self.controller_pod_selector.format_map(
+            {"instance_id": instance.instance_id, "layout": instance.layout}
+        )
+
+    def instance(self, layout: str) -> Instance:
+        """The controller instance that serves `layout`."""
+        instance_id = self.instance_ids[layout]
+        values = {"instance_id": instance_id, "layout": layout}
+        return Instance(
+            layout=layout,
+            instance_id=instance_id,
+            namespace=self.controller_namespace.format_map(values),
+        )
+
+
+def _placeholders(arg: str) -> Iterable[str]:
+    for _literal, field, _spec, _conv in string.Formatter().parse(arg):
+        if field is not None:
+            yield field
+
+
+def _image_placeholders(images: Mapping[str, str]) -> frozenset[str]:
+    return frozenset(f"{key}_image" for key in images)
+
+
+def _where(path: Iterable[object]) -> str:
+    parts = [f"[{p}]" if isinstance(p, int) else f".{p}" for p in path]
+    return "".join(parts).lstrip(".") or "<top level>"
+
+
+def _check_schema(data: object, source: Path) -> None:
+    schema = json.loads(SCHEMA_PATH.read_text())
+    errors = sorted(
+        jsonschema.Draft202012Validator(schema).iter_errors(data),
+        key=lambda e: list(e.absolute_path),
+    )
+    if errors:
+        lines = [f"{_where(e.absolute_path)}: {e.message}" for e in errors]
+        raise DataError(
+            f"{source}: invalid implementation profile:\n  " + "\n  ".join(lines)
+        )
+
+
+def _check_commands(data: Mapping[str, Any], source: Path) -> None:
+    image_fields = _image_placeholders(data["images"])
+    variables = frozenset(data.get("variables", {}))
+    problems = [
+        f"variables.{name}: clashes with the built-in placeholder {{{name}}}"
+        for name in sorted(variables & (BUILTIN_PLACEHOLDERS | image_fields))
+    ]
+    for kind, commands in data["commands"].items():
+        allowed = (
+            COMMON_PLACEHOLDERS | COMMAND_PLACEHOLDERS[kind] | image_fields | variables
+        )
+        for i, command in enumerate(commands):
+            for j, arg in enumerate(command):
+                try:
+                    fields = set(_placeholders(arg))
+                except ValueError as exc:
+                    problems.append(f"commands.{kind}[{i}][{j}]: {exc}")
+                    continue
+                for field in sorted(fields - allowed):
+                    problems.append(
+                        f"commands.{kind}[{i}][{j}]: unknown placeholder {{{field}}} "
+                        f"(allowed here: {', '.join(sorted(allowed))})"
+                    )
+    for key in ("namespace", "podSelector"):
+        for field in sorted(
+            set(_placeholders(data["controller"][key])) - {"instance_id", "layout"}
+        ):
+            problems.append(f"controller.{key}: unknown placeholder {{{field}}}")
+    for key, ref in data["images"].items():
+        if ref.endswith(":latest") or (
+            ":" not in ref.rsplit("/", 1)[-1] and "@" not in ref
+        ):
+            problems.append(
+                f"images.{key}: {ref!r} needs a pinned tag or digest, never latest"
+            )
+    if problems:
+        raise DataError(
+            f"{source}: invalid implementation profile:\n  " + "\n  ".join(problems)
+        )
+
+
+def _check_features(
+    features: list[str], known: frozenset[str] | None, source: Path
+) -> None:
+    if known is None:
+        return
+    for i, feature in enumerate(features):
+        if feature not in known:
+            raise DataError(
+                f"{source}: features[{i}]: unknown feature {feature!r} "
+                f"(the spec defines: {', '.join(sorted(known))})"
+            )
+
+
+def resolve(name_or_path: str) -> Path:
+    """Find a profile by file path, or by name among the bundled profiles."""
+    candidate = Path(name_or_path)
+    if candidate.suffix in {".yaml", ".yml"} or candidate.exists():
+        if not candidate.is_file():
+            raise DataError(f"implementation profile {candidate} does not exist")
+        return candidate
+    bundled = PROFILES_DIR / f"{name_or_path}.yaml"
+    if bundled.is_file():
+        return bundled
+    names = sorted(p.stem for p in PROFILES_DIR.glob("*.yaml"))
+    raise DataError(
+        f"unknown implementation {name_or_path!r}: not a file, and not one of "
+        f"the bundled profiles ({', '.join(names)})"
+    )
+
+
+def _variable_values(
+    declared: Mapping[str, str], given: Mapping[str, str], source: Path
+) -> dict[str, str]:
+    unknown = sorted(set(given) - set(declared))
+    if unknown:
+        raise DataError(
+            f"{source}: unknown profile variable(s) {', '.join(unknown)} "
+            f"(the profile declares: {', '.join(sorted(declared)) or 'none'})"
+        )
+    return {**declared, **given}
+
+
+INSTANCE_ID = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+"""A filled-in instanceID: a DNS label (it names namespaces and labels)."""
+
+
+def _instance_ids(
+    data: Mapping[str, Any], variables: Mapping[str, str], source: Path
+) -> dict[str, str]:
+    given = data["controller"].get("instances", {})
+    filled = {}
+    for layout in contract.LAYOUTS:
+        raw = given.get(layout, f"wpc-{layout}")
+        unknown = sorted(set(_placeholders(raw)) - set(variables))
+        if unknown:
+            raise DataError(
+                f"{source}: controller.instances.{layout}: unknown placeholder "
+                f"{{{unknown[0]}}} (the profile declares: {', '.join(sorted(variables)) or 'none'})"
+            )
+        value = raw.format_map(variables)
+        if not INSTANCE_ID.match(value) or len(value) > 40:
+            raise DataError(
+                f"{source}: controller.instances.{layout}: {value!r} (from {raw!r}) "
+                "is not a DNS label of at most 40 characters"
+            )
+        filled[layout] = value
+    return filled
+
+
+def load(
+    name_or_path: str,
+    *,
+    known_features: frozenset[str] | None = None,
+    variables: Mapping[str, str] | None = None,
+) -> Profile:
+    """Load and validate a profile; DataError names the file and the key.
+
+    `variables` overrides the defaults of the profile's declared `variables`
+    (`--profile-var`); a name the profile does not declare is a DataError.
+    """
+    source = resolve(name_or_path)
+    try:
+        data = yaml.safe_load(source.read_text())
+    except yaml.YAMLError as exc:
+        raise DataError(f"{source}: not valid YAML: {exc}") from exc
+    _check_schema(data, source)
+    _check_commands(data, source)
+    _check_features(data["features"], known_features, source)
+    claimed_layouts = tuple(
+        layout for layout in contract.LAYOUTS if layout in data["layouts"]
+    )
+    values = _variable_values(data.get("variables", {}), variables or {}, source)
+    return Profile(
+        name=data["name"],
+        version=str(data["version"]),
+        path=source.resolve(),
+        images=dict(data["images"]),
+        controller_namespace=data["controller"]["namespace"],
+        controller_pod_selector=data["controller"]["podSelector"],
+        instance_ids=_instance_ids(data, values, source),
+        layouts=claimed_layouts,
+        features=frozenset(data["features"])
+        | {contract.LAYOUT_FEATURES[layout] for layout in claimed_layouts},
+        commands={
+            kind: tuple(tuple(cmd) for cmd in data["commands"].get(kind, []))
+            for kind in COMMAND_PLACEHOLDERS
+        },
+        variables=values,
+        repository_secrets=tuple(
+            (secret["namespace"], secret["name"])
+            for secret in data.get("artifactRepository", {}).get("secrets", [])
+        ),
+    )
+
+
+def render(command: Command, values: Mapping[str, str]) -> list[str]:
+    """Fill a command's placeholders; a missing value is a DataError."""
+    try:
+        return [arg.format_map(values) for arg in command]
+    except KeyError as exc:
+        raise DataError(
+            f"no value for placeholder {{{exc.args[0]}}} in {list(command)}"
+        ) from exc
+
+
+CONFIG_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
+"""A top-level field of the controller configuration (`instanceID`, `images`, ...)."""
+
+
+def config_values(key: str, value: Any) -> dict[str, str]:
+    """The `setConfig` placeholders for setting configuration field `key` to `value`.
+
+    `{key}` is the field, `{value}` its value as one line of JSON (`null`: remove the
+    field), and `{config_patch}` a JSON merge patch of a ConfigMap that keeps Argo's
+    configuration one data key per top-level field, each value a YAML document (JSON
+    is one): `{"data": {"images": "{...}"}}`, or `{"data": {"instanceID": null}}` to
+    remove it. Argo's single `config` key is not a field, so it is refused.
+    """
+    if not CONFIG_KEY.match(key) or key == "config":
+        raise HarnessError(
+            f"configuration key {key!r}: expected one top-level field name "
+            f"({CONFIG_KEY.pattern}, not 'config')"
+        )
+    text = json.dumps(value, sort_keys=True)
+    patch = {"data": {key: None if value is None else text}}
+    return {"key": key, "value": text, "config_patch": json.dumps(patch)}
+
+
+def placeholder_values(profile: Profile, base: Mapping[str, str]) -> dict[str, str]:
+    """Common values plus the profile's variables, name, version and `<key>_image`."""
+    values = {**profile.variables, **base}
+    values["name"] = profile.name
+    values["version"] = profile.version
+    values.update({f"{key}_image": ref for key, ref in profile.images.items()})
+    return values

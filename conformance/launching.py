@@ -1,0 +1,146 @@
+"""`python -m conformance run`: cluster up, then the suite with its reports.
+
+The pytest plugin does the rest once pytest starts (cluster marker check,
+install, tests, reports). Kept to building argv lists, so the command that
+ran is the one the report's `reproduce` line shows.
+"""
+
+from __future__ import annotations
+
+import logging
+import shlex
+import subprocess
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from conformance.errors import CommandError
+from conformance.implementations import profiles
+from conformance.plugin import collection
+from conformance.plugin import options
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What `python -m conformance run` was asked for.
+
+    `options` holds the suite's options (`conformance.plugin.options.OPTIONS`,
+    keyed by their `wpc_*` dest) as the CLI parsed them; they are passed on to
+    pytest under their own spelling. The rest is the launcher's own.
+    """
+
+    options: Mapping[str, Any]
+    reports_dir: Path
+    """Where the report, JUnit XML and allure results go by default."""
+    workers: int = 0
+    """pytest-xdist workers (0: none)."""
+    pytest_args: tuple[str, ...] = ()
+
+    def option(self, dest: str) -> Any:
+        """One option's value, or its default when the CLI did not set it."""
+        value = self.options.get(dest)
+        return options.BY_DEST[dest].default if value is None else value
+
+
+def implementation_name(implementation: str) -> str:
+    """The profile's name, for the report file names."""
+    return profiles.load(implementation).name
+
+
+def cluster_commands(request: RunRequest) -> list[list[str]]:
+    """Commands that make sure the cluster runs (none for a given kubeconfig)."""
+    if request.option("wpc_kubeconfig") is not None:
+        return []
+    return [
+        [
+            sys.executable,
+            "-m",
+            "clusters",
+            "up",
+            "--provider",
+            str(request.option("wpc_provider")),
+            "--name",
+            str(request.option("wpc_cluster_name")),
+        ]
+    ]
+
+
+LAUNCHER_OWNED = frozenset(
+    {
+        "wpc_implementation",
+        "wpc_layout",
+        "wpc_report",
+        "wpc_junit",
+        "wpc_timeout_scale",
+        "wpc_kubeconfig",
+        "wpc_provider",
+        "wpc_cluster_name",
+    }
+)
+"""Options the launcher always spells out itself, in a fixed order."""
+
+
+def pytest_command(request: RunRequest) -> list[str]:
+    """The pytest invocation of the suite with the plugin's options and reports."""
+    implementation = str(request.option("wpc_implementation"))
+    name = implementation_name(implementation)
+    reports_dir = request.reports_dir
+    report = request.option("wpc_report") or reports_dir / f"conformance-{name}.yaml"
+    junit = request.option("wpc_junit") or reports_dir / f"junit-{name}.xml"
+    argv = [
+        sys.executable,
+        "-m",
+        "pytest",
+        str(collection.SUITE_DIR),
+        "--implementation",
+        implementation,
+        "--layout",
+        str(request.option("wpc_layout")),
+        "--report",
+        str(report),
+        "--wpc-junit",
+        str(junit),
+        "--alluredir",
+        str(reports_dir / f"allure-{name}"),
+        "--clean-alluredir",
+        "--timeout-scale",
+        str(request.option("wpc_timeout_scale")),
+    ]
+    kubeconfig = request.option("wpc_kubeconfig")
+    if kubeconfig is not None:
+        argv += ["--kubeconfig", str(kubeconfig)]
+    else:
+        argv += [
+            "--provider",
+            str(request.option("wpc_provider")),
+            "--cluster",
+            str(request.option("wpc_cluster_name")),
+        ]
+    argv += options.forwarded(request.options, skip=LAUNCHER_OWNED)
+    if request.workers:
+        argv += ["-n", str(request.workers)]
+    return argv + list(request.pytest_args)
+
+
+def run(request: RunRequest) -> int:
+    """Bring the cluster up, run the suite; return pytest's exit code."""
+    for command in cluster_commands(request):
+        logger.info("Running %s.", shlex.join(command))
+        # Not plumbing.commands: `clusters up` reports its progress on the
+        # console as it goes, which a captured or logged run would hide.
+        proc = subprocess.run(command, check=False)
+        if proc.returncode != 0:
+            raise CommandError(
+                command=command,
+                returncode=proc.returncode,
+                output="(see the output above)",
+            )
+    command = pytest_command(request)
+    logger.info("Running %s.", shlex.join(command))
+    # Not plumbing.commands: pytest's live progress belongs on the console, and
+    # its exit code is this command's, not an error.
+    return subprocess.run(command, check=False).returncode

@@ -1,0 +1,95 @@
+"""The reporting process's end of the run, as a plugin object bound to its config.
+
+Registered by `conformance.plugin.hooks` only in the pytest-xdist controller (or the
+only process): it folds every report into the run's `Results`, runs the layout
+divergence checks after the test loop, sweeps namespaces the run left behind,
+writes the ConformanceReport and JUnit XML, and enforces
+`--require-must-coverage`. All state stays in `config.stash`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Generator
+from typing import Any
+
+import pytest
+
+from conformance.harness import kube
+from conformance.harness import namespaces
+from conformance.plugin import runs
+from conformance.plugin import writing
+from conformance.report import ledger
+
+logger = logging.getLogger(__name__)
+
+
+class Finisher:
+    """Hooks of the reporting process."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Fold a suite test's report into the run's results."""
+        runs.of(self.config).results.add(report)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, Any, Any]:
+        """After every test ran: compare layouts; undeclared differences fail."""
+        result = yield
+        if not self.config.option.collectonly:
+            runs.of(self.config).diffs = list(writing.check_divergences(self.config))
+        return result
+
+    def _sweep(self) -> None:
+        context = runs.of(self.config).context
+        if context is None:
+            return
+        clients = runs.of(self.config).clients()
+        leftovers = clients.core.list_namespace(
+            label_selector=kube.session_selector(context.session_id)
+        ).items
+        leaks = [ns.metadata.name for ns in leftovers]
+        runs.of(self.config).leaks = leaks
+        for name in leaks:
+            namespaces.delete(
+                clients,
+                name=name,
+                session_id=context.session_id,
+                timeouts=runs.of(self.config).timeouts,
+            )
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """Sweep leaks, write the reports, enforce MUST coverage if asked."""
+        if self.config.option.collectonly:
+            return
+        try:
+            self._sweep()
+        except (
+            Exception
+        ) as exc:  # broad on purpose: a failed sweep must not lose the report
+            logger.warning("Leak sweep failed: %s", exc)
+            runs.of(self.config).leaks = [f"sweep failed: {exc}"]
+        diffs = runs.of(self.config).diffs
+        written = writing.write_outputs(self.config, diffs)
+        runs.of(self.config).written = [str(p) for p in written]
+        settings = runs.of(self.config).settings
+        if settings.require_must_coverage:
+            gaps = ledger.build(
+                runs.of(self.config).spec,
+                runs.of(self.config).declarations.values(),
+            ).uncovered_must
+            if gaps:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+                runs.of(self.config).written.append(
+                    "MUST clauses without a test: " + ", ".join(g.clause for g in gaps)
+                )
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """Point at the reports and name the gaps."""
+        lines = runs.of(self.config).written
+        if lines:
+            terminalreporter.section("wpc conformance")
+            for line in lines:
+                terminalreporter.write_line(line)

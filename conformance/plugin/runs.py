@@ -1,0 +1,88 @@
+"""The run object: everything one pytest process knows about the conformance run.
+
+One typed object instead of a stash key per fact. `pytest_configure` makes it
+when the suite is active and registers it as a plugin named `wpc-run`, the way
+pytest-xdist registers its session object; an inactive plugin registers
+nothing, so `get()` returning None is what "inactive" means. Per-item facts
+stay in typed `item.stash` keys (`conformance.plugin.keys`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+
+import pytest
+
+from conformance.errors import HarnessError
+from conformance.harness import kube
+from conformance.harness.timeouts import Timeouts
+from conformance.implementations import profiles
+from conformance.implementations.contexts import RunContext
+from conformance.plugin.markers import Declaration
+from conformance.plugin.settings import RunSettings
+from conformance.report.documents import ScenarioDiff
+from conformance.report.results import Results
+from conformance.spec import Spec
+
+PLUGIN_NAME = "wpc-run"
+
+
+@dataclass
+class Run:
+    """The run's settings, spec, profile, claims, timeouts, cluster and results."""
+
+    settings: RunSettings
+    spec: Spec
+    profile: profiles.Profile
+    claimed: frozenset[str]
+    """Features the run treats as claimed: Core ones, plus --features or the profile's."""
+    timeouts: Timeouts
+    """The named timeouts, already scaled by --timeout-scale."""
+    mutation_score: dict[str, Any] | None = None
+    """The report's `mutationScore`, read from --negative-controls (None: null)."""
+    context: RunContext | None = None
+    """What preparing the run found; None until prepared (or with --collect-only)."""
+    results: Results = field(default_factory=Results)
+    declarations: dict[str, Declaration] = field(default_factory=dict)
+    """Every collected suite test's declaration by scenario, for the coverage ledger."""
+    diffs: list[ScenarioDiff] = field(default_factory=list)
+    """The layout comparisons of this run (reporting process)."""
+    leaks: list[str] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)
+    """Paths of the reports this run wrote, for the terminal summary."""
+    _clients: kube.Clients | None = None
+
+    def prepared(self) -> RunContext:
+        """The run's context; HarnessError when the run was not prepared."""
+        if self.context is None:
+            raise HarnessError(
+                "the run was not prepared (no cluster): cannot use cluster fixtures"
+            )
+        return self.context
+
+    def clients(self) -> kube.Clients:
+        """This process's API clients: one connection per process."""
+        if self._clients is None:
+            self._clients = kube.connect(self.prepared().kubeconfig)
+        return self._clients
+
+
+def register(config: pytest.Config, run: Run) -> None:
+    """Make `run` this process's run object."""
+    config.pluginmanager.register(run, PLUGIN_NAME)
+
+
+def get(config: pytest.Config) -> Run | None:
+    """The run object, or None when the suite is not active."""
+    run = config.pluginmanager.get_plugin(PLUGIN_NAME)
+    return run if isinstance(run, Run) else None
+
+
+def of(config: pytest.Config) -> Run:
+    """The run object of an active suite."""
+    run = get(config)
+    if run is None:
+        raise HarnessError("the WPC conformance suite is not active in this run")
+    return run

@@ -1,0 +1,226 @@
+"""The ConformanceReport: a versioned, schema-checked YAML verdict of one run.
+
+Layout of the document (schema: `report.schema.json`, beside this module):
+apiVersion/kind, suite (version, commit, spec version), implementation (name,
+version, profile, image digests, claims), environment (fingerprint), run
+(session, times, options, reproduce command), summary, results per layout and
+spec profile split into Core and Extended, layout divergences, the coverage
+ledger, attempts (first try versus final), the mutation score (copied from a
+NegativeControlsReport by `conformance.report.mutation` when the run is given one, else
+null), the objects cleanup found left behind (leaks), and every test.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from conformance.report import ledger as ledgers
+from conformance.report.outcomes import Outcome
+from conformance.report.results import TestRecord
+from plumbing import commands
+from plumbing.errors import CommandFailed
+
+API_VERSION = "wpc.dev/v1alpha1"
+KIND = "ConformanceReport"
+SCHEMA_PATH = Path(__file__).parent.parent / "report.schema.json"
+SUITE_VERSION = "0.1.0"
+
+
+@dataclass(frozen=True)
+class ScenarioDiff:
+    """The cross-layout comparison of one scenario."""
+
+    scenario: str
+    short_name: str
+    layouts: tuple[str, ...]
+    differences: list[dict[str, Any]]
+
+    @property
+    def undeclared(self) -> list[dict[str, Any]]:
+        """Differences no declared divergence explains."""
+        return [d for d in self.differences if d["divergence"] is None]
+
+
+def _counts(records: Iterable[TestRecord], *, first: bool = False) -> dict[str, int]:
+    counts = {"passed": 0, "failed": 0, "skipped": 0, "errors": 0}
+    key = {
+        Outcome.PASSED: "passed",
+        Outcome.FAILED: "failed",
+        Outcome.SKIPPED: "skipped",
+        Outcome.ERROR: "errors",
+    }
+    for record in records:
+        counts[key[record.first_outcome if first else record.outcome]] += 1
+    return counts
+
+
+def _verdict(counts: dict[str, int]) -> str:
+    if counts["failed"]:
+        return "failure"
+    if counts["errors"]:
+        return "error"
+    if not counts["passed"]:
+        return "empty" if not counts["skipped"] else "skipped"
+    return "partial" if counts["skipped"] else "success"
+
+
+def _test_refs(records: Iterable[TestRecord], outcome: Outcome) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": r.short_name,
+            "nodeid": r.nodeid,
+            "clauses": r.clauses,
+            "message": r.message[:500],
+        }
+        for r in records
+        if r.outcome is outcome
+    ]
+
+
+def _bucket(records: list[TestRecord]) -> dict[str, Any]:
+    counts = _counts(records)
+    return {
+        "result": _verdict(counts),
+        "statistics": counts,
+        "failedTests": _test_refs(records, Outcome.FAILED),
+        "erroredTests": _test_refs(records, Outcome.ERROR),
+        "skippedTests": _test_refs(records, Outcome.SKIPPED),
+    }
+
+
+def results_by_layout(records: list[TestRecord]) -> list[dict[str, Any]]:
+    """Core and Extended results for every (layout, spec profile) pair."""
+    groups: dict[tuple[str, str], list[TestRecord]] = {}
+    for record in records:
+        for profile in record.profiles or ["-"]:
+            groups.setdefault((record.layout, profile), []).append(record)
+    return [
+        {
+            "layout": layout,
+            "profile": profile,
+            "core": _bucket([r for r in group if r.support == "Core"]),
+            "extended": _bucket([r for r in group if r.support != "Core"]),
+        }
+        for (layout, profile), group in sorted(groups.items())
+    ]
+
+
+def suite_commit() -> str:
+    """The suite's git commit, or "unknown" outside a checkout."""
+    try:
+        # git from PATH is what the user has
+        out = commands.capture(["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent)
+    except CommandFailed:
+        return "unknown"
+    return out.strip()
+
+
+def build(
+    *,
+    implementation: dict[str, Any],
+    environment: dict[str, Any],
+    run: dict[str, Any],
+    spec_version: str,
+    records: list[TestRecord],
+    diffs: list[ScenarioDiff],
+    ledger: ledgers.Ledger,
+    leaks: list[str],
+    mutation_score: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Assemble the report document (validate with `validate()`)."""
+    scenarios = [r for r in records if r.kind == "scenario"]
+    final = _counts(scenarios)
+    undeclared = [d for d in diffs if d.undeclared]
+    summary = {**final, "divergenceFailures": len(undeclared)}
+    result = _verdict(final)
+    if undeclared and result in {"success", "partial", "empty", "skipped"}:
+        result = "failure"
+    return {
+        "apiVersion": API_VERSION,
+        "kind": KIND,
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "suite": {
+            "version": SUITE_VERSION,
+            "commit": suite_commit(),
+            "specVersion": spec_version,
+        },
+        "implementation": implementation,
+        "environment": environment,
+        "run": run,
+        "result": result,
+        "summary": summary,
+        "results": results_by_layout(scenarios),
+        "layoutDivergences": {
+            "compared": len(diffs),
+            "undeclared": [
+                {
+                    "scenario": d.scenario,
+                    "shortName": d.short_name,
+                    "differences": d.undeclared,
+                }
+                for d in undeclared
+            ],
+            "declared": [
+                {"scenario": d.scenario, "shortName": d.short_name, **x}
+                for d in diffs
+                for x in d.differences
+                if x["divergence"] is not None
+            ],
+        },
+        "coverage": ledger.to_json(),
+        "attempts": {
+            "firstTry": _counts(scenarios, first=True),
+            "final": final,
+            "retried": [
+                {
+                    "nodeid": r.nodeid,
+                    "attempts": r.attempts,
+                    "firstOutcome": r.first_outcome.value,
+                    "finalOutcome": r.outcome.value,
+                }
+                for r in scenarios
+                if r.attempts > 1
+            ],
+        },
+        "mutationScore": mutation_score,
+        "leaks": leaks,
+        "tests": [
+            {
+                "nodeid": r.nodeid,
+                "shortName": r.short_name,
+                "kind": r.kind,
+                "layout": r.layout,
+                "clauses": r.clauses,
+                "features": r.features,
+                "support": r.support,
+                "outcome": r.outcome.value,
+                "firstOutcome": r.first_outcome.value,
+                "attempts": r.attempts,
+                "durationSeconds": round(r.duration, 3),
+                "message": r.message,
+                "evidence": r.evidence,
+            }
+            for r in records
+        ],
+    }
+
+
+def validate(document: dict[str, Any]) -> None:
+    """Raise jsonschema.ValidationError if the report does not match its schema."""
+    schema = json.loads(SCHEMA_PATH.read_text())
+    jsonschema.Draft202012Validator(schema).validate(document)
+
+
+def write(document: dict[str, Any], path: Path) -> None:
+    """Validate, then write the report as YAML."""
+    validate(document)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(document, sort_keys=False, allow_unicode=True))

@@ -1,0 +1,97 @@
+"""The ConformanceReport's `mutationScore`, read from a NegativeControlsReport.
+
+The mutation score (MUST clauses with a killing test / MUST clauses) is measured
+by the negative controls (`make negative-controls`, `tests/negative/`), which run
+the suite against broken variants of one implementation and write
+`reports/negative-controls.yaml`. A conformance run given `--negative-controls`
+copies that score into its own report, so one document says both how the
+implementation fared and how sharp the suite that judged it is.
+
+The score belongs to the implementation whose variants were broken (the
+`reference` profile): the NegativeControlsReport names it in `implementation`,
+and a report without that field (written before it existed) is taken to be the
+reference implementation's. A run judging any other implementation refuses the
+file instead of borrowing a score that says nothing about it.
+
+The NegativeControlsReport's schema lives here, beside the ConformanceReport's,
+because the suite must not import the project's tests; `tests/negative` writes
+documents against this same file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from conformance.errors import DataError
+
+SCHEMA_PATH = Path(__file__).parent.parent / "negative-controls.schema.json"
+ASSUMED_IMPLEMENTATION = "reference"
+"""Whose variants a NegativeControlsReport without `implementation` scored."""
+
+
+def validate(document: Any) -> None:
+    """Raise jsonschema.ValidationError unless `document` is a NegativeControlsReport."""
+    schema = json.loads(SCHEMA_PATH.read_text())
+    jsonschema.Draft202012Validator(schema).validate(document)
+
+
+def load(path: Path) -> dict[str, Any]:
+    """Read and validate a NegativeControlsReport; DataError names the file."""
+    try:
+        document = yaml.safe_load(path.read_text())
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise DataError(
+            f"{path}: cannot read the negative-controls report: {exc}"
+        ) from exc
+    try:
+        validate(document)
+    except jsonschema.ValidationError as exc:
+        where = ".".join(str(p) for p in exc.absolute_path) or "<top level>"
+        raise DataError(
+            f"{path}: invalid negative-controls report "
+            f"(schema {SCHEMA_PATH.name}): {where}: {exc.message}"
+        ) from exc
+    result: dict[str, Any] = document
+    return result
+
+
+def slot(
+    document: dict[str, Any], *, source: Path, implementation: str
+) -> dict[str, Any]:
+    """The ConformanceReport's `mutationScore` from a validated NegativeControlsReport.
+
+    DataError when the negative controls broke another implementation than the one
+    this run judges: their score would describe the suite against someone else.
+    """
+    scored = str(document.get("implementation", ASSUMED_IMPLEMENTATION))
+    if scored != implementation:
+        raise DataError(
+            f"{source}: the negative controls scored broken variants of {scored!r}, "
+            f"but this run judges {implementation!r}; pass --negative-controls only "
+            f"with the implementation whose variants were run"
+        )
+    clauses, faults = document["mutationScore"], document["faultScore"]
+    return {
+        "killed": clauses["killed"],
+        "total": clauses["total"],
+        "score": clauses["score"],
+        "killedClauses": list(clauses["killedClauses"]),
+        "faults": {
+            "killed": faults["killed"],
+            "total": faults["total"],
+            "survivors": list(faults["survivors"]),
+        },
+        "implementation": scored,
+        "source": str(source),
+        "date": document["date"],
+    }
+
+
+def read(path: Path, *, implementation: str) -> dict[str, Any]:
+    """`load` then `slot`: the mutationScore of a run judging `implementation`."""
+    return slot(load(path), source=path, implementation=implementation)

@@ -1,0 +1,136 @@
+"""Per-test records assembled from pytest's reports, in the reporting process.
+
+Workers attach `wpc_*` attributes to their `TestReport`s (plain JSON, so they
+survive pytest-xdist's serialisation); `Results.add()` folds the setup, call and
+teardown reports of each test into one `TestRecord`. Several call reports for
+one test mean a rerun plugin retried it: the record keeps the first outcome
+beside the final one, so a flake is never hidden.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+
+from conformance.report.outcomes import Outcome
+from conformance.report.outcomes import combine
+
+MESSAGE_LIMIT = 4000
+
+DECLARATION_ATTR = "wpc_declaration"
+OUTCOME_ATTR = "wpc_outcome"
+OBSERVATIONS_ATTR = "wpc_observations"
+EVIDENCE_ATTR = "wpc_evidence"
+
+
+@dataclass
+class TestRecord:
+    """Everything the report needs about one test item."""
+
+    __test__ = False  # a data class, not a pytest test class, despite its name
+
+    nodeid: str
+    short_name: str
+    layout: str
+    clauses: list[str]
+    features: list[str]
+    support: str
+    """"Core" unless one of the test's features is Extended."""
+    profiles: list[str]
+    scenario: str
+    """The node ID without the layout parameter: the same in every layout."""
+    kind: str = "scenario"
+    """"scenario", or "divergence" for a cross-layout comparison check."""
+    phases: dict[str, Outcome] = field(default_factory=dict)
+    call_outcomes: list[Outcome] = field(default_factory=list)
+    message: str = ""
+    duration: float = 0.0
+    observations: dict[str, Any] | None = None
+    evidence: list[str] = field(default_factory=list)
+
+    @property
+    def outcome(self) -> Outcome:
+        """The final outcome over all phases."""
+        phases = dict(self.phases)
+        if self.call_outcomes:
+            phases["call"] = self.call_outcomes[-1]
+        return combine(phases.items())
+
+    @property
+    def first_outcome(self) -> Outcome:
+        """The outcome the first attempt had (pass@1)."""
+        if self.call_outcomes:
+            first = dict(self.phases)
+            first["call"] = self.call_outcomes[0]
+            return combine(first.items())
+        return self.outcome
+
+    @property
+    def attempts(self) -> int:
+        """How many times the body ran (1 unless something reran it)."""
+        return max(1, len(self.call_outcomes))
+
+
+def scenario_of(nodeid: str, layout: str) -> str:
+    """`t.py::test_x[legacy-3]` -> `t.py::test_x[3]`: a test's ID across layouts."""
+    base, sep, rest = nodeid.partition("[")
+    if not sep:
+        return nodeid
+    ids = [part for part in rest.removesuffix("]").split("-") if part != layout]
+    return base + (f"[{'-'.join(ids)}]" if ids else "")
+
+
+def _message(report: Any) -> str:
+    text = str(getattr(report, "longreprtext", "") or "")
+    if report.skipped and isinstance(report.longrepr, tuple):
+        text = str(report.longrepr[2]).removeprefix("Skipped: ")
+    if len(text) > MESSAGE_LIMIT:
+        return text[:MESSAGE_LIMIT] + f"\n... ({len(text)} characters)"
+    return text
+
+
+class Results:
+    """Accumulates TestRecords keyed by node ID, in arrival order."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, TestRecord] = {}
+
+    def add(self, report: Any) -> TestRecord | None:
+        """Fold one pytest report in; reports of non-suite tests are ignored."""
+        declaration = getattr(report, DECLARATION_ATTR, None)
+        if declaration is None:
+            return None
+        record = self._records.get(report.nodeid)
+        if record is None:
+            record = TestRecord(nodeid=report.nodeid, **declaration)
+            self._records[report.nodeid] = record
+        outcome = Outcome(getattr(report, OUTCOME_ATTR, None) or _fallback(report))
+        if report.when == "call":
+            record.call_outcomes.append(outcome)
+        else:
+            record.phases[report.when] = outcome
+        record.duration += float(report.duration)
+        if outcome is not Outcome.PASSED:
+            message = _message(report)
+            if message:
+                record.message = (record.message + "\n" + message).strip()
+        observations = getattr(report, OBSERVATIONS_ATTR, None)
+        if observations is not None:
+            record.observations = observations
+        record.evidence.extend(getattr(report, EVIDENCE_ATTR, None) or [])
+        return record
+
+    def records(self) -> list[TestRecord]:
+        """All records, in the order their first report arrived."""
+        return list(self._records.values())
+
+
+def _fallback(report: Any) -> str:
+    if report.outcome == "rerun":
+        return Outcome.FAILED.value
+    if report.passed:
+        return Outcome.PASSED.value
+    if report.skipped:
+        return Outcome.SKIPPED.value
+    return Outcome.FAILED.value if report.when == "call" else Outcome.ERROR.value
