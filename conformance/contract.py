@@ -11,6 +11,11 @@ from __future__ import annotations
 
 # The two pod layouts. Argo picks one controller-wide; the suite runs one
 # controller instance per layout (see `conformance.harness.layouts`).
+TOOLS_IMAGE = "wpc.local/wpc-tools:0.1.0"
+"""The suite's own tools image (busybox + probe): scenarios run their main
+containers from it, so every implementation is judged with the same tools. The
+suite loads it into every cluster itself; profiles need not name it."""
+
 LEGACY = "legacy"
 INITLESS = "initless"
 LAYOUTS = (LEGACY, INITLESS)

@@ -94,11 +94,16 @@ def is_built(spec: GoBuild, cache_dir: Path) -> bool:
     return (component_dir(cache_dir, spec.name, spec.version) / STAMP).is_file()
 
 
-def go_env(*, cgo: bool) -> dict[str, str]:
-    """The environment of every go command WPC runs."""
+def go_env(*, cgo: bool, local: bool = False) -> dict[str, str]:
+    """The environment of every go command WPC runs.
+
+    A wrapper module is ours to resolve (`-mod=mod`); a local module is
+    someone's source tree, so its go.mod and go.sum are never rewritten
+    (`-mod=readonly`): an inconsistent tree fails with go's own message.
+    """
     return {
         "GOTOOLCHAIN": "local",  # fail fast instead of downloading a toolchain
-        "GOFLAGS": "-mod=mod -buildvcs=false",
+        "GOFLAGS": f"-mod={'readonly' if local else 'mod'} -buildvcs=false",
         "CGO_ENABLED": "1" if cgo else "0",
     }
 
@@ -150,7 +155,7 @@ def build(
         return bindir
     log = log_path(cache_dir, spec.name, spec.version)
     shutil.rmtree(target, ignore_errors=True)
-    env = go_env(cgo=spec.cgo)
+    env = go_env(cgo=spec.cgo, local=spec.module_dir is not None)
     if spec.module_dir is None:
         workdir = cache_dir / "work" / f"{spec.name}-{spec.version}"
         _write_wrapper(spec, workdir)

@@ -44,6 +44,8 @@ class RunContext:
     """Image reference -> digest as seen on the nodes (for the report)."""
     placeholders: dict[str, str] = field(default_factory=dict)
     """Common command placeholder values (for controller commands in tests)."""
+    implementation_version: str = ""
+    """What the profile's `describe` command printed (exactly what was installed), or ''."""
 
     def instance(self, layout: str) -> layouts.Instance:
         """The controller instance serving `layout`."""
@@ -63,6 +65,7 @@ class RunContext:
             "environment": self.environment,
             "images": self.images,
             "placeholders": self.placeholders,
+            "implementation_version": self.implementation_version,
         }
 
     @classmethod
@@ -77,6 +80,7 @@ class RunContext:
             environment=dict(data.get("environment", {})),
             images=dict(data.get("images", {})),
             placeholders=dict(data.get("placeholders", {})),
+            implementation_version=str(data.get("implementation_version", "")),
         )
 
 

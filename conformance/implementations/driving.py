@@ -8,7 +8,6 @@ the output tail and the log path, so an install problem is never a mystery.
 from __future__ import annotations
 
 import logging
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +19,6 @@ from conformance.errors import HarnessError
 from conformance.harness import layouts
 from conformance.implementations import profiles
 from plumbing import commands
-from plumbing.errors import tail
 
 logger = logging.getLogger(__name__)
 
@@ -31,15 +29,7 @@ def run_command(argv: list[str], *, log_path: Path, timeout: float) -> None:
     A command still running after `timeout` is killed and reported as a
     CommandError with exit code -1, like any other failed command.
     """
-    try:
-        commands.run(argv, log_path=log_path, timeout=timeout, error=CommandError)
-    except subprocess.TimeoutExpired as exc:
-        raise CommandError(
-            command=argv,
-            returncode=-1,
-            output=f"{tail(log_path)}\n(timed out after {timeout:g} s)",
-            log_path=log_path,
-        ) from exc
+    commands.run(argv, log_path=log_path, timeout=timeout, error=CommandError)
 
 
 @dataclass(frozen=True)
@@ -72,6 +62,24 @@ class Driver:
             "namespace": instance.namespace,
             "initless": "true" if instance.layout == contract.INITLESS else "false",
         }
+
+    def describe(self) -> str:
+        """What the profile's `describe` commands print last: exactly what is installed.
+
+        Optional: a profile without them is described by its `version` alone.
+        """
+        values = profiles.placeholder_values(self.profile, dict(self.values))
+        said = ""
+        for command in self.profile.commands.get("describe", ()):
+            out = commands.capture(
+                profiles.render(command, values),
+                timeout=self.timeout,
+                error=CommandError,
+            )
+            said = next(
+                (line for line in reversed(out.splitlines()) if line.strip()), said
+            )
+        return said.strip()
 
     def prepare(self, selected: tuple[str, ...]) -> None:
         """Build and load images, apply shared objects: once per run."""

@@ -18,6 +18,7 @@ from typing import Any
 from conformance.errors import ClusterRefused
 from conformance.harness import kube
 from conformance.implementations import driving
+from conformance.implementations import images
 from conformance.implementations import profiles
 from conformance.implementations.contexts import ClusterChoice
 from conformance.implementations.contexts import Environment
@@ -157,12 +158,20 @@ def prepare_run(
         "cluster": cluster.cluster,
         "cache_dir": str(Environment.from_env().cache_dir),
     }
+    driver = driving.Driver(
+        profile=profile,
+        values=placeholders,
+        log_dir=log_dir,
+        timeout=timeout,
+    )
     if not skip_install:
-        driver = driving.Driver(
-            profile=profile,
-            values=placeholders,
-            log_dir=log_dir,
-            timeout=timeout,
+        # The suite's own image, whatever the profile: scenarios run their main
+        # containers from it.
+        images.load_images(
+            command=[sys.executable, "-m", "conformance.tools", "contexts"],
+            provider=cluster.provider,
+            cluster=cluster.cluster,
+            workdir=Environment.from_env().cache_dir / "images" / "tools",
         )
         driver.prepare(layouts)
         driver.install(list(instances))
@@ -175,4 +184,5 @@ def prepare_run(
         environment=environment(clients, marker=marker, provider=cluster.provider),
         images=image_digests(clients, sorted(profile.images.values())),
         placeholders=placeholders,
+        implementation_version=driver.describe(),
     )

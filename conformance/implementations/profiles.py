@@ -54,6 +54,7 @@ INSTANCE_PLACEHOLDERS = frozenset({"instance_id", "layout", "namespace", "initle
 
 COMMAND_PLACEHOLDERS = {
     "prepare": frozenset({"layouts"}),
+    "describe": frozenset(),
     "install": INSTANCE_PLACEHOLDERS,
     "uninstall": INSTANCE_PLACEHOLDERS,
     "stop": INSTANCE_PLACEHOLDERS,
@@ -171,6 +172,12 @@ def _check_commands(data: Mapping[str, Any], source: Path) -> None:
             problems.append(
                 f"images.{key}: {ref!r} needs a pinned tag or digest, never latest"
             )
+    tools = data["images"].get("tools", contract.TOOLS_IMAGE)
+    if tools != contract.TOOLS_IMAGE:
+        problems.append(
+            f"images.tools: {tools!r}: the suite loads its own tools image "
+            f"({contract.TOOLS_IMAGE}) into every cluster; name that one or leave the key out"
+        )
     if problems:
         raise DataError(
             f"{source}: invalid implementation profile:\n  " + "\n  ".join(problems)
@@ -273,7 +280,7 @@ def load(
         name=data["name"],
         version=str(data["version"]),
         path=source.resolve(),
-        images=dict(data["images"]),
+        images={**data["images"], "tools": contract.TOOLS_IMAGE},
         controller_namespace=data["controller"]["namespace"],
         controller_pod_selector=data["controller"]["podSelector"],
         instance_ids=_instance_ids(data, values, source),

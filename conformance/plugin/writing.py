@@ -128,7 +128,8 @@ def document(
     return documents.build(
         implementation={
             "name": profile.name,
-            "version": profile.version,
+            "version": (context.implementation_version if context else "")
+            or profile.version,
             "profile": str(profile.path),
             "images": [
                 {"role": role, "ref": ref, "digest": str(images.get(ref, "unknown"))}

@@ -12,10 +12,11 @@ import hashlib
 import shutil
 from pathlib import Path
 
+from conformance import contract
 from conformance.errors import CommandError
 from plumbing import gobuilding
 
-TAG = "wpc.local/wpc-tools:0.1.0"
+TAG = contract.TOOLS_IMAGE
 PROBE_SOURCE = Path(__file__).resolve().parent / "probe"
 BUSYBOX = Path("/bin/busybox")
 APPLETS = (

@@ -1,4 +1,10 @@
-"""`python -m conformance.implementations.upstream`: argument parsing only (see `building`, `manifests`)."""
+"""`python -m conformance.implementations.upstream`: argument parsing only.
+
+The work is in `sources` (where the tree comes from), `building` and
+`manifests`. Every verb that needs the source takes `--source DIR [--ref REF]`
+(or `WPC_ARGO_SOURCE`); without one, the module proxy is asked for
+`--version`.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,20 @@ from conformance.errors import ConformanceError
 from conformance.implementations.upstream import building
 from conformance.implementations.upstream import manifests
 from conformance.implementations.upstream import pins
+from conformance.implementations.upstream import sources
+
+
+def _source_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--version", default=pins.VERSION, help="module proxy version")
+    parser.add_argument(
+        "--source",
+        default="",
+        help=f"an argo-workflows source tree or git repository (default: ${sources.SOURCE_ENV})",
+    )
+    parser.add_argument(
+        "--ref", default="", help="with a git repository: the tag or commit"
+    )
+    parser.add_argument("--cache-dir", type=Path, required=True)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -21,12 +41,16 @@ def _parser() -> argparse.ArgumentParser:
     ctx = sub.add_parser(
         "contexts", help="build both binaries; print '<ref> <context-dir>' lines"
     )
-    ctx.add_argument("--version", default=pins.VERSION)
-    ctx.add_argument("--cache-dir", type=Path, required=True)
+    _source_flags(ctx)
     ctx.add_argument("--registry", default="wpc.local/argoproj")
-    crd = sub.add_parser("crds", help="write the module's CRDs to a file")
-    crd.add_argument("--version", default=pins.VERSION)
+    ctx.add_argument("--tag", default=pins.VERSION, help="the images' tag")
+    crd = sub.add_parser("crds", help="write the source's CRDs to a file")
+    _source_flags(crd)
     crd.add_argument("--output", type=Path, required=True)
+    desc = sub.add_parser(
+        "describe", help="print what the source is: version and commit"
+    )
+    _source_flags(desc)
     man = sub.add_parser("manifests", help="write one controller instance's manifests")
     for flag in (
         "--instance-id",
@@ -36,8 +60,23 @@ def _parser() -> argparse.ArgumentParser:
         "--executor-image",
     ):
         man.add_argument(flag, required=True)
+    man.add_argument(
+        "--artifact-repository", default="", help="the ConfigMap's artifactRepository"
+    )
     man.add_argument("--output", type=Path, required=True)
     return p
+
+
+def _source(args: argparse.Namespace) -> sources.Source | None:
+    directory = sources.from_env(args.source)
+    if directory is None:
+        return None
+    return sources.resolve(directory, ref=args.ref or None, cache_dir=args.cache_dir)
+
+
+def _module_dir(args: argparse.Namespace) -> Path:
+    source = _source(args)
+    return source.directory if source else building.download(args.version).directory
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,14 +84,24 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.verb == "contexts":
+            source = _source(args)
+            bindir = (
+                building.build_source(source, args.cache_dir)
+                if source
+                else building.build_binaries(args.version, args.cache_dir)
+            )
             for ref, context in building.image_contexts(
-                args.version, args.cache_dir, registry=args.registry
+                bindir, args.cache_dir, registry=args.registry, tag=args.tag
             ):
                 sys.stdout.write(f"{ref} {context}\n")
         elif args.verb == "crds":
-            source = building.download(args.version)
             manifests.write(
-                manifests.crds(source.directory, pins.CRDS_DIR), args.output
+                manifests.crds(_module_dir(args), pins.CRDS_DIR), args.output
+            )
+        elif args.verb == "describe":
+            source = _source(args)
+            sys.stdout.write(
+                (source.describe if source else f"{args.version} (module proxy)") + "\n"
             )
         else:
             objects = manifests.render(
@@ -61,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
                 namespace=args.namespace,
                 controller_image=args.controller_image,
                 executor_image=args.executor_image,
+                artifact_repository=args.artifact_repository,
             )
             manifests.write(objects, args.output)
     except (ConformanceError, ClusterError) as exc:

@@ -1,6 +1,8 @@
-"""Build `workflow-controller` and `argoexec` from the Go module proxy.
+"""Build `workflow-controller` and `argoexec` from a source tree or the module proxy.
 
-A proxy that refuses the module (this project's build machines answer
+A source tree (`sources.resolve`) is built where it stands, cached by its key
+(commit, dirty digest or tree digest). Without one, the module comes from the
+Go module proxy; a proxy that refuses it (this project's build machines answer
 `403 Forbidden: This module version is not available` for every
 argo-workflows v3 and v4 version) is reported with the proxy's own words
 before any build starts, so the failure is obvious and pasteable.
@@ -15,6 +17,7 @@ from typing import Any
 
 from conformance.errors import CommandError
 from conformance.implementations.upstream import pins
+from conformance.implementations.upstream.sources import Source
 from plumbing import commands
 from plumbing import gobuilding
 
@@ -62,8 +65,41 @@ def download(version: str) -> ModuleSource:
     return ModuleSource(directory=Path(info["Dir"]), version=version)
 
 
+PROGRAMS = ("workflow-controller", "argoexec")
+
+
+def _ldflags(version: str, commit: str, dirty: bool) -> tuple[str, ...]:
+    # The variables upstream's Makefile stamps, so `argo version` and the
+    # controller's start-up line say what was built.
+    flags = [f"-X {pins.MODULE}.version={version}"]
+    if commit:
+        flags += [
+            f"-X {pins.MODULE}.gitCommit={commit}",
+            f"-X {pins.MODULE}.gitTreeState={'dirty' if dirty else 'clean'}",
+        ]
+    return tuple(flags)
+
+
+def build_source(source: Source, cache_dir: Path) -> Path:
+    """Build both binaries from a source tree, statically; return the bin dir."""
+    spec = gobuilding.GoBuild(
+        name="argo-workflows",
+        version=source.key,
+        module_dir=source.directory,
+        packages=tuple(f"./cmd/{program}" for program in PROGRAMS),
+        tags=pins.BUILD_TAGS,
+        ldflags=_ldflags(source.version, source.commit, source.dirty),
+        static=True,
+    )
+    # A dirty tree may have changed since its last build under the same digest
+    # only if the digest missed a file; rebuilding it is cheap insurance.
+    return gobuilding.build(
+        spec, cache_dir=cache_dir, force=source.dirty, error=CommandError
+    )
+
+
 def build_binaries(version: str, cache_dir: Path) -> Path:
-    """Build both binaries with upstream's tags and version ldflags; return the bin dir."""
+    """Build both binaries from the module proxy; return the bin dir."""
     download(version)  # fail early, quoting the proxy
     spec = gobuilding.GoBuild(
         name="argo-workflows",
@@ -80,16 +116,13 @@ def build_binaries(version: str, cache_dir: Path) -> Path:
 
 
 def image_contexts(
-    version: str, cache_dir: Path, *, registry: str
+    bindir: Path, cache_dir: Path, *, registry: str, tag: str
 ) -> list[tuple[str, Path]]:
     """Prepare FROM-scratch build contexts for both images; return (ref, dir) pairs."""
-    bindir = build_binaries(version, cache_dir)
     contexts = []
-    for name, binary in (
-        ("workflow-controller", "workflow-controller"),
-        ("argoexec", "argoexec"),
-    ):
-        context = cache_dir / "images" / f"argo-{name}-{version}"
+    for name in PROGRAMS:
+        binary = name
+        context = cache_dir / "images" / f"argo-{name}-{tag}"
         (context / "bin").mkdir(parents=True, exist_ok=True)
         target = context / "bin" / binary
         target.write_bytes((bindir / binary).read_bytes())
@@ -101,5 +134,5 @@ def image_contexts(
             "USER 8737\n"
             f'ENTRYPOINT ["/bin/{binary}"]\n'
         )
-        contexts.append((f"{registry}/{name}:{version}", context))
+        contexts.append((f"{registry}/{name}:{tag}", context))
     return contexts

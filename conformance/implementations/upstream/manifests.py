@@ -13,6 +13,8 @@ from typing import Any
 
 import yaml
 
+from conformance.errors import DataError
+
 CONFIGMAP = "workflow-controller-configmap"
 DEPLOYMENT = "workflow-controller"
 APP_LABEL = "app.kubernetes.io/name"
@@ -77,8 +79,14 @@ def render(
     namespace: str,
     controller_image: str,
     executor_image: str,
+    artifact_repository: str = "",
 ) -> list[dict[str, Any]]:
-    """The objects of one controller instance."""
+    """The objects of one controller instance.
+
+    Leader election is on, as upstream ships it: a rolling restart then never
+    has two controllers acting at once, because the new pod waits for the
+    Lease the old one releases when it stops.
+    """
     labels = {
         "app.kubernetes.io/managed-by": "wpc",
         INSTANCE_LABEL: instance_id,
@@ -124,6 +132,11 @@ def render(
                 "instanceID": instance_id,
                 "initlessPod": f"enabled: {initless}\n",
                 "executor": "imagePullPolicy: IfNotPresent\n",
+                **(
+                    {"artifactRepository": artifact_repository}
+                    if artifact_repository
+                    else {}
+                ),
             },
         },
         {
@@ -154,8 +167,13 @@ def render(
                                 ],
                                 "env": [
                                     {
-                                        "name": "LEADER_ELECTION_DISABLE",
-                                        "value": "true",
+                                        "name": "LEADER_ELECTION_IDENTITY",
+                                        "valueFrom": {
+                                            "fieldRef": {
+                                                "apiVersion": "v1",
+                                                "fieldPath": "metadata.name",
+                                            }
+                                        },
                                     },
                                     {
                                         "name": "ARGO_POD_STATUS_CAPTURE_FINALIZER",
@@ -178,8 +196,19 @@ def write(objects: list[dict[str, Any]], path: Path) -> None:
 
 
 def crds(module_dir: Path, subdir: str) -> list[dict[str, Any]]:
-    """The CRDs shipped in the downloaded module."""
+    """The CRDs shipped in the source tree.
+
+    Only CustomResourceDefinition documents: the directory also holds
+    upstream's `kustomization.yaml`, which `kubectl apply` cannot take ("no
+    matches for kind Kustomization").
+    """
     objects: list[dict[str, Any]] = []
     for path in sorted((module_dir / subdir).glob("*.yaml")):
-        objects.extend(d for d in yaml.safe_load_all(path.read_text()) if d)
+        objects.extend(
+            d
+            for d in yaml.safe_load_all(path.read_text())
+            if d and d.get("kind") == "CustomResourceDefinition"
+        )
+    if not objects:
+        raise DataError(f"{module_dir / subdir}: no CustomResourceDefinition found")
     return objects
