@@ -11,6 +11,10 @@ PROVIDER ?= local
 CLUSTER ?= wpc
 PYTEST_ARGS ?=
 WORKERS ?= 4
+# Extra profile variables, NAME=VALUE separated by spaces: for upstream Argo built
+# from a source tree, PROFILE_VARS="source=/path/to/argo-workflows ref=v4.1.2"
+# (or set WPC_ARGO_SOURCE and leave source out).
+PROFILE_VARS ?=
 
 .PHONY: negative-controls setup lint test unit-test cluster-test conformance cluster-up cluster-down host-deps bench images
 
@@ -68,7 +72,7 @@ negative-controls: setup
 NEGATIVE_CONTROLS := $(if $(filter reference,$(IMPLEMENTATION)),$(wildcard reports/negative-controls.yaml))
 
 conformance: setup
-	$(PY) -m conformance run --implementation $(IMPLEMENTATION) --layout $(LAYOUT) --provider $(PROVIDER) --cluster $(CLUSTER) -n $(WORKERS) $(if $(NEGATIVE_CONTROLS),--negative-controls $(NEGATIVE_CONTROLS))
+	$(PY) -m conformance run --implementation $(IMPLEMENTATION) --layout $(LAYOUT) --provider $(PROVIDER) --cluster $(CLUSTER) -n $(WORKERS) $(if $(NEGATIVE_CONTROLS),--negative-controls $(NEGATIVE_CONTROLS)) $(foreach v,$(PROFILE_VARS),--profile-var $(v))
 
 bench: setup
 	$(PY) -m reference_impl.bench --cluster $(CLUSTER)
