@@ -14,7 +14,11 @@ from pathlib import Path
 from clusters.errors import ClusterError
 from conformance import launching
 from conformance.errors import ConformanceError
+from conformance.harness.timeouts import Timeouts
 from conformance.implementations import images
+from conformance.implementations import preparing
+from conformance.implementations import profiles
+from conformance.implementations.contexts import ClusterChoice
 from conformance.plugin import options
 
 
@@ -44,7 +48,37 @@ def _parser() -> argparse.ArgumentParser:
     load.add_argument(
         "command", nargs="+", help="command printing '<ref> <context>' lines"
     )
+    rm = sub.add_parser(
+        "uninstall",
+        help="remove an implementation's shared controller instances (and their records)",
+    )
+    rm.add_argument("--implementation", required=True, help="profile name or path")
+    rm.add_argument("--layout", choices=("legacy", "initless", "both"), default="both")
+    rm.add_argument("--provider", default="local")
+    rm.add_argument("--cluster", "--cluster-name", default="wpc")
+    rm.add_argument("--kubeconfig", type=Path, default=None)
+    rm.add_argument("--profile-var", action="append", default=[], metavar="NAME=VALUE")
     return p
+
+
+def _uninstall(args: argparse.Namespace) -> int:
+    variables = dict(v.split("=", 1) for v in args.profile_var)
+    profile = profiles.load(args.implementation, variables=variables)
+    layouts = ("legacy", "initless") if args.layout == "both" else (args.layout,)
+    removed = preparing.uninstall_shared(
+        cluster=ClusterChoice(
+            kubeconfig=args.kubeconfig,
+            provider=args.provider,
+            cluster=args.cluster,
+            allow_foreign=False,
+        ),
+        profile=profile,
+        layouts=layouts,
+        log_dir=Path("reports") / "logs",
+        timeouts=Timeouts(),
+    )
+    sys.stdout.write(f"uninstalled {profile.name}: {', '.join(removed) or 'nothing'}\n")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -55,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     try:
+        if args.verb == "uninstall":
+            return _uninstall(args)
         if args.verb == "load-images":
             refs = images.load_images(
                 command=args.command,

@@ -17,8 +17,10 @@ from typing import Any
 
 from conformance.errors import ClusterRefused
 from conformance.harness import kube
+from conformance.harness.timeouts import Timeouts
 from conformance.implementations import driving
 from conformance.implementations import images
+from conformance.implementations import ownership
 from conformance.implementations import profiles
 from conformance.implementations.contexts import ClusterChoice
 from conformance.implementations.contexts import Environment
@@ -134,22 +136,10 @@ def image_digests(clients: kube.Clients, refs: list[str]) -> dict[str, str]:
     return {ref: digests.get(ref, "unknown (not on any node)") for ref in refs}
 
 
-def prepare_run(
-    *,
-    cluster: ClusterChoice,
-    profile: profiles.Profile,
-    layouts: tuple[str, ...],
-    skip_install: bool,
-    log_dir: Path,
-    timeout: float,
-) -> RunContext:
-    """Check the cluster, install the implementation, fingerprint the environment."""
-    kubeconfig, kubectl = locate_cluster(cluster)
-    clients = kube.connect(kubeconfig)
-    marker = check_marker(clients, allow_foreign=cluster.allow_foreign)
-    layouts = tuple(layout for layout in layouts if layout in profile.layouts)
-    instances = tuple(profile.instance(layout) for layout in layouts)
-    placeholders = {
+def _placeholders(
+    cluster: ClusterChoice, kubeconfig: str, kubectl: str
+) -> dict[str, str]:
+    return {
         "repo": str(REPO),
         "python": sys.executable,
         "kubeconfig": kubeconfig,
@@ -158,11 +148,35 @@ def prepare_run(
         "cluster": cluster.cluster,
         "cache_dir": str(Environment.from_env().cache_dir),
     }
+
+
+def prepare_run(
+    *,
+    cluster: ClusterChoice,
+    profile: profiles.Profile,
+    layouts: tuple[str, ...],
+    skip_install: bool,
+    log_dir: Path,
+    timeouts: Timeouts,
+) -> RunContext:
+    """Check the cluster, install the implementation, fingerprint the environment.
+
+    Before installing, every instance ID must be free or already this
+    implementation's (`ownership`): two controllers on one ID would both act
+    on the run's workflows.
+    """
+    session_id = new_session_id()
+    kubeconfig, kubectl = locate_cluster(cluster)
+    clients = kube.connect(kubeconfig)
+    marker = check_marker(clients, allow_foreign=cluster.allow_foreign)
+    layouts = tuple(layout for layout in layouts if layout in profile.layouts)
+    instances = tuple(profile.instance(layout) for layout in layouts)
+    placeholders = _placeholders(cluster, kubeconfig, kubectl)
     driver = driving.Driver(
         profile=profile,
         values=placeholders,
         log_dir=log_dir,
-        timeout=timeout,
+        timeout=timeouts.install,
     )
     if not skip_install:
         # The suite's own image, whatever the profile: scenarios run their main
@@ -174,9 +188,19 @@ def prepare_run(
             workdir=Environment.from_env().cache_dir / "images" / "tools",
         )
         driver.prepare(layouts)
+        for instance in instances:
+            ownership.check_free(
+                clients,
+                instance=instance,
+                profile=profile,
+                timeouts=timeouts,
+                session_id=session_id,
+            )
         driver.install(list(instances))
+        for instance in instances:
+            ownership.record(clients, instance=instance, profile=profile)
     return RunContext(
-        session_id=new_session_id(),
+        session_id=session_id,
         started_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         kubeconfig=kubeconfig,
         kubectl=kubectl,
@@ -186,3 +210,36 @@ def prepare_run(
         placeholders=placeholders,
         implementation_version=driver.describe(),
     )
+
+
+def uninstall_shared(
+    *,
+    cluster: ClusterChoice,
+    profile: profiles.Profile,
+    layouts: tuple[str, ...],
+    log_dir: Path,
+    timeouts: Timeouts,
+) -> list[str]:
+    """Uninstall the profile's shared instances and forget their records; return the IDs.
+
+    What a user runs when `ownership` refuses a run because another
+    implementation serves the same instance IDs.
+    """
+    kubeconfig, kubectl = locate_cluster(cluster)
+    clients = kube.connect(kubeconfig)
+    check_marker(clients, allow_foreign=cluster.allow_foreign)
+    driver = driving.Driver(
+        profile=profile,
+        values=_placeholders(cluster, kubeconfig, kubectl),
+        log_dir=log_dir,
+        timeout=timeouts.install,
+    )
+    removed = []
+    for layout in layouts:
+        if layout not in profile.layouts:
+            continue
+        instance = profile.instance(layout)
+        driver.control("uninstall", instance)
+        ownership.forget(clients, instance.instance_id)
+        removed.append(instance.instance_id)
+    return removed

@@ -262,7 +262,7 @@ def pytest_wpc_prepare_run(
             layouts=settings.layouts,
             skip_install=settings.skip_install,
             log_dir=settings.reports_dir / "logs",
-            timeout=timeouts.install,
+            timeouts=timeouts,
         )
     except ConformanceError:
         raise
