@@ -10,8 +10,10 @@ from pathlib import Path
 
 from clusters import hostdeps
 from clusters import images
+from clusters import interrupting
 from clusters import providers
 from clusters.errors import ClusterError
+from clusters.errors import Interrupted
 from plumbing.gobuilding import BuildSettings
 
 
@@ -74,12 +76,14 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         provider = providers.get(args.provider)
         if args.verb == "up":
-            if args.provider == "local":
-                hostdeps.ensure(
-                    BuildSettings.from_env().cache_dir / "logs" / "host-deps.log"
-                )
             t0 = time.monotonic()
-            provider.create(args.name, retain=args.retain)
+            # SIGINT/SIGTERM roll back what this `up` started (see interrupting).
+            with interrupting.interrupts_raise():
+                if args.provider == "local":
+                    hostdeps.ensure(
+                        BuildSettings.from_env().cache_dir / "logs" / "host-deps.log"
+                    )
+                provider.create(args.name, retain=args.retain)
             out.write(
                 f"cluster {args.name} ({args.provider}) is up in {time.monotonic() - t0:.1f}s; "
                 f"kubeconfig: {provider.kubeconfig(args.name)}\n"
@@ -104,6 +108,9 @@ def main(argv: list[str] | None = None) -> int:
             out.write(f"{provider.load_image(args.name, args.archive)}\n")
         elif args.verb == "logs":
             out.write(f"{provider.collect_logs(args.name, args.dest)}\n")
+    except Interrupted as exc:
+        sys.stderr.write(f"error: {args.verb} {exc}\n")
+        return exc.exit_code
     except ClusterError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 1
