@@ -124,25 +124,43 @@ def test_etcd_answers_only_clients_with_a_cert_from_its_ca(local, pki):
     )
     status, body = _get(health, tls=good)
     assert (status, json.loads(body)["health"]) == (200, "true"), body
+    # (status, what the refusal must say): TLS alerts name the reason
     refused = {
-        "plain http": _get("http://127.0.0.1:2379/health"),
-        "TLS without a client cert": _get(health, tls=_tls(pki / "etcd-ca.crt")),
-        "a cert of the cluster's client CA": _get(
-            health,
-            tls=_tls(
-                pki / "etcd-ca.crt", pki / "client-admin.crt", pki / "client-admin.key"
-            ),
+        "plain http": (_get("http://127.0.0.1:2379/health"), ""),
+        "plain http write": (
+            _get("http://127.0.0.1:2379/v3/kv/put", method="POST"),
+            "",
         ),
-        "plain http write": _get("http://127.0.0.1:2379/v3/kv/put", method="POST"),
+        "TLS without a client cert": (
+            _get(health, tls=_tls(pki / "etcd-ca.crt")),
+            "CERTIFICATE_REQUIRED",
+        ),
+        "a cert of the cluster's client CA": (
+            _get(
+                health,
+                tls=_tls(
+                    pki / "etcd-ca.crt",
+                    pki / "client-admin.crt",
+                    pki / "client-admin.key",
+                ),
+            ),
+            "UNKNOWN_CA",
+        ),
     }
-    answered = {k: v for k, v in refused.items() if v[0] == 200 or "health" in v[1]}
-    assert answered == {}, f"etcd answered callers it must refuse: {answered}"
+    wrong = {
+        caller: seen
+        for caller, (seen, reason) in refused.items()
+        if seen[0] != 0 or reason not in seen[1]
+    }
+    assert wrong == {}, f"etcd did not refuse these callers as it must: {wrong}"
 
 
 def test_etcd_peers_need_a_cert_from_its_ca(local, pki):
     peer = "https://127.0.0.1:2380/members"
-    assert _get(peer, tls=_tls(pki / "etcd-ca.crt"))[0] == 0
-    assert _get("http://127.0.0.1:2380/members")[0] != 200
+    status, reason = _get(peer, tls=_tls(pki / "etcd-ca.crt"))
+    assert status == 0, reason
+    assert "CERTIFICATE_REQUIRED" in reason
+    assert _get("http://127.0.0.1:2380/members")[0] == 0
 
 
 def test_etcd_metrics_port_is_read_only(local):
