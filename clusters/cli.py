@@ -12,6 +12,7 @@ from clusters import hostdeps
 from clusters import images
 from clusters import interrupting
 from clusters import providers
+from clusters.base import ClusterProvider
 from clusters.errors import ClusterError
 from clusters.errors import Interrupted
 from plumbing.gobuilding import BuildSettings
@@ -54,6 +55,22 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _up_local(provider: ClusterProvider, *, name: str, retain: bool) -> None:
+    """Create a local cluster; SIGINT or SIGTERM rolls back what it started."""
+    with interrupting.interrupts_raise():
+        try:
+            hostdeps.ensure(
+                BuildSettings.from_env().cache_dir / "logs" / "host-deps.log"
+            )
+            provider.create(name, retain=retain)
+        except interrupting.Signalled as sig:
+            # The steps of create roll back and report themselves; a signal reaching
+            # here arrived outside them (host packages, the already-running check).
+            raise Interrupted(
+                sig.signum, outcome="no step of `up` was running; nothing rolled back"
+            ) from None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one verb; errors print their evidence and exit 1."""
     args = _parser().parse_args(argv)
@@ -77,12 +94,9 @@ def main(argv: list[str] | None = None) -> int:
         provider = providers.get(args.provider)
         if args.verb == "up":
             t0 = time.monotonic()
-            # SIGINT/SIGTERM roll back what this `up` started (see interrupting).
-            with interrupting.interrupts_raise():
-                if args.provider == "local":
-                    hostdeps.ensure(
-                        BuildSettings.from_env().cache_dir / "logs" / "host-deps.log"
-                    )
+            if args.provider == "local":
+                _up_local(provider, name=args.name, retain=args.retain)
+            else:
                 provider.create(args.name, retain=args.retain)
             out.write(
                 f"cluster {args.name} ({args.provider}) is up in {time.monotonic() - t0:.1f}s; "

@@ -2,9 +2,12 @@
 
 Python's default SIGINT handling raises KeyboardInterrupt, and SIGTERM kills
 the process outright, skipping any clean-up. While `interrupts_raise()` is
-active, the first SIGINT or SIGTERM raises `Interrupted` in the main thread;
-`up` catches it, rolls back what it started, and exits 128 + the signal's
-number. A second signal must not cut that rollback short (a half-removed
+active, the first SIGINT or SIGTERM raises `Signalled` in the main thread;
+`up` catches it, rolls back what it started, and reports `Interrupted`,
+exiting 128 + the signal's number. `Signalled` is a BaseException, as
+KeyboardInterrupt is, because waits treat any Exception from a probe as "not
+yet" (a component still starting refuses connections): an Exception raised
+there would be swallowed and `up` would carry on. A second signal must not cut that rollback short (a half-removed
 cluster is worse than either state), so every later one is only logged, and
 `shielded()` blocks the signals outright for a stretch of clean-up, so the
 commands it runs (iptables-restore, kube-proxy --cleanup) are not killed by a
@@ -19,11 +22,17 @@ import signal
 from collections.abc import Iterator
 from types import FrameType
 
-from clusters.errors import Interrupted
-
 logger = logging.getLogger(__name__)
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Signalled(BaseException):
+    """A signal asked the process to stop; caught only by clean-up code."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"received {signal.Signals(signum).name}")
+        self.signum = signum
 
 
 class _Latch:
@@ -45,7 +54,7 @@ def received() -> int | None:
 def _handle(signum: int, frame: FrameType | None) -> None:
     if _latch.first is None and not _latch.shielded:
         _latch.first = signum
-        raise Interrupted(signum)
+        raise Signalled(signum)
     if _latch.first is None:
         _latch.first = signum  # reported once the shielded clean-up is done
     logger.warning(
@@ -56,7 +65,7 @@ def _handle(signum: int, frame: FrameType | None) -> None:
 
 @contextlib.contextmanager
 def interrupts_raise() -> Iterator[None]:
-    """Within the block, the first SIGINT or SIGTERM raises `Interrupted`."""
+    """Within the block, the first SIGINT or SIGTERM raises `Signalled`."""
     previous = {sig: signal.signal(sig, _handle) for sig in SIGNALS}
     _latch.first = None
     try:

@@ -202,8 +202,6 @@ def create(s: LocalSettings, *, retain: bool = False) -> Creation:
         # so `make conformance` and `make test` can both call it.
         try:
             kubeapi.Client(s).wait_node_ready(s.node_name)
-        except Interrupted:
-            raise  # not a verdict on the cluster, which this `up` did not start
         except Exception as exc:
             raise ClusterError(
                 f"local cluster {s.name!r} is running (state {s.state_dir}) but not "
@@ -234,11 +232,12 @@ def _roll_back(
 ) -> None:
     """Undo a failed or interrupted `create` (unless `retain`), saying what is left.
 
-    An interruption is re-raised as an `Interrupted` whose message says whether
-    the rollback left anything; so is a failure during which a signal arrived
-    (the user asked to stop: the failure is then secondary, kept as the cause).
+    A signal (`interrupting.Signalled`) is re-raised as an `Interrupted` whose
+    message says whether the rollback left anything; so is a failure during which
+    a signal arrived (the user asked to stop: the failure is secondary, kept as
+    the cause).
     """
-    what = "was interrupted" if isinstance(error, Interrupted) else "failed"
+    what = "was interrupted" if isinstance(error, interrupting.Signalled) else "failed"
     if retain:
         logger.error("Step %r %s; keeping what it made (--retain).", step, what)
         outcome = (
@@ -254,7 +253,11 @@ def _roll_back(
             if not left
             else "these are left behind:\n" + "\n".join(left)
         )
-    signum = error.signum if isinstance(error, Interrupted) else interrupting.received()
+    signum = (
+        error.signum
+        if isinstance(error, interrupting.Signalled)
+        else interrupting.received()
+    )
     if signum is not None:
         raise Interrupted(signum, outcome=outcome) from error
 
