@@ -10,8 +10,11 @@ from pathlib import Path
 
 from clusters import hostdeps
 from clusters import images
+from clusters import interrupting
 from clusters import providers
+from clusters.base import ClusterProvider
 from clusters.errors import ClusterError
+from clusters.errors import Interrupted
 from plumbing.gobuilding import BuildSettings
 
 
@@ -52,6 +55,22 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _up_local(provider: ClusterProvider, *, name: str, retain: bool) -> None:
+    """Create a local cluster; SIGINT or SIGTERM rolls back what it started."""
+    with interrupting.interrupts_raise():
+        try:
+            hostdeps.ensure(
+                BuildSettings.from_env().cache_dir / "logs" / "host-deps.log"
+            )
+            provider.create(name, retain=retain)
+        except interrupting.Signalled as sig:
+            # The steps of create roll back and report themselves; a signal reaching
+            # here arrived outside them (host packages, the already-running check).
+            raise Interrupted(
+                sig.signum, outcome="no step of `up` was running; nothing rolled back"
+            ) from None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one verb; errors print their evidence and exit 1."""
     args = _parser().parse_args(argv)
@@ -74,12 +93,11 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         provider = providers.get(args.provider)
         if args.verb == "up":
-            if args.provider == "local":
-                hostdeps.ensure(
-                    BuildSettings.from_env().cache_dir / "logs" / "host-deps.log"
-                )
             t0 = time.monotonic()
-            provider.create(args.name, retain=args.retain)
+            if args.provider == "local":
+                _up_local(provider, name=args.name, retain=args.retain)
+            else:
+                provider.create(args.name, retain=args.retain)
             out.write(
                 f"cluster {args.name} ({args.provider}) is up in {time.monotonic() - t0:.1f}s; "
                 f"kubeconfig: {provider.kubeconfig(args.name)}\n"
@@ -104,6 +122,9 @@ def main(argv: list[str] | None = None) -> int:
             out.write(f"{provider.load_image(args.name, args.archive)}\n")
         elif args.verb == "logs":
             out.write(f"{provider.collect_logs(args.name, args.dest)}\n")
+    except Interrupted as exc:
+        sys.stderr.write(f"error: {args.verb} {exc}\n")
+        return exc.exit_code
     except ClusterError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 1

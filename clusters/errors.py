@@ -8,12 +8,14 @@ carrying ones are also `plumbing.errors` errors, formatted the same everywhere::
     ├── WaitTimeout          a bounded wait ran out (what, how long, last observed)
     ├── ComponentStartError  a cluster component exited or never became healthy
     ├── ProviderError        a provider cannot do what was asked (missing CLI, bad name)
-    └── MarkerMissingError   the cluster lacks the WPC marker, so we refuse to touch it
+    ├── MarkerMissingError   the cluster lacks the WPC marker, so we refuse to touch it
+    └── Interrupted          SIGINT or SIGTERM stopped the command (exit 128 + signal)
 """
 
 from __future__ import annotations
 
 import shlex
+import signal
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -63,3 +65,18 @@ class ProviderError(ClusterError):
 
 class MarkerMissingError(ClusterError):
     """The cluster does not carry the WPC marker ConfigMap."""
+
+
+class Interrupted(ClusterError):
+    """SIGINT or SIGTERM stopped the command; `outcome` says what was undone."""
+
+    def __init__(self, signum: int, *, outcome: str = "") -> None:
+        self.signum = signum
+        self.outcome = outcome
+        name = signal.Signals(signum).name
+        super().__init__(f"interrupted by {name}" + (f"; {outcome}" if outcome else ""))
+
+    @property
+    def exit_code(self) -> int:
+        """128 + the signal number, as a shell reports a process a signal ended."""
+        return 128 + self.signum

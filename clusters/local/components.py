@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from clusters.local.pki import ETCD_CA
 from clusters.local.processes import Component
 from clusters.local.processes import Probe
 from clusters.local.processes import client_context
 from clusters.local.processes import http_probe
 from clusters.local.processes import insecure_context
+from clusters.local.processes import server_context
 from clusters.local.settings import LocalSettings
 from plumbing import commands
 from plumbing.waiting import NotYet
@@ -30,9 +32,16 @@ ADMISSION = ",".join(
 
 
 def etcd(s: LocalSettings, bin_dir: Path) -> Component:
-    """Single-member etcd on loopback."""
-    client = f"http://127.0.0.1:{s.etcd_client_port}"
-    peer = f"http://127.0.0.1:{s.etcd_peer_port}"
+    """Single-member etcd on loopback; clients and peers need a cert from etcd's CA.
+
+    etcd cannot run without a peer listener (an empty --listen-peer-urls falls
+    back to its default), so the peer port gets mutual TLS as well. Metrics stay
+    plain http on loopback: that listener serves only /metrics and health.
+    """
+    pki = s.pki_dir
+    client = f"https://127.0.0.1:{s.etcd_client_port}"
+    peer = f"https://127.0.0.1:{s.etcd_peer_port}"
+    ca = str(pki / f"{ETCD_CA}.crt")
     return Component(
         name="etcd",
         command=(
@@ -45,31 +54,57 @@ def etcd(s: LocalSettings, bin_dir: Path) -> Component:
             client,
             "--advertise-client-urls",
             client,
+            f"--cert-file={pki / 'etcd-server.crt'}",
+            f"--key-file={pki / 'etcd-server.key'}",
+            f"--trusted-ca-file={ca}",
+            "--client-cert-auth=true",
             "--listen-peer-urls",
             peer,
             "--initial-advertise-peer-urls",
             peer,
             "--initial-cluster",
             f"default={peer}",
+            f"--peer-cert-file={pki / 'etcd-peer.crt'}",
+            f"--peer-key-file={pki / 'etcd-peer.key'}",
+            f"--peer-trusted-ca-file={ca}",
+            "--peer-client-cert-auth=true",
             "--listen-metrics-urls",
-            "http://127.0.0.1:2381",
+            f"http://127.0.0.1:{s.etcd_metrics_port}",
             "--unsafe-no-fsync",  # a throwaway test cluster: trade durability for speed
         ),
-        probe=http_probe(f"{client}/health", expect='"health":"true"'),
+        probe=http_probe(
+            f"{client}/health",
+            tls=client_context(
+                ca=pki / f"{ETCD_CA}.crt",
+                cert=pki / "etcd-healthcheck-client.crt",
+                key=pki / "etcd-healthcheck-client.key",
+            ),
+            expect='"health":"true"',
+        ),
     )
 
 
-def apiserver(s: LocalSettings, bin_dir: Path) -> Component:
-    """kube-apiserver advertising the node IP (127.0.0.0/8 endpoints are invalid)."""
+def apiserver(s: LocalSettings, bin_dir: Path, authentication: Path) -> Component:
+    """kube-apiserver on the node IP only, anonymous only for its health paths.
+
+    The node IP is the one address every client uses: kubeconfigs name it, and
+    the `kubernetes` Service's endpoint (the advertise address) sends pods to it;
+    127.0.0.0/8 endpoints are invalid. `authentication` is the structured
+    AuthenticationConfiguration; with it, --anonymous-auth must not be given.
+    """
     pki = s.pki_dir
     return Component(
         name="kube-apiserver",
         command=(
             str(bin_dir / "kube-apiserver"),
             f"--advertise-address={s.node_ip}",
-            "--bind-address=0.0.0.0",
+            f"--bind-address={s.node_ip}",
             f"--secure-port={s.api_port}",
-            f"--etcd-servers=http://127.0.0.1:{s.etcd_client_port}",
+            f"--authentication-config={authentication}",
+            f"--etcd-servers=https://127.0.0.1:{s.etcd_client_port}",
+            f"--etcd-cafile={pki / f'{ETCD_CA}.crt'}",
+            f"--etcd-certfile={pki / 'apiserver-etcd-client.crt'}",
+            f"--etcd-keyfile={pki / 'apiserver-etcd-client.key'}",
             "--storage-backend=etcd3",
             "--storage-media-type=application/vnd.kubernetes.protobuf",
             f"--service-cluster-ip-range={s.service_cidr}",
@@ -93,13 +128,10 @@ def apiserver(s: LocalSettings, bin_dir: Path) -> Component:
             "--enable-aggregator-routing=true",
             f"--cert-dir={s.state_dir / 'apiserver-certs'}",
         ),
+        # Anonymous on purpose: ready means health is readable without credentials.
         probe=http_probe(
-            f"https://127.0.0.1:{s.api_port}/readyz",
-            context=client_context(
-                ca=pki / "server-ca.crt",
-                cert=pki / "client-admin.crt",
-                key=pki / "client-admin.key",
-            ),
+            f"https://{s.node_ip}:{s.api_port}/readyz",
+            tls=server_context(ca=pki / "server-ca.crt"),
             expect="ok",
         ),
         timeout=90.0,
@@ -130,7 +162,7 @@ def controller_manager(s: LocalSettings, bin_dir: Path) -> Component:
             f"--cert-dir={s.state_dir / 'kcm-certs'}",
         ),
         probe=http_probe(
-            "https://127.0.0.1:10257/healthz", context=insecure_context(), expect="ok"
+            "https://127.0.0.1:10257/healthz", tls=insecure_context, expect="ok"
         ),
     )
 
@@ -150,7 +182,7 @@ def scheduler(s: LocalSettings, bin_dir: Path, config: Path) -> Component:
             f"--cert-dir={s.state_dir / 'scheduler-certs'}",
         ),
         probe=http_probe(
-            "https://127.0.0.1:10259/healthz", context=insecure_context(), expect="ok"
+            "https://127.0.0.1:10259/healthz", tls=insecure_context, expect="ok"
         ),
     )
 

@@ -57,7 +57,10 @@ state = "{s.run_dir / "containerd" / "state"}"
     max_conf_num = 1
 
 [plugins.'io.containerd.grpc.v1.cri']
+  # exec/attach/port-forward streams: plain http on loopback, each URL carrying a
+  # one-time token that only a CRI call (root's socket) hands out.
   stream_server_address = '127.0.0.1'
+  stream_server_port = '{s.containerd_stream_port}'
 """
 
 
@@ -104,7 +107,7 @@ def kubelet_config(s: LocalSettings) -> str:
         "enforceNodeAllocatable": ["pods"],
         "failSwapOn": False,
         "address": s.node_ip,
-        "port": 10250,
+        "port": s.kubelet_port,
         "healthzBindAddress": "127.0.0.1",
         "healthzPort": 10248,
         "readOnlyPort": 0,
@@ -132,6 +135,28 @@ def kubelet_config(s: LocalSettings) -> str:
         "runtimeRequestTimeout": "2m",
         "maxPods": 110,
         "protectKernelDefaults": False,
+    }
+    return yaml.safe_dump(conf, sort_keys=False)
+
+
+HEALTH_PATHS = ("/livez", "/readyz", "/healthz")
+"""The only paths the apiserver serves to anonymous callers (load balancers, probes)."""
+
+
+def authentication_config() -> str:
+    """The apiserver's AuthenticationConfiguration: anonymous only for `HEALTH_PATHS`.
+
+    Structured anonymous conditions are GA (locked on) since 1.34; the file
+    replaces --anonymous-auth, which must then be absent. Certificates and
+    service-account tokens are configured by flags, as before.
+    """
+    conf = {
+        "apiVersion": "apiserver.config.k8s.io/v1",
+        "kind": "AuthenticationConfiguration",
+        "anonymous": {
+            "enabled": True,
+            "conditions": [{"path": path} for path in HEALTH_PATHS],
+        },
     }
     return yaml.safe_dump(conf, sort_keys=False)
 

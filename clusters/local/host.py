@@ -4,7 +4,10 @@ Network safety is part of preparation, not an afterthought: while the cluster
 runs, blackhole routes catch any packet for a service or pod address that
 nothing translated, and the WPC-EGRESS chain drops pod traffic that would
 leave through anything but the pod bridge. No cluster traffic leaves the
-machine.
+machine. In the other direction, the WPC-INGRESS chain drops connections to
+the apiserver and kubelet ports unless they come from this machine itself
+(loopback) or from a pod (the pod bridge): both listen on the node IP, which
+the machine's network could otherwise reach.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from plumbing import commands
 logger = logging.getLogger(__name__)
 
 EGRESS_CHAIN = "WPC-EGRESS"
+INGRESS_CHAIN = "WPC-INGRESS"
 OWNED_CHAIN_PREFIXES = ("KUBE-", "CNI-", "WPC-")
 SYSCTLS = {
     "net.ipv4.ip_forward": "1",
@@ -40,13 +44,14 @@ def prepare(s: LocalSettings) -> None:
     for cidr in (s.service_cidr, s.pod_cidr):
         commands.attempt(["ip", "route", "del", "blackhole", cidr])
         commands.capture(["ip", "route", "add", "blackhole", cidr], error=RunError)
-    commands.attempt(["iptables", "-N", EGRESS_CHAIN])
-    commands.capture(["iptables", "-F", EGRESS_CHAIN], error=RunError)
-    commands.capture(
+    _install_chain(EGRESS_CHAIN, parent="FORWARD", rules=egress_rules(s))
+    _install_chain(INGRESS_CHAIN, parent="INPUT", rules=ingress_rules(s))
+
+
+def egress_rules(s: LocalSettings) -> list[list[str]]:
+    """WPC-EGRESS: pod traffic leaves only through the pod bridge."""
+    return [
         [
-            "iptables",
-            "-A",
-            EGRESS_CHAIN,
             "-s",
             s.pod_cidr,
             "!",
@@ -58,16 +63,45 @@ def prepare(s: LocalSettings) -> None:
             "wpc: pod traffic never leaves the machine",
             "-j",
             "DROP",
-        ],
-        error=RunError,
-    )
-    if (
-        commands.attempt(["iptables", "-C", "FORWARD", "-j", EGRESS_CHAIN]).returncode
-        != 0
-    ):
-        commands.capture(
-            ["iptables", "-I", "FORWARD", "1", "-j", EGRESS_CHAIN], error=RunError
-        )
+        ]
+    ]
+
+
+def ingress_rules(s: LocalSettings) -> list[list[str]]:
+    """WPC-INGRESS: the apiserver and kubelet ports admit loopback and pods only.
+
+    Interfaces, not source addresses, decide: the machine reaching its own node
+    IP arrives on `lo`, and a pod (directly, or through the `kubernetes` Service
+    DNAT) arrives on the pod bridge with a pod-CIDR source. Anything else, from
+    eth0 or docker0, is dropped before it reaches a TLS handshake.
+    """
+    rules: list[list[str]] = []
+    for port in (s.api_port, s.kubelet_port):
+        match = ["-p", "tcp", "--dport", str(port)]
+        rules += [
+            [*match, "-i", "lo", "-j", "RETURN"],
+            [*match, "-i", s.bridge, "-s", s.pod_cidr, "-j", "RETURN"],
+            [
+                *match,
+                "-m",
+                "comment",
+                "--comment",
+                "wpc: only this machine and its pods reach the cluster",
+                "-j",
+                "DROP",
+            ],
+        ]
+    return rules
+
+
+def _install_chain(chain: str, *, parent: str, rules: list[list[str]]) -> None:
+    """(Re)create `chain` with `rules` and jump to it first thing from `parent`."""
+    commands.attempt(["iptables", "-N", chain])
+    commands.capture(["iptables", "-F", chain], error=RunError)
+    for rule in rules:
+        commands.capture(["iptables", "-A", chain, *rule], error=RunError)
+    if commands.attempt(["iptables", "-C", parent, "-j", chain]).returncode != 0:
+        commands.capture(["iptables", "-I", parent, "1", "-j", chain], error=RunError)
 
 
 def mounts_under(root: Path) -> list[str]:

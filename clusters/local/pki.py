@@ -4,14 +4,25 @@ The layout mirrors what hack/local-up-cluster.sh sets up (facts, not code):
 a server CA for the apiserver's serving certificate, a client CA for every
 client identity, and one kubeconfig per identity. The service-account key
 both signs and verifies tokens.
+
+etcd has a CA of its own. etcd authorises every client its CA vouches for
+with full access, and the controller manager signs approved CSRs with the
+client CA's key; trusting the client CA would hand etcd to anyone who gets a
+CSR approved. Only the apiserver and our health probe hold etcd client certs.
+
+Secrets (private keys, kubeconfigs) are created with mode 0600 at open time,
+never written first and restricted afterwards: there is no moment at which
+another local user could read them.
 """
 
 from __future__ import annotations
 
 import datetime
 import ipaddress
+import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import yaml
 from cryptography import x509
@@ -23,6 +34,20 @@ from cryptography.x509.oid import ExtendedKeyUsageOID
 from cryptography.x509.oid import NameOID
 
 VALIDITY = datetime.timedelta(days=365)
+PRIVATE_MODE = 0o600
+"""Mode of every private key and kubeconfig: readable by root (their owner) only."""
+PRIVATE_DIR_MODE = 0o700
+
+Usage = Literal["client", "server", "peer"]
+"""What a leaf certificate is for; `peer` serves and connects (etcd's server and peer
+certs: etcd also dials itself with its serving cert for its gRPC gateway)."""
+_USAGES = {
+    "client": [ExtendedKeyUsageOID.CLIENT_AUTH],
+    "server": [ExtendedKeyUsageOID.SERVER_AUTH],
+    "peer": [ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH],
+}
+ETCD_CA = "etcd-ca"
+ETCD_SANS = ("localhost", "127.0.0.1")
 
 
 @dataclass(frozen=True)
@@ -50,17 +75,38 @@ def _key() -> ec.EllipticCurvePrivateKey:
     return ec.generate_private_key(ec.SECP256R1())
 
 
+def open_private(path: Path) -> int:
+    """Create `path` afresh with mode 0600 and return a descriptor open for writing.
+
+    An existing file is unlinked first rather than truncated: truncating keeps the
+    old inode, its mode and any descriptor someone else already holds on it.
+    O_EXCL refuses to follow a symlink planted at `path`. The mode is given to
+    open(2) itself, so the file is never more readable, even before its first byte.
+    """
+    path.unlink(missing_ok=True)
+    return os.open(
+        path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, PRIVATE_MODE
+    )
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Write a secret (key or kubeconfig) into a file created with mode 0600."""
+    fd = open_private(path)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+
+
 def _write_key(path: Path, key: ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey) -> None:
-    path.write_bytes(
+    write_private(
+        path,
         key.private_bytes(
             serialization.Encoding.PEM,
             serialization.PrivateFormat.PKCS8
             if isinstance(key, ec.EllipticCurvePrivateKey)
             else serialization.PrivateFormat.TraditionalOpenSSL,
             serialization.NoEncryption(),
-        )
+        ),
     )
-    path.chmod(0o600)
 
 
 def _name(cn: str, org: str = "") -> x509.Name:
@@ -127,15 +173,12 @@ def make_leaf(
     stem: str,
     cn: str,
     org: str = "",
-    server: bool = False,
+    usage: Usage = "client",
     sans: tuple[str, ...] = (),
 ) -> None:
-    """Write `<stem>.crt`/`.key` signed by CA `<ca>`; server certs get the SANs."""
+    """Write `<stem>.crt`/`.key` signed by CA `<ca>`, for `usage`, with the SANs."""
     ca_cert, ca_key = _load_ca(directory, ca)
     key = _key()
-    usage = (
-        ExtendedKeyUsageOID.SERVER_AUTH if server else ExtendedKeyUsageOID.CLIENT_AUTH
-    )
     builder = (
         x509.CertificateBuilder()
         .subject_name(_name(cn, org))
@@ -145,7 +188,7 @@ def make_leaf(
         .not_valid_before(_now())
         .not_valid_after(_now() + VALIDITY)
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
+        .add_extension(x509.ExtendedKeyUsage(_USAGES[usage]), critical=False)
     )
     if sans:
         names: list[x509.GeneralName] = []
@@ -175,6 +218,19 @@ def make_service_account_key(directory: Path) -> None:
     )
 
 
+def make_etcd(directory: Path) -> None:
+    """etcd's own CA, its serving and peer certs, and its two client certs."""
+    make_ca(directory, ETCD_CA)
+    for stem in ("etcd-server", "etcd-peer"):
+        make_leaf(
+            directory, ca=ETCD_CA, stem=stem, cn=stem, usage="peer", sans=ETCD_SANS
+        )
+    # The apiserver is etcd's one real client; the health probe gets its own cert
+    # so its identity shows apart in etcd's logs.
+    for stem in ("apiserver-etcd-client", "etcd-healthcheck-client"):
+        make_leaf(directory, ca=ETCD_CA, stem=stem, cn=stem)
+
+
 def write_kubeconfig(
     *, path: Path, server: str, ca: Path, cert: Path, key: Path, user: str
 ) -> None:
@@ -197,15 +253,16 @@ def write_kubeconfig(
         "contexts": [{"name": "wpc", "context": {"cluster": "wpc", "user": user}}],
         "current-context": "wpc",
     }
-    path.write_text(yaml.safe_dump(config, sort_keys=False))
-    path.chmod(0o600)
+    # It names the key by path only, but it is a credential all the same.
+    write_private(path, yaml.safe_dump(config, sort_keys=False).encode())
 
 
 def make_all(
     *, directory: Path, node_name: str, server: str, sans: tuple[str, ...]
 ) -> None:
     """Create the CAs, serving and client certificates, SA key and kubeconfigs."""
-    directory.mkdir(parents=True, exist_ok=True)
+    directory.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
+    directory.chmod(PRIVATE_DIR_MODE)  # mkdir's mode loses to an existing directory
     make_ca(directory, "server-ca")
     make_ca(directory, "client-ca")
     make_leaf(
@@ -213,9 +270,10 @@ def make_all(
         ca="server-ca",
         stem="serving-kube-apiserver",
         cn="kube-apiserver",
-        server=True,
+        usage="server",
         sans=sans,
     )
+    make_etcd(directory)
     for ident in client_identities(node_name):
         make_leaf(
             directory,

@@ -131,13 +131,17 @@ class _Exited(Abort):
         self.code = code
 
 
-def http_probe(
-    url: str, *, context: ssl.SSLContext | None = None, expect: str = ""
-) -> Probe:
+TLS = Callable[[], ssl.SSLContext]
+"""Makes the TLS context of a probe, at probe time: the files it loads may not exist
+yet when the component is described, and a context per call sees rotated ones."""
+
+
+def http_probe(url: str, *, tls: TLS | None = None, expect: str = "") -> Probe:
     """A probe that passes when GET `url` answers 200 (and contains `expect`)."""
 
     def probe() -> str | NotYet:
         try:
+            context = tls() if tls else None
             with urllib.request.urlopen(url, timeout=2, context=context) as resp:
                 body = resp.read(4096).decode(errors="replace")
         except OSError as exc:
@@ -156,11 +160,20 @@ def insecure_context() -> ssl.SSLContext:
     return ctx
 
 
-def client_context(*, ca: Path, cert: Path, key: Path) -> ssl.SSLContext:
-    """Verified TLS with a client certificate (the admin identity)."""
-    ctx = ssl.create_default_context(cafile=str(ca))
-    ctx.load_cert_chain(str(cert), str(key))
-    return ctx
+def server_context(*, ca: Path) -> TLS:
+    """Verified TLS without a client certificate (an anonymous caller)."""
+    return lambda: ssl.create_default_context(cafile=str(ca))
+
+
+def client_context(*, ca: Path, cert: Path, key: Path) -> TLS:
+    """Verified TLS with a client certificate."""
+
+    def make() -> ssl.SSLContext:
+        ctx = ssl.create_default_context(cafile=str(ca))
+        ctx.load_cert_chain(str(cert), str(key))
+        return ctx
+
+    return make
 
 
 COMPONENT_EXECUTABLES = frozenset(

@@ -19,9 +19,11 @@ from pathlib import Path
 
 from clusters import building
 from clusters import images
+from clusters import interrupting
 from clusters import marker
 from clusters import pins
 from clusters.errors import ClusterError
+from clusters.errors import Interrupted
 from clusters.errors import RunError
 from clusters.local import addons
 from clusters.local import components
@@ -144,12 +146,15 @@ def _step_control_plane(c: Creation) -> None:
     kubelet_cfg = _write(kdir / "kubelet.yaml", configs.kubelet_config(s))
     proxy_cfg = _write(kdir / "kube-proxy.yaml", configs.kube_proxy_config(s))
     sched_cfg = _write(kdir / "scheduler.yaml", configs.scheduler_config(s))
+    authn_cfg = _write(
+        kdir / "apiserver-authentication.yaml", configs.authentication_config()
+    )
     start = _starter(s)
     # containerd and etcd need nothing else: start both before waiting on either.
     ctrd = start(components.containerd(s, bins.containerd, containerd_cfg))
     etcd = start(components.etcd(s, bins.etcd))
     processes.wait_healthy(etcd)
-    api = start(components.apiserver(s, bins.kubernetes))
+    api = start(components.apiserver(s, bins.kubernetes, authn_cfg))
     processes.wait_healthy(ctrd)
     for tag, name, dockerfile, binary in (
         (pins.SANDBOX_IMAGE, "pause", addons.PAUSE_DOCKERFILE, bins.pause / "pause"),
@@ -215,15 +220,46 @@ def create(s: LocalSettings, *, retain: bool = False) -> Creation:
         logger.info("Step: %s.", name)
         try:
             step(c)
-        except BaseException:
-            if not retain:
-                logger.error(
-                    "Step %r failed; rolling back (use --retain to keep it).", name
-                )
-                delete(s, check=False)
+        except BaseException as exc:
+            _roll_back(s, step=name, error=exc, retain=retain)
             raise
         c.timings[name] = time.monotonic() - t0
     return c
+
+
+def _roll_back(
+    s: LocalSettings, *, step: str, error: BaseException, retain: bool
+) -> None:
+    """Undo a failed or interrupted `create` (unless `retain`), saying what is left.
+
+    A signal (`interrupting.Signalled`) is re-raised as an `Interrupted` whose
+    message says whether the rollback left anything; so is a failure during which
+    a signal arrived (the user asked to stop: the failure is secondary, kept as
+    the cause).
+    """
+    what = "was interrupted" if isinstance(error, interrupting.Signalled) else "failed"
+    if retain:
+        logger.error("Step %r %s; keeping what it made (--retain).", step, what)
+        outcome = (
+            f"kept for debugging (--retain) after step {step!r}; remove it with "
+            f"`python -m clusters down --name {s.name}`"
+        )
+    else:
+        logger.error("Step %r %s; rolling back (use --retain to keep it).", step, what)
+        with interrupting.shielded():
+            left = delete(s, check=False)
+        outcome = f"rolled back step {step!r} and everything before it: " + (
+            "nothing is left behind"
+            if not left
+            else "these are left behind:\n" + "\n".join(left)
+        )
+    signum = (
+        error.signum
+        if isinstance(error, interrupting.Signalled)
+        else interrupting.received()
+    )
+    if signum is not None:
+        raise Interrupted(signum, outcome=outcome) from error
 
 
 def _discard(_: object) -> None:

@@ -43,6 +43,11 @@ class LocalSettings:
     api_port: int = 6443
     etcd_client_port: int = 2379
     etcd_peer_port: int = 2380
+    etcd_metrics_port: int = 2381
+    kubelet_port: int = 10250
+    containerd_stream_port: int = 10010
+    """containerd's CRI streaming server (exec, attach, port-forward): fixed, not
+    ephemeral, so every listening port of the cluster is known in advance."""
     bridge: str = "cni0"
 
     @classmethod

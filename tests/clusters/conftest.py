@@ -23,6 +23,13 @@ SESSION = uuid.uuid4().hex[:8]
 LABELS = {"app.kubernetes.io/managed-by": "wpc", "wpc.dev/session-id": SESSION}
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the tests that recreate the cluster last: its new PKI breaks session clients."""
+    items.sort(
+        key=lambda item: item.get_closest_marker("recreates_cluster") is not None
+    )
+
+
 @pytest.fixture(scope="session")
 def local() -> Any:
     provider = providers.get("local")
