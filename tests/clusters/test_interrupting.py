@@ -62,8 +62,11 @@ def test_a_second_signal_is_logged_not_raised(caplog):
 def test_a_signal_during_shielded_cleanup_waits_and_is_recorded():
     with interrupting.interrupts_raise():
         with interrupting.shielded():
+            # Blocked in this thread; a process with other threads (pytest-xdist's
+            # worker has one) may take it there, and then it is only recorded.
+            # Either way nothing is raised inside the shield.
             os.kill(os.getpid(), signal.SIGINT)
-            assert interrupting.received() is None, "blocked: not delivered yet"
+            assert interrupting.received() in (None, signal.SIGINT)
         assert interrupting.received() == signal.SIGINT
     assert interrupting.received() is None, "forgotten once the block ends"
 
