@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
+from conformance import contract
 from conformance.report import documents
 from tests.conformance.conftest import mutation_score
 from tests.conformance.conftest import negative_report
@@ -71,7 +72,10 @@ def test_report_validates_and_carries_results_per_layout(
             "role": "executor",
             "ref": "example.test/executor:1.2.3",
             "digest": "sha256:" + "0" * 64,
-        }
+        },
+        # The suite's own image, which every profile uses (the fake hook has
+        # no digest for it).
+        {"role": "tools", "ref": contract.TOOLS_IMAGE, "digest": "unknown"},
     ]
     assert doc["environment"]["kubernetesVersion"] == "v1.36.4"
     assert doc["run"]["sessionId"] == "test-session"
