@@ -18,9 +18,10 @@ from conformance.implementations import images
 from conformance.plugin import options
 
 
-def _parser() -> argparse.ArgumentParser:
+def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
+    """The command line of `python -m conformance` (and of `wpc run`)."""
     p = argparse.ArgumentParser(
-        prog="python -m conformance",
+        prog=prog,
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -47,10 +48,10 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") -> int:
     """Run one verb; errors print their evidence and exit 2."""
-    parser = _parser()
-    args = parser.parse_args(argv)
+    p = parser(prog)
+    args = p.parse_args(argv)
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
@@ -65,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.write("".join(f"loaded {ref}\n" for ref in refs))
             return 0
         if args.wpc_implementation is None:
-            parser.error("run: the following arguments are required: --implementation")
+            p.error("run: the following arguments are required: --implementation")
         return launching.run(
             launching.RunRequest(
                 options={o.dest: getattr(args, o.dest) for o in options.OPTIONS},

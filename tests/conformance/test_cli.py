@@ -99,7 +99,7 @@ def test_failing_command_carries_evidence(tmp_path):
 def test_run_and_pytest_accept_the_same_option_names():
     from conformance.plugin import options
 
-    args = cli._parser().parse_args(
+    args = cli.parser().parse_args(
         [
             "run",
             "--implementation",
