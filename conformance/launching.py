@@ -84,6 +84,11 @@ LAUNCHER_OWNED = frozenset(
 """Options the launcher always spells out itself, in a fixed order."""
 
 
+def _flag(dest: str) -> str:
+    """The pytest spelling of one of the suite's options (`--wpc-...`)."""
+    return options.BY_DEST[dest].pytest_flags[0]
+
+
 def pytest_command(request: RunRequest) -> list[str]:
     """The pytest invocation of the suite with the plugin's options and reports."""
     implementation = str(request.option("wpc_implementation"))
@@ -96,28 +101,29 @@ def pytest_command(request: RunRequest) -> list[str]:
         "-m",
         "pytest",
         str(collection.SUITE_DIR),
-        "--implementation",
+        _flag("wpc_implementation"),
         implementation,
-        "--layout",
+        _flag("wpc_layout"),
         str(request.option("wpc_layout")),
-        "--report",
+        _flag("wpc_report"),
         str(report),
-        "--wpc-junit",
+        _flag("wpc_junit"),
         str(junit),
         "--alluredir",
         str(reports_dir / f"allure-{name}"),
         "--clean-alluredir",
-        "--timeout-scale",
+        _flag("wpc_timeout_scale"),
         str(request.option("wpc_timeout_scale")),
     ]
     kubeconfig = request.option("wpc_kubeconfig")
     if kubeconfig is not None:
-        argv += ["--kubeconfig", str(kubeconfig)]
+        argv += [_flag("wpc_kubeconfig"), str(kubeconfig)]
     else:
+        # Always named, so a KUBECONFIG in the environment never redirects the run.
         argv += [
-            "--provider",
+            _flag("wpc_provider"),
             str(request.option("wpc_provider")),
-            "--cluster",
+            _flag("wpc_cluster_name"),
             str(request.option("wpc_cluster_name")),
         ]
     argv += options.forwarded(request.options, skip=LAUNCHER_OWNED)

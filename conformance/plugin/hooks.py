@@ -1,6 +1,7 @@
 """The WPC conformance pytest plugin (entry point `wpc`).
 
-Inert unless the suite runs: active with `--implementation`, or when the
+Inert unless the suite runs: active with `--wpc-implementation` (or the ini key
+`wpc_implementation`), or when the
 command line names a path inside `conformance/tests` (then the implementation
 defaults to `reference`). While inactive it only registers the marker and
 keeps `pytest .` from wandering into the suite.
@@ -107,7 +108,7 @@ def pytest_configure(config: pytest.Config) -> None:
         unknown = sorted(settings.features - known)
         if unknown:
             raise pytest.UsageError(
-                f"--features: unknown feature(s) {', '.join(unknown)} "
+                f"--wpc-features: unknown feature(s) {', '.join(unknown)} "
                 f"(the spec defines: {', '.join(sorted(known))})"
             )
     score = None
@@ -119,7 +120,7 @@ def pytest_configure(config: pytest.Config) -> None:
                 settings.negative_controls, implementation=profile.name
             )
         except DataError as exc:
-            raise pytest.UsageError(f"--negative-controls: {exc}") from exc
+            raise pytest.UsageError(f"--wpc-negative-controls: {exc}") from exc
     # Core features are not a choice: every implementation is judged on them, as
     # Gateway API conformance always runs its core tests. Only Extended features
     # (and the layouts) are claimed.
