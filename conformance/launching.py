@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.errors import CommandError
+from conformance.exitcodes import ExitCode
 from conformance.implementations import profiles
 from conformance.plugin import collection
 from conformance.plugin import options
@@ -133,18 +134,25 @@ def pytest_command(request: RunRequest) -> list[str]:
 
 
 def run(request: RunRequest) -> int:
-    """Bring the cluster up, run the suite; return pytest's exit code."""
+    """Bring the cluster up, run the suite; return pytest's exit code.
+
+    `ExitCode.CLUSTER_FAILED` when the cluster does not come up.
+    """
     for command in cluster_commands(request):
         logger.info("Running %s.", shlex.join(command))
         # Not plumbing.commands: `clusters up` reports its progress on the
         # console as it goes, which a captured or logged run would hide.
         proc = subprocess.run(command, check=False)
         if proc.returncode != 0:
-            raise CommandError(
-                command=command,
-                returncode=proc.returncode,
-                output="(see the output above)",
+            logger.error(
+                "%s",
+                CommandError(
+                    command=command,
+                    returncode=proc.returncode,
+                    output="(see the output above)",
+                ),
             )
+            return ExitCode.CLUSTER_FAILED
     command = pytest_command(request)
     logger.info("Running %s.", shlex.join(command))
     # Not plumbing.commands: pytest's live progress belongs on the console, and

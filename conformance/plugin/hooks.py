@@ -37,6 +37,7 @@ from conformance import contract
 from conformance.errors import ClusterRefused
 from conformance.errors import ConformanceError
 from conformance.errors import DataError
+from conformance.exitcodes import ExitCode
 from conformance.harness.timeouts import Timeouts
 from conformance.implementations import profiles
 from conformance.implementations.contexts import RunContext
@@ -239,10 +240,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         )
     except ClusterRefused as exc:
         pytest.exit(
-            f"WPC refuses this cluster: {exc}", returncode=pytest.ExitCode.USAGE_ERROR
+            f"WPC refuses this cluster: {exc}", returncode=ExitCode.CLUSTER_REFUSED
         )
     except ConformanceError as exc:
-        pytest.exit(f"WPC could not prepare the run: {exc}", returncode=3)
+        pytest.exit(
+            f"WPC could not prepare the run: {exc}", returncode=ExitCode.PREPARE_FAILED
+        )
     runs.of(config).context = context
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from conformance import __main__ as cli
 from conformance import launching
+from conformance import preflight
 from conformance.errors import CommandError
 from conformance.errors import DataError
 from conformance.implementations import driving
@@ -56,6 +57,7 @@ def test_pytest_command_names_reports_after_the_implementation():
 def test_negative_controls_are_forwarded_only_when_given(monkeypatch):
     seen: list[launching.RunRequest] = []
     monkeypatch.setattr(launching, "run", lambda r: seen.append(r) or 0)
+    monkeypatch.setattr(preflight, "check", lambda values: None)
     argv = ["run", "--implementation", "reference"]
     assert cli.main([*argv, "--negative-controls", "reports/n.yaml"]) == 0
     assert cli.main(argv) == 0
