@@ -49,6 +49,7 @@ from conformance.plugin import hookspecs
 from conformance.plugin import keys
 from conformance.plugin import markers
 from conformance.plugin import options
+from conformance.plugin import progress
 from conformance.plugin import runs
 from conformance.plugin.keys import WORKERINPUT_KEY
 from conformance.plugin.settings import RunSettings
@@ -147,6 +148,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(fixtures, "wpc-fixtures")
     if not _is_worker(config):
         config.pluginmanager.register(finishing.Finisher(config), "wpc-finisher")
+        if not config.option.collectonly:
+            config.pluginmanager.register(
+                progress.Heartbeat(progress.writer(config)), "wpc-heartbeat"
+            )
 
 
 def _active(config: pytest.Config) -> bool:
@@ -232,12 +237,13 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     if not _active(config) or _is_worker(config) or config.option.collectonly:
         return
     try:
-        context = config.hook.pytest_wpc_prepare_run(
-            config=config,
-            settings=runs.of(config).settings,
-            profile=runs.of(config).profile,
-            timeouts=runs.of(config).timeouts,
-        )
+        with progress.echo(progress.writer(config)):
+            context = config.hook.pytest_wpc_prepare_run(
+                config=config,
+                settings=runs.of(config).settings,
+                profile=runs.of(config).profile,
+                timeouts=runs.of(config).timeouts,
+            )
     except ClusterRefused as exc:
         pytest.exit(
             f"WPC refuses this cluster: {exc}", returncode=ExitCode.CLUSTER_REFUSED
