@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import yaml
+
 from clusters.base import ClusterStatus
 from clusters.errors import ProviderError
 
@@ -13,7 +15,8 @@ class ExistingProvider:
     """Implements clusters.base.ClusterProvider over a kubeconfig given by the user.
 
     The cluster name is the kubeconfig path. Images cannot be loaded generically
-    (there is no node access), so load_image explains what to do instead.
+    (there is no node access): load_image uses kind's or k3d's importer when the
+    context is one of theirs, and otherwise explains what to do.
     """
 
     name = "existing"
@@ -44,10 +47,30 @@ class ExistingProvider:
         )
 
     def load_image(self, cluster: str, archive: Path) -> str:
-        """Not possible without node access."""
+        """Import with kind's or k3d's own loader when the context is one of theirs.
+
+        A kubeconfig alone gives no node access, but kind and k3d name their
+        contexts `kind-<cluster>` and `k3d-<cluster>`, and their CLIs can import an
+        archive into every node. Any other cluster needs a registry its nodes
+        pull from; the error says so, naming the image.
+        """
+        context = current_context(self.kubeconfig(cluster))
+        for prefix, provider in (("kind-", "kind"), ("k3d-", "k3d")):
+            if context.startswith(prefix):
+                from clusters import providers
+
+                return providers.get(provider).load_image(
+                    context.removeprefix(prefix), archive
+                )
+        from clusters.images import image_name
+
         raise ProviderError(
-            f"the existing provider cannot load {archive} into nodes; push it to a registry "
-            "the cluster can pull from, or load it with your cluster's own tooling"
+            f"the existing provider cannot load {archive} ({image_name(archive)}) into "
+            f"the nodes of context {context or '(none)'!r} in {cluster}: it imports "
+            "only into kind-* and k3d-* contexts. Push the image to a registry the "
+            "nodes pull from under that same name (e.g. `skopeo copy "
+            f"oci-archive:{archive} docker://<registry>/...` plus a mirror for "
+            "wpc.local in the nodes' containerd), or load it with your cluster's tooling"
         )
 
     def collect_logs(self, cluster: str, dest: Path) -> Path:
@@ -61,3 +84,12 @@ class ExistingProvider:
         if found is None:
             raise ProviderError("kubectl is not on PATH")
         return Path(found)
+
+
+def current_context(kubeconfig: Path) -> str:
+    """The kubeconfig's `current-context`, or "" when it has none or is unreadable."""
+    try:
+        data = yaml.safe_load(kubeconfig.read_text())
+    except (OSError, yaml.YAMLError):
+        return ""
+    return str(data.get("current-context") or "") if isinstance(data, dict) else ""

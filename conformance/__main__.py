@@ -1,4 +1,4 @@
-"""`python -m conformance`: argument parsing only (work in `running`, `loading`).
+"""`python -m conformance`: argument parsing only (work in `launching`, `preflight`).
 
 run          cluster up, install, the suite in the selected layouts, reports
 load-images  build an implementation's images and load them into the cluster
@@ -13,7 +13,10 @@ from pathlib import Path
 
 from clusters.errors import ClusterError
 from conformance import launching
+from conformance import preflight
 from conformance.errors import ConformanceError
+from conformance.errors import DataError
+from conformance.exitcodes import ExitCode
 from conformance.harness.timeouts import Timeouts
 from conformance.implementations import images
 from conformance.implementations import preparing
@@ -22,9 +25,10 @@ from conformance.implementations.contexts import ClusterChoice
 from conformance.plugin import options
 
 
-def _parser() -> argparse.ArgumentParser:
+def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
+    """The command line of `python -m conformance` (and of `wpc run`)."""
     p = argparse.ArgumentParser(
-        prog="python -m conformance",
+        prog=prog,
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -81,10 +85,10 @@ def _uninstall(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run one verb; errors print their evidence and exit 2."""
-    parser = _parser()
-    args = parser.parse_args(argv)
+def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") -> int:
+    """Run one verb; exit codes are `conformance.exitcodes.ExitCode` or pytest's."""
+    p = parser(prog)
+    args = p.parse_args(argv)
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
@@ -101,18 +105,27 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.write("".join(f"loaded {ref}\n" for ref in refs))
             return 0
         if args.wpc_implementation is None:
-            parser.error("run: the following arguments are required: --implementation")
+            p.error("run: the following arguments are required: --implementation")
+        values = {o.dest: getattr(args, o.dest) for o in options.OPTIONS}
+        # Before `clusters up`: nothing on the host changes for a typo (#12).
+        preflight.check(values)
         return launching.run(
             launching.RunRequest(
-                options={o.dest: getattr(args, o.dest) for o in options.OPTIONS},
+                options=values,
                 reports_dir=args.reports_dir,
                 workers=args.workers,
                 pytest_args=tuple(args.pytest_args),
             )
         )
-    except (ConformanceError, ClusterError) as exc:
+    except DataError as exc:
         sys.stderr.write(f"error: {exc}\n")
-        return 2
+        return ExitCode.INVALID_INPUT
+    except ClusterError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return ExitCode.CLUSTER_FAILED
+    except ConformanceError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return ExitCode.PREPARE_FAILED
 
 
 if __name__ == "__main__":

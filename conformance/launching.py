@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.errors import CommandError
+from conformance.exitcodes import ExitCode
 from conformance.implementations import profiles
 from conformance.plugin import collection
 from conformance.plugin import options
@@ -84,6 +85,11 @@ LAUNCHER_OWNED = frozenset(
 """Options the launcher always spells out itself, in a fixed order."""
 
 
+def _flag(dest: str) -> str:
+    """The pytest spelling of one of the suite's options (`--wpc-...`)."""
+    return options.BY_DEST[dest].pytest_flags[0]
+
+
 def pytest_command(request: RunRequest) -> list[str]:
     """The pytest invocation of the suite with the plugin's options and reports."""
     implementation = str(request.option("wpc_implementation"))
@@ -96,28 +102,29 @@ def pytest_command(request: RunRequest) -> list[str]:
         "-m",
         "pytest",
         str(collection.SUITE_DIR),
-        "--implementation",
+        _flag("wpc_implementation"),
         implementation,
-        "--layout",
+        _flag("wpc_layout"),
         str(request.option("wpc_layout")),
-        "--report",
+        _flag("wpc_report"),
         str(report),
-        "--wpc-junit",
+        _flag("wpc_junit"),
         str(junit),
         "--alluredir",
         str(reports_dir / f"allure-{name}"),
         "--clean-alluredir",
-        "--timeout-scale",
+        _flag("wpc_timeout_scale"),
         str(request.option("wpc_timeout_scale")),
     ]
     kubeconfig = request.option("wpc_kubeconfig")
     if kubeconfig is not None:
-        argv += ["--kubeconfig", str(kubeconfig)]
+        argv += [_flag("wpc_kubeconfig"), str(kubeconfig)]
     else:
+        # Always named, so a KUBECONFIG in the environment never redirects the run.
         argv += [
-            "--provider",
+            _flag("wpc_provider"),
             str(request.option("wpc_provider")),
-            "--cluster",
+            _flag("wpc_cluster_name"),
             str(request.option("wpc_cluster_name")),
         ]
     argv += options.forwarded(request.options, skip=LAUNCHER_OWNED)
@@ -127,18 +134,25 @@ def pytest_command(request: RunRequest) -> list[str]:
 
 
 def run(request: RunRequest) -> int:
-    """Bring the cluster up, run the suite; return pytest's exit code."""
+    """Bring the cluster up, run the suite; return pytest's exit code.
+
+    `ExitCode.CLUSTER_FAILED` when the cluster does not come up.
+    """
     for command in cluster_commands(request):
         logger.info("Running %s.", shlex.join(command))
         # Not plumbing.commands: `clusters up` reports its progress on the
         # console as it goes, which a captured or logged run would hide.
         proc = subprocess.run(command, check=False)
         if proc.returncode != 0:
-            raise CommandError(
-                command=command,
-                returncode=proc.returncode,
-                output="(see the output above)",
+            logger.error(
+                "%s",
+                CommandError(
+                    command=command,
+                    returncode=proc.returncode,
+                    output="(see the output above)",
+                ),
             )
+            return ExitCode.CLUSTER_FAILED
     command = pytest_command(request)
     logger.info("Running %s.", shlex.join(command))
     # Not plumbing.commands: pytest's live progress belongs on the console, and

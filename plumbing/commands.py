@@ -16,6 +16,7 @@ import logging
 import os
 import shlex
 import subprocess
+import time
 from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -42,6 +43,34 @@ def _environment(env: Mapping[str, str] | None) -> dict[str, str]:
     return {**os.environ, **(env or {})}
 
 
+HEARTBEAT = 20.0
+"""Seconds between "still running" lines for a long `run` (under 30 s, so no CI
+log is silent for longer than that while a build or an install runs, #12)."""
+
+
+def elapsed(seconds: float) -> str:
+    """`1m05s` / `42s`: an elapsed time for progress lines."""
+    minutes, secs = divmod(int(seconds), 60)
+    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+
+
+def _last_line(log_path: Path) -> str:
+    """The log's last non-empty line (what the command is doing), shortened."""
+    try:
+        with log_path.open("rb") as log:
+            log.seek(max(0, log_path.stat().st_size - 4096))
+            lines = log.read().decode(errors="replace").splitlines()
+    except OSError:  # intentionally ignored: the line is a courtesy, not evidence
+        return ""
+    last = next((line.strip() for line in reversed(lines) if line.strip()), "")
+    return last if len(last) <= 160 else last[:157] + "..."
+
+
+def _short(command: Sequence[str]) -> str:
+    text = shlex.join(command)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
 def run(
     command: Sequence[str],
     *,
@@ -50,33 +79,72 @@ def run(
     cwd: Path | None = None,
     timeout: float | None = None,
     error: Callable[..., CommandFailed] = CommandFailed,
+    heartbeat: float = HEARTBEAT,
 ) -> None:
-    """Run `command`, appending its stdout and stderr to `log_path`."""
+    """Run `command`, appending its stdout and stderr to `log_path`.
+
+    While it runs, logs "Still running ..." with the elapsed time and the log's
+    last line every `heartbeat` seconds, so a long build shows it is alive.
+    """
     log_path.parent.mkdir(parents=True, exist_ok=True)
     logger.info("Running %s (log: %s).", shlex.join(command), log_path)
+    started = time.monotonic()
     with log_path.open("ab") as log:
         log.write(f"\n$ {shlex.join(command)}\n".encode())
         log.flush()
         try:
-            proc = subprocess.run(  # an argv list, never a shell
+            proc = subprocess.Popen(  # an argv list, never a shell
                 list(command),
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 env=_environment(env),
                 cwd=cwd,
-                timeout=timeout,
-                check=False,
             )
         except OSError as exc:  # e.g. `go` is not on PATH
             log.write(f"cannot start: {exc}\n".encode())
             returncode = NOT_FOUND
-        except subprocess.TimeoutExpired:
-            log.write(f"killed: still running after {timeout:g} s\n".encode())
-            returncode = TIMED_OUT
         else:
-            returncode = proc.returncode
+            returncode = _wait(
+                proc,
+                command=command,
+                log_path=log_path,
+                timeout=timeout,
+                heartbeat=heartbeat,
+                started=started,
+            )
+            if returncode == TIMED_OUT:
+                log.write(f"killed: still running after {timeout:g} s\n".encode())
     if returncode != 0:
         raise error(command=command, returncode=returncode, log_path=log_path)
+
+
+def _wait(
+    proc: subprocess.Popen[bytes],
+    *,
+    command: Sequence[str],
+    log_path: Path,
+    timeout: float | None,
+    heartbeat: float,
+    started: float,
+) -> int:
+    """Wait for `proc`, saying it is alive every `heartbeat` s; TIMED_OUT kills it."""
+    while True:
+        spent = time.monotonic() - started
+        wait = heartbeat if timeout is None else min(heartbeat, timeout - spent)
+        try:
+            return proc.wait(timeout=max(wait, 0.0))
+        except subprocess.TimeoutExpired:
+            spent = time.monotonic() - started
+            if timeout is not None and spent >= timeout:
+                proc.kill()
+                proc.wait()
+                return TIMED_OUT
+            logger.info(
+                "Still running %s after %s: %s",
+                _short(command),
+                elapsed(spent),
+                _last_line(log_path) or "(no output yet)",
+            )
 
 
 def capture(

@@ -90,9 +90,16 @@ class Environment:
 
     cache_dir: Path
     """Build caches outside the repo; the `{cache_dir}` command placeholder."""
+    kubeconfig: Path | None = None
+    """`KUBECONFIG`'s first file: plain pytest's cluster when none is named."""
 
     @classmethod
     def from_env(cls) -> Environment:
-        """Read WPC_CACHE_DIR (default ~/.cache/wpc)."""
+        """Read WPC_CACHE_DIR (default ~/.cache/wpc) and KUBECONFIG."""
         default = Path.home() / ".cache" / "wpc"
-        return cls(cache_dir=Path(os.environ.get("WPC_CACHE_DIR", str(default))))
+        # KUBECONFIG is a list (kubectl merges it); the suite's client reads one file.
+        first = os.environ.get("KUBECONFIG", "").split(os.pathsep)[0]
+        return cls(
+            cache_dir=Path(os.environ.get("WPC_CACHE_DIR", str(default))),
+            kubeconfig=Path(first).expanduser() if first else None,
+        )

@@ -9,8 +9,10 @@ contexts` do), writes each image as an OCI archive with
 
 from __future__ import annotations
 
+import json
 import re
 import sys
+import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,3 +91,36 @@ def load_images(
             ]
         )
     return [image.ref for image in images]
+
+
+def archive_digest(archive: Path) -> str | None:
+    """The manifest digest an OCI archive written by `clusters build-image` holds."""
+    try:
+        with tarfile.open(archive) as tar:
+            member = tar.extractfile("index.json")
+            index = json.load(member) if member is not None else {}
+        return str(index["manifests"][0]["digest"])
+    except (OSError, tarfile.TarError, ValueError, KeyError, IndexError):
+        return None  # not one of ours: the caller falls back to the cluster's view
+
+
+def loaded_digests(root: Path, refs: list[str], *, since: float) -> dict[str, str]:
+    """Digests of the archives under `root/*/` written for `refs` at or after `since`.
+
+    `load_images` writes one archive per image into its workdir (a folder of the
+    cache's `images/`) and imports it; an archive written before this run may
+    not be what the cluster holds, so it is left out.
+    """
+    found: dict[str, str] = {}
+    for ref in refs:
+        archives = [
+            path
+            for path in root.glob(f"*/{archive_name(ref)}")
+            if path.stat().st_mtime >= since
+        ]
+        if archives:
+            newest = max(archives, key=lambda path: path.stat().st_mtime)
+            digest = archive_digest(newest)
+            if digest is not None:
+                found[ref] = digest
+    return found

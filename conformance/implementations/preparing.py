@@ -11,6 +11,7 @@ import logging
 import re
 import shutil
 import sys
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -123,8 +124,30 @@ def environment(
     }
 
 
-def image_digests(clients: kube.Clients, refs: list[str]) -> dict[str, str]:
-    """Image reference -> digest, as the nodes' image lists show them."""
+def _pod_image_ids(clients: kube.Clients) -> dict[str, str]:
+    """Image reference -> the image ID its running containers report."""
+    found: dict[str, str] = {}
+    for pod in clients.core.list_pod_for_all_namespaces().items:
+        for status in (pod.status.container_statuses or []) + (
+            pod.status.init_container_statuses or []
+        ):
+            if status.image and status.image_id:
+                found.setdefault(status.image, status.image_id)
+    return found
+
+
+def image_digests(
+    clients: kube.Clients, refs: list[str], *, loaded: dict[str, str] | None = None
+) -> dict[str, str]:
+    """Image reference -> digest of what the run uses.
+
+    The nodes list an image's repo digest only when it came from a registry. An
+    image imported from an archive (the local provider's `ctr import`, `kind
+    load`) has none: the node lists its tag alone, which is why these used to
+    read "unknown (not on any node)" (#12). Then the digest of the archive this
+    run loaded (`loaded`, by reference) stands, else the image ID a running
+    container of that image reports.
+    """
     digests: dict[str, str] = {}
     for node in clients.core.list_node().items:
         for image in node.status.images or []:
@@ -133,6 +156,22 @@ def image_digests(clients: kube.Clients, refs: list[str]) -> dict[str, str]:
             for ref in refs:
                 if digest and any(n == ref or n.endswith("/" + ref) for n in names):
                     digests[ref] = digest
+    for ref, digest in (loaded or {}).items():
+        digests.setdefault(ref, digest)
+    missing = [ref for ref in refs if ref not in digests]
+    if missing:
+        running = _pod_image_ids(clients)
+        for ref in missing:
+            image_id = next(
+                (
+                    i
+                    for image, i in running.items()
+                    if image == ref or image.endswith("/" + ref)
+                ),
+                None,
+            )
+            if image_id is not None:
+                digests[ref] = f"{image_id.rsplit('@', 1)[-1]} (image ID)"
     return {ref: digests.get(ref, "unknown (not on any node)") for ref in refs}
 
 
@@ -165,6 +204,7 @@ def prepare_run(
     implementation's (`ownership`): two controllers on one ID would both act
     on the run's workflows.
     """
+    started = time.time()
     session_id = new_session_id()
     kubeconfig, kubectl = locate_cluster(cluster)
     clients = kube.connect(kubeconfig)
@@ -181,12 +221,14 @@ def prepare_run(
     if not skip_install:
         # The suite's own image, whatever the profile: scenarios run their main
         # containers from it.
+        logger.info("Building and loading the suite's tools image.")
         images.load_images(
             command=[sys.executable, "-m", "conformance.tools", "contexts"],
             provider=cluster.provider,
             cluster=cluster.cluster,
             workdir=Environment.from_env().cache_dir / "images" / "tools",
         )
+        logger.info("Preparing %s (the profile's prepare commands).", profile.name)
         driver.prepare(layouts)
         for instance in instances:
             ownership.check_free(
@@ -196,9 +238,15 @@ def prepare_run(
                 timeouts=timeouts,
                 session_id=session_id,
             )
+        logger.info(
+            "Installing %s: %s.",
+            profile.name,
+            ", ".join(f"{i.instance_id} in {i.namespace}" for i in instances),
+        )
         driver.install(list(instances))
         for instance in instances:
             ownership.record(clients, instance=instance, profile=profile)
+        logger.info("Installed %s.", profile.name)
     return RunContext(
         session_id=session_id,
         started_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
@@ -206,7 +254,17 @@ def prepare_run(
         kubectl=kubectl,
         instances=instances,
         environment=environment(clients, marker=marker, provider=cluster.provider),
-        images=image_digests(clients, sorted(profile.images.values())),
+        images=image_digests(
+            clients,
+            sorted(profile.images.values()),
+            loaded={}
+            if skip_install
+            else images.loaded_digests(
+                Environment.from_env().cache_dir / "images",
+                sorted(profile.images.values()),
+                since=started,
+            ),
+        ),
         placeholders=placeholders,
         implementation_version=driver.describe(),
     )

@@ -20,6 +20,7 @@ from conformance.harness import namespaces
 from conformance.plugin import runs
 from conformance.plugin import writing
 from conformance.report import ledger
+from conformance.report import verdicts
 
 logger = logging.getLogger(__name__)
 
@@ -87,9 +88,14 @@ class Finisher:
                 )
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        """Point at the reports and name the gaps."""
+        """The verdict table, then the reports' paths and the gaps."""
+        table = verdicts.table(runs.of(self.config).results.records())
         lines = runs.of(self.config).written
-        if lines:
+        if table or lines:
             terminalreporter.section("wpc conformance")
+            for line in table:
+                terminalreporter.write_line(line)
+            if table and lines:
+                terminalreporter.write_line("")
             for line in lines:
                 terminalreporter.write_line(line)

@@ -1,6 +1,7 @@
 """The WPC conformance pytest plugin (entry point `wpc`).
 
-Inert unless the suite runs: active with `--implementation`, or when the
+Inert unless the suite runs: active with `--wpc-implementation` (or the ini key
+`wpc_implementation`), or when the
 command line names a path inside `conformance/tests` (then the implementation
 defaults to `reference`). While inactive it only registers the marker and
 keeps `pytest .` from wandering into the suite.
@@ -36,6 +37,7 @@ from conformance import contract
 from conformance.errors import ClusterRefused
 from conformance.errors import ConformanceError
 from conformance.errors import DataError
+from conformance.exitcodes import ExitCode
 from conformance.harness.timeouts import Timeouts
 from conformance.implementations import profiles
 from conformance.implementations.contexts import RunContext
@@ -47,6 +49,7 @@ from conformance.plugin import hookspecs
 from conformance.plugin import keys
 from conformance.plugin import markers
 from conformance.plugin import options
+from conformance.plugin import progress
 from conformance.plugin import runs
 from conformance.plugin.keys import WORKERINPUT_KEY
 from conformance.plugin.settings import RunSettings
@@ -107,7 +110,7 @@ def pytest_configure(config: pytest.Config) -> None:
         unknown = sorted(settings.features - known)
         if unknown:
             raise pytest.UsageError(
-                f"--features: unknown feature(s) {', '.join(unknown)} "
+                f"--wpc-features: unknown feature(s) {', '.join(unknown)} "
                 f"(the spec defines: {', '.join(sorted(known))})"
             )
     score = None
@@ -119,7 +122,7 @@ def pytest_configure(config: pytest.Config) -> None:
                 settings.negative_controls, implementation=profile.name
             )
         except DataError as exc:
-            raise pytest.UsageError(f"--negative-controls: {exc}") from exc
+            raise pytest.UsageError(f"--wpc-negative-controls: {exc}") from exc
     # Core features are not a choice: every implementation is judged on them, as
     # Gateway API conformance always runs its core tests. Only Extended features
     # (and the layouts) are claimed.
@@ -145,6 +148,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(fixtures, "wpc-fixtures")
     if not _is_worker(config):
         config.pluginmanager.register(finishing.Finisher(config), "wpc-finisher")
+        if not config.option.collectonly:
+            config.pluginmanager.register(
+                progress.Heartbeat(progress.writer(config)), "wpc-heartbeat"
+            )
 
 
 def _active(config: pytest.Config) -> bool:
@@ -230,18 +237,21 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     if not _active(config) or _is_worker(config) or config.option.collectonly:
         return
     try:
-        context = config.hook.pytest_wpc_prepare_run(
-            config=config,
-            settings=runs.of(config).settings,
-            profile=runs.of(config).profile,
-            timeouts=runs.of(config).timeouts,
-        )
+        with progress.echo(progress.writer(config)):
+            context = config.hook.pytest_wpc_prepare_run(
+                config=config,
+                settings=runs.of(config).settings,
+                profile=runs.of(config).profile,
+                timeouts=runs.of(config).timeouts,
+            )
     except ClusterRefused as exc:
         pytest.exit(
-            f"WPC refuses this cluster: {exc}", returncode=pytest.ExitCode.USAGE_ERROR
+            f"WPC refuses this cluster: {exc}", returncode=ExitCode.CLUSTER_REFUSED
         )
     except ConformanceError as exc:
-        pytest.exit(f"WPC could not prepare the run: {exc}", returncode=3)
+        pytest.exit(
+            f"WPC could not prepare the run: {exc}", returncode=ExitCode.PREPARE_FAILED
+        )
     runs.of(config).context = context
 
 

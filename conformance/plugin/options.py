@@ -1,11 +1,22 @@
 """The suite's options, defined once for both front ends, and `RunSettings`.
 
-`OPTIONS` is the one table: plain `pytest` registers it (`add`), and
-`python -m conformance run` adds the same flags to its own parser
-(`add_arguments`) and forwards what was given (`forwarded`), so both accept
-the same names. Values come from the table's defaults, then the command
-line; a name's first flag is its spelling, the others are old aliases kept
-working (`--cluster-name` for `--cluster`). There is no options file.
+`OPTIONS` is the one table. `python -m conformance run` (and `wpc run`) takes
+each under its front-end spelling (`--implementation`, `--layout`, ...;
+`add_arguments`) and forwards what was given to pytest (`forwarded`). Plain
+`pytest` takes the same options prefixed, `--wpc-implementation`,
+`--wpc-layout`, ... (`add`), so the plugin never collides with another
+project's `--report` or `--kubeconfig` (#12), and each also as an ini option
+named after its pytest flag (`wpc_implementation`, `wpc_layout`, ...) in
+`[tool.pytest.ini_options]` or `pytest.ini`. A value comes from the command
+line, else the ini file, else the table's default (`value`). A name's first
+flag is its spelling, the others are old aliases kept working
+(`--cluster-name` for `--cluster`).
+
+Without `--wpc-kubeconfig` (or `wpc_kubeconfig`) and without a provider or
+cluster named on the command line or in the ini file, plain pytest uses the
+cluster of `KUBECONFIG` when it is set (its first file), as kubectl would; the
+marker check still refuses a cluster WPC did not make unless
+`--wpc-allow-foreign-cluster`. The front ends always name the provider.
 """
 
 from __future__ import annotations
@@ -20,11 +31,13 @@ from typing import Any
 import pytest
 
 from conformance.harness import layouts
+from conformance.implementations.contexts import Environment
 from conformance.plugin import collection
 from conformance.plugin.settings import RunSettings
 from conformance.report import divergences
 
 DEFAULT_IMPLEMENTATION = "reference"
+PREFIX = "--wpc-"
 
 
 @dataclass(frozen=True)
@@ -32,7 +45,7 @@ class Option:
     """One option of the suite, as both parsers take it."""
 
     flags: tuple[str, ...]
-    """The spelling first, then aliases."""
+    """The front end's spelling first, then aliases (pytest's add `--wpc-`)."""
     dest: str
     """Attribute name in `config.option` and in the CLI's namespace (`wpc_*`)."""
     help: str
@@ -43,28 +56,81 @@ class Option:
     choices: tuple[str, ...] | None = None
     metavar: str | None = None
 
-    def kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for `addoption` / `add_argument`."""
+    @property
+    def pytest_flags(self) -> tuple[str, ...]:
+        """The flags plain pytest takes: each front-end flag with the `--wpc-` prefix."""
+        return tuple(
+            flag if flag.startswith(PREFIX) else PREFIX + flag[2:]
+            for flag in self.flags
+        )
+
+    @property
+    def ini(self) -> str:
+        """The ini option's name: the pytest spelling as an identifier."""
+        return self.pytest_flags[0][2:].replace("-", "_")
+
+    @property
+    def unset(self) -> Any:
+        """What the option is without a value from anywhere."""
+        if self.action == "append":
+            return []
+        if self.action == "store_true":
+            return False
+        return self.default
+
+    def kwargs(self, *, for_pytest: bool = False) -> dict[str, Any]:
+        """Keyword arguments for `addoption` / `add_argument`.
+
+        pytest's default is None, so `value` can tell an option not given on the
+        command line (then the ini file decides) from one given as the default.
+        """
         found: dict[str, Any] = {"dest": self.dest, "help": self.help}
         if self.action == "store_true":
             found["action"] = "store_true"
+            if for_pytest:
+                found["default"] = None
             return found
-        found["default"] = [] if self.action == "append" else self.default
+        if for_pytest:
+            found["default"] = None
+        else:
+            found["default"] = [] if self.action == "append" else self.default
         for key in ("type", "action", "choices", "metavar"):
             value = getattr(self, key)
             if value is not None:
                 found[key] = value
         return found
 
+    def ini_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for `addini`."""
+        kind = {"store_true": "bool", "append": "linelist"}.get(
+            self.action or "", "string"
+        )
+        return {"help": f"{self.help} (= {self.pytest_flags[0]})", "type": kind}
+
+    def from_ini(self, raw: Any) -> Any:
+        """An ini value as the command line would have given it; UsageError on nonsense."""
+        if self.action in ("store_true", "append"):
+            return raw
+        text = str(raw).strip()
+        if self.choices is not None and text not in self.choices:
+            raise pytest.UsageError(
+                f"ini option {self.ini}: {text!r} is not one of {', '.join(self.choices)}"
+            )
+        try:
+            return self.type(text) if self.type is not None else text
+        except ValueError as exc:
+            raise pytest.UsageError(f"ini option {self.ini}: {exc}") from exc
+
     def given(self, value: Any) -> list[str]:
-        """The flags that pass `value` on to pytest; none for the default."""
+        """The pytest flags that pass `value` on to pytest; none for the default."""
+        flag = self.pytest_flags[0]
         if self.action == "store_true":
-            return [self.flags[0]] if value else []
+            return [flag] if value else []
         if self.action == "append":
-            return [arg for item in value or [] for arg in (self.flags[0], str(item))]
+            return [arg for item in value or [] for arg in (flag, str(item))]
         if value is None or value == self.default:
             return []
-        return [self.flags[0], str(value)]
+        return [flag, str(value)]
 
 
 OPTIONS = (
@@ -176,10 +242,11 @@ BY_DEST = {option.dest: option for option in OPTIONS}
 
 
 def add(parser: pytest.Parser) -> None:
-    """Register the suite's options with pytest (all `wpc_*` in `config.option`)."""
+    """Register the suite's options with pytest: `--wpc-*` flags and `wpc_*` ini keys."""
     group = parser.getgroup("wpc", "WPC workflow pod conformance")
     for option in OPTIONS:
-        group.addoption(*option.flags, **option.kwargs())
+        group.addoption(*option.pytest_flags, **option.kwargs(for_pytest=True))
+        parser.addini(option.ini, **option.ini_kwargs())
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -189,7 +256,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def forwarded(values: Mapping[str, Any], *, skip: frozenset[str]) -> list[str]:
-    """Flags passing every given option in `values` on to pytest, but `skip`."""
+    """pytest flags passing every given option in `values` on to pytest, but `skip`."""
     return [
         arg
         for option in OPTIONS
@@ -198,9 +265,38 @@ def forwarded(values: Mapping[str, Any], *, skip: frozenset[str]) -> list[str]:
     ]
 
 
+def _from_command_line(config: pytest.Config, dest: str) -> Any:
+    given = config.getoption(dest)
+    return None if given in (None, []) else given
+
+
+def _from_ini(config: pytest.Config, dest: str) -> Any:
+    option = BY_DEST[dest]
+    raw = config.getini(option.ini)
+    if raw in (None, "", [], False):
+        return None
+    return option.from_ini(raw)
+
+
+def is_given(config: pytest.Config, dest: str) -> bool:
+    """Whether the command line or the ini file sets the option."""
+    return (
+        _from_command_line(config, dest) is not None
+        or _from_ini(config, dest) is not None
+    )
+
+
+def value(config: pytest.Config, dest: str) -> Any:
+    """The option's value: the command line, else the ini file, else the default."""
+    for found in (_from_command_line(config, dest), _from_ini(config, dest)):
+        if found is not None:
+            return found
+    return BY_DEST[dest].unset
+
+
 def is_active(config: pytest.Config) -> bool:
-    """Active with --implementation, or when a command-line path is inside the suite."""
-    if config.getoption("wpc_implementation"):
+    """Active with --wpc-implementation (or its ini key), or a path inside the suite."""
+    if value(config, "wpc_implementation"):
         return True
     for arg in config.args:
         path = Path(config.invocation_params.dir, arg.split("::")[0])
@@ -216,26 +312,39 @@ def profile_vars(pairs: list[str]) -> dict[str, str]:
         name, sep, value = pair.partition("=")
         if not sep or not name.strip():
             raise pytest.UsageError(
-                f"--profile-var must look like NAME=VALUE, not {pair!r}"
+                f"--wpc-profile-var must look like NAME=VALUE, not {pair!r}"
             )
         if name.strip() in values:
-            raise pytest.UsageError(f"--profile-var {name.strip()} given twice")
+            raise pytest.UsageError(f"--wpc-profile-var {name.strip()} given twice")
         values[name.strip()] = value
     return values
 
 
+def kubeconfig(config: pytest.Config) -> Path | None:
+    """--wpc-kubeconfig, else `KUBECONFIG` unless a provider or cluster is named."""
+    given: Path | None = value(config, "wpc_kubeconfig")
+    if given is not None:
+        return given
+    if is_given(config, "wpc_provider") or is_given(config, "wpc_cluster_name"):
+        return None
+    return Environment.from_env().kubeconfig
+
+
 def settings(config: pytest.Config) -> RunSettings:
     """Validate the options into RunSettings; UsageError on nonsense."""
-    opt = config.getoption
+
+    def opt(dest: str) -> Any:
+        return value(config, dest)
+
     report: Path | None = opt("wpc_report")
     features = opt("wpc_features")
     scale = float(opt("wpc_timeout_scale"))
     if scale <= 0:
-        raise pytest.UsageError(f"--timeout-scale must be positive, not {scale}")
+        raise pytest.UsageError(f"--wpc-timeout-scale must be positive, not {scale}")
     return RunSettings(
         implementation=opt("wpc_implementation") or DEFAULT_IMPLEMENTATION,
         layouts=layouts.parse_selection(opt("wpc_layout")),
-        kubeconfig=opt("wpc_kubeconfig"),
+        kubeconfig=kubeconfig(config),
         provider=opt("wpc_provider"),
         cluster_name=opt("wpc_cluster_name"),
         features=frozenset(f.strip() for f in features.split(",") if f.strip())

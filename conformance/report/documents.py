@@ -22,6 +22,7 @@ from typing import Any
 import jsonschema
 import yaml
 
+import conformance
 from conformance.report import ledger as ledgers
 from conformance.report.outcomes import Outcome
 from conformance.report.results import TestRecord
@@ -31,7 +32,7 @@ from plumbing.errors import CommandFailed
 API_VERSION = "wpc.dev/v1alpha1"
 KIND = "ConformanceReport"
 SCHEMA_PATH = Path(__file__).parent.parent / "report.schema.json"
-SUITE_VERSION = "0.1.0"
+SUITE_VERSION = conformance.__version__
 
 
 @dataclass(frozen=True)

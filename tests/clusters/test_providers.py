@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from clusters import images
 from clusters import providers
 from clusters.base import ClusterProvider
 from clusters.errors import ProviderError
@@ -115,12 +116,50 @@ def test_cgroup_version_detection(tmp_path):
     assert not host_is_cgroup_v1(tmp_path)
 
 
-def test_the_existing_provider_refuses_to_load_images(tmp_path):
+def test_the_existing_provider_refuses_to_load_images_into_other_clusters(tmp_path):
     kc = tmp_path / "kubeconfig"
-    kc.write_text("apiVersion: v1\n")
+    kc.write_text("apiVersion: v1\ncurrent-context: prod\n")
+    archive = images.build_image(
+        context=_context(tmp_path), tag="wpc.local/t:1", output=tmp_path / "t.tar"
+    )
     existing = providers.get("existing")
     assert existing.kubeconfig(str(kc)) == kc
-    with pytest.raises(ProviderError, match="cannot load"):
-        existing.load_image(str(kc), tmp_path / "x.tar")
+    with pytest.raises(
+        ProviderError, match=r"cannot load .*wpc\.local/t:1.*context 'prod'.*registry"
+    ):
+        existing.load_image(str(kc), tmp_path / "t.tar")
+    assert archive
     with pytest.raises(ProviderError, match="is not a file"):
         existing.kubeconfig(str(tmp_path / "nope"))
+
+
+def _context(tmp_path):
+    context = tmp_path / "ctx"
+    context.mkdir()
+    (context / "Dockerfile").write_text("FROM scratch\nCOPY f /f\n")
+    (context / "f").write_text("x")
+    return context
+
+
+@pytest.mark.parametrize(
+    ("context", "provider", "cluster"),
+    [("kind-ci", "kind", "ci"), ("k3d-dev", "k3d", "dev")],
+)
+def test_the_existing_provider_loads_through_kind_or_k3d(
+    tmp_path, monkeypatch, context, provider, cluster
+):
+    kc = tmp_path / "kubeconfig"
+    kc.write_text(f"apiVersion: v1\ncurrent-context: {context}\n")
+    seen = []
+
+    class Fake:
+        def load_image(self, name, archive):
+            seen.append((name, archive))
+            return "ref"
+
+    real_get = providers.get
+    monkeypatch.setattr(
+        providers, "get", lambda name: Fake() if name == provider else real_get(name)
+    )
+    assert providers.get("existing").load_image(str(kc), tmp_path / "t.tar") == "ref"
+    assert seen == [(cluster, tmp_path / "t.tar")]

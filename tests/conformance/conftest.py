@@ -58,7 +58,7 @@ def suite(pytester: pytest.Pytester) -> pytest.Pytester:
 def wpc_args(*extra: str, profile: Path = PROFILE) -> list[str]:
     """The options of a run against the fixture spec and the fake profile."""
     return [
-        "--implementation",
+        "--wpc-implementation",
         str(profile),
         "--wpc-spec",
         str(SPEC),

@@ -16,6 +16,7 @@ import pytest
 
 from conformance import __main__ as cli
 from conformance import launching
+from conformance import preflight
 from conformance.errors import CommandError
 from conformance.errors import DataError
 from conformance.implementations import driving
@@ -45,23 +46,24 @@ def test_run_brings_the_cluster_up_first():
 def test_pytest_command_names_reports_after_the_implementation():
     argv = launching.pytest_command(request(workers=2, pytest_args=("-k", "Hello")))
     joined = " ".join(argv)
-    assert "--implementation reference --layout both" in joined
-    assert "--report reports/conformance-reference.yaml" in joined
+    assert "--wpc-implementation reference --wpc-layout both" in joined
+    assert "--wpc-report reports/conformance-reference.yaml" in joined
     assert "--wpc-junit reports/junit-reference.xml" in joined
     assert "--alluredir reports/allure-reference" in joined
-    assert "--provider local --cluster wpc" in joined
+    assert "--wpc-provider local --wpc-cluster wpc" in joined
     assert argv[-4:] == ["-n", "2", "-k", "Hello"]
 
 
 def test_negative_controls_are_forwarded_only_when_given(monkeypatch):
     seen: list[launching.RunRequest] = []
     monkeypatch.setattr(launching, "run", lambda r: seen.append(r) or 0)
+    monkeypatch.setattr(preflight, "check", lambda values: None)
     argv = ["run", "--implementation", "reference"]
     assert cli.main([*argv, "--negative-controls", "reports/n.yaml"]) == 0
     assert cli.main(argv) == 0
     given, absent = (launching.pytest_command(r) for r in seen)
-    assert given[given.index("--negative-controls") + 1] == "reports/n.yaml"
-    assert "--negative-controls" not in absent
+    assert given[given.index("--wpc-negative-controls") + 1] == "reports/n.yaml"
+    assert "--wpc-negative-controls" not in absent
 
 
 def test_image_contexts_are_parsed():
@@ -96,10 +98,10 @@ def test_failing_command_carries_evidence(tmp_path):
     assert f"log file: {tmp_path / 'x.log'}" in message
 
 
-def test_run_and_pytest_accept_the_same_option_names():
+def test_run_forwards_its_options_to_pytest_prefixed():
     from conformance.plugin import options
 
-    args = cli._parser().parse_args(
+    args = cli.parser().parse_args(
         [
             "run",
             "--implementation",
@@ -119,14 +121,14 @@ def test_run_and_pytest_accept_the_same_option_names():
         )
     )
     joined = " ".join(argv)
-    assert "--cluster c1" in joined
-    assert "--profile-var fault=x" in joined
-    assert "--require-must-coverage" in joined
+    assert "--wpc-cluster c1" in joined
+    assert "--wpc-profile-var fault=x" in joined
+    assert "--wpc-require-must-coverage" in joined
 
 
 def test_pytest_takes_the_old_cluster_name_spelling(pytester):
     pytester.makeini("[pytest]\n")
     result = pytester.runpytest("--help")
     result.stdout.fnmatch_lines(
-        ["*--cluster=WPC_CLUSTER_NAME, --cluster-name=WPC_CLUSTER_NAME*"]
+        ["*--wpc-cluster=WPC_CLUSTER_NAME, --wpc-cluster-name=WPC_CLUSTER_NAME*"]
     )

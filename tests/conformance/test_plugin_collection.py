@@ -1,11 +1,11 @@
 """We test these aspects of collection, end to end with pytester:
 
-- the plugin is inert without --implementation (markers registered, suite skipped);
+- the plugin is inert without --wpc-implementation (markers registered, suite skipped);
 - a suite test fans out over the layouts its clauses apply to;
-- --layout deselects the other layout's items;
+- --wpc-layout deselects the other layout's items;
 - an unclaimed feature skips with exactly "implementation does not claim X";
 - invalid markers (unknown clause, unknown feature, wrong ShortName) are collection errors;
-- profile and --features validation errors name the key.
+- profile and --wpc-features validation errors name the key.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def test_a_test_runs_once_per_claimed_layout(suite: pytest.Pytester) -> None:
 
 def test_layout_option_deselects_the_other_layout(suite: pytest.Pytester) -> None:
     suite.makepyfile(test_hello=HELLO)
-    result = suite.runpytest(*wpc_args("--layout", "initless", "-v"))
+    result = suite.runpytest(*wpc_args("--wpc-layout", "initless", "-v"))
     result.assert_outcomes(passed=1, deselected=1)
 
 
@@ -102,7 +102,7 @@ def test_unclaimed_layout_is_skipped_not_run(suite: pytest.Pytester) -> None:
 
 def test_features_option_overrides_the_profile_claims(suite: pytest.Pytester) -> None:
     suite.makepyfile(test_hello=HELLO)
-    result = suite.runpytest(*wpc_args("--features", "LEGACY_LAYOUT", "-rs"))
+    result = suite.runpytest(*wpc_args("--wpc-features", "LEGACY_LAYOUT", "-rs"))
     result.assert_outcomes(passed=1, skipped=1)
 
 
@@ -149,9 +149,9 @@ def test_invalid_marker_is_a_collection_error(
 def test_unknown_feature_in_features_option_is_a_usage_error(
     suite: pytest.Pytester,
 ) -> None:
-    result = suite.runpytest(*wpc_args("--features", "LEGACY_LAYOUT,WARP"))
+    result = suite.runpytest(*wpc_args("--wpc-features", "LEGACY_LAYOUT,WARP"))
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--features: unknown feature(s) WARP*"])
+    result.stderr.fnmatch_lines(["*--wpc-features: unknown feature(s) WARP*"])
 
 
 def test_invalid_profile_is_a_usage_error_naming_the_key(

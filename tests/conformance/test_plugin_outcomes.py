@@ -99,7 +99,12 @@ def test_outcomes_stay_distinct_in_terminal_junit_and_report(
     junit = suite.path / "reports" / "junit-fake.xml"
     result = suite.runpytest(
         *wpc_args(
-            "--layout", "legacy", "--report", str(report), "--wpc-junit", str(junit)
+            "--wpc-layout",
+            "legacy",
+            "--wpc-report",
+            str(report),
+            "--wpc-junit",
+            str(junit),
         )
     )
     result.assert_outcomes(passed=1, failed=3, errors=4)

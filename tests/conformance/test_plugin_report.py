@@ -55,7 +55,7 @@ def run_with_report(
     suite: pytest.Pytester, *extra: str
 ) -> tuple[pytest.RunResult, dict[str, Any]]:
     report = suite.path / "reports" / "conformance-fake.yaml"
-    result = suite.runpytest(*wpc_args("--report", str(report), *extra))
+    result = suite.runpytest(*wpc_args("--wpc-report", str(report), *extra))
     return result, yaml.safe_load(report.read_text())
 
 
@@ -73,12 +73,13 @@ def test_report_validates_and_carries_results_per_layout(
             "ref": "example.test/executor:1.2.3",
             "digest": "sha256:" + "0" * 64,
         },
-        # The suite's own tools image is part of every run, named or not.
+        # The suite's own image, which every profile uses (the fake hook has
+        # no digest for it).
         {"role": "tools", "ref": contract.TOOLS_IMAGE, "digest": "unknown"},
     ]
     assert doc["environment"]["kubernetesVersion"] == "v1.36.4"
     assert doc["run"]["sessionId"] == "test-session"
-    assert "--implementation" in doc["run"]["reproduce"]
+    assert "--wpc-implementation" in doc["run"]["reproduce"]
     legacy = next(r for r in doc["results"] if r["layout"] == "legacy")
     assert legacy["profile"] == "status-finalizer"
     assert legacy["extended"]["statistics"]["passed"] == 1
@@ -123,7 +124,7 @@ def test_undeclared_layout_divergence_fails_as_its_own_check(
 
 def test_require_must_coverage_fails_the_run(suite: pytest.Pytester) -> None:
     suite.makepyfile(test_finalizer=FINALIZER)
-    result, _ = run_with_report(suite, "--require-must-coverage")
+    result, _ = run_with_report(suite, "--wpc-require-must-coverage")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
         ["*MUST clauses without a test: WPC-POD-001, WPC-POD-002, WPC-INITLESS-001*"]
@@ -137,7 +138,7 @@ def test_report_carries_the_mutation_score_of_negative_controls(
     path = write_yaml(
         suite.path / "negative-controls.yaml", negative_report(implementation="fake")
     )
-    result, doc = run_with_report(suite, "--negative-controls", str(path))
+    result, doc = run_with_report(suite, "--wpc-negative-controls", str(path))
     result.assert_outcomes(passed=2)
     documents.validate(doc)
     assert doc["mutationScore"] == mutation_score(implementation="fake", source=path)
@@ -165,9 +166,9 @@ def test_a_bad_negative_controls_file_stops_the_run(
     path = suite.path / "negative-controls.yaml"
     if document is not None:
         write_yaml(path, document)
-    result = suite.runpytest(*wpc_args("--negative-controls", str(path)))
+    result = suite.runpytest(*wpc_args("--wpc-negative-controls", str(path)))
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([f"*--negative-controls: {path}: *{problem}*"])
+    result.stderr.fnmatch_lines([f"*--wpc-negative-controls: {path}: *{problem}*"])
     assert not (suite.path / "prepared.log").exists()
 
 
@@ -177,7 +178,9 @@ def test_xdist_prepares_the_run_once(suite: pytest.Pytester) -> None:
         test_finalizer=FINALIZER, test_observing=OBSERVING.replace("65", "0")
     )
     report = suite.path / "reports" / "conformance-fake.yaml"
-    result = suite.runpytest_subprocess(*wpc_args("-n", "2", "--report", str(report)))
+    result = suite.runpytest_subprocess(
+        *wpc_args("-n", "2", "--wpc-report", str(report))
+    )
     result.assert_outcomes(passed=4)
     assert (suite.path / "prepared.log").read_text().count("prepared") == 1
     doc = yaml.safe_load(report.read_text())

@@ -188,7 +188,7 @@ def test_profile_var_reaches_the_run(suite, tmp_path):
         """
     )
     result = suite.runpytest(
-        *wpc_args("--profile-var", "fault=never-ready", profile=profile)
+        *wpc_args("--wpc-profile-var", "fault=never-ready", profile=profile)
     )
     result.assert_outcomes(passed=1)
 
@@ -196,7 +196,7 @@ def test_profile_var_reaches_the_run(suite, tmp_path):
 def test_an_undeclared_profile_var_is_a_usage_error(suite, tmp_path):
     suite.makepyfile(test_vars="def test_vars():\n    pass\n")
     result = suite.runpytest(
-        *wpc_args("--profile-var", "faul=x", profile=faulty_profile(tmp_path))
+        *wpc_args("--wpc-profile-var", "faul=x", profile=faulty_profile(tmp_path))
     )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*unknown profile variable(s) faul*"])

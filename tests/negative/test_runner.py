@@ -55,19 +55,19 @@ def test_the_invocation_runs_the_rows_tests_against_the_fault():
     argv = runner.pytest_argv(control(SHAPE, HELLO_I, scale=0.5), TARGET, workers=2)
     options = dict(itertools.pairwise(argv))
     assert argv[1:3] == ["-m", "pytest"]
-    assert str(runner.PROFILE) == options["--implementation"]
-    assert options["--profile-var"] == "fault=f-1"
-    assert options["--layout"] == "both"
-    assert options["--report"] == "/out/f-1/conformance.yaml"
-    assert options["--timeout-scale"] == "0.5"
+    assert str(runner.PROFILE) == options["--wpc-implementation"]
+    assert options["--wpc-profile-var"] == "fault=f-1"
+    assert options["--wpc-layout"] == "both"
+    assert options["--wpc-report"] == "/out/f-1/conformance.yaml"
+    assert options["--wpc-timeout-scale"] == "0.5"
     assert options["-n"] == "2"
-    assert "--skip-install" in argv
+    assert "--wpc-skip-install" in argv
     assert str(HELLO_I.path()) in argv
 
 
 def test_one_test_in_one_layout_needs_no_xdist():
     argv = runner.pytest_argv(control(HELLO_L), TARGET, workers=2)
-    assert argv[argv.index("--layout") + 1] == "legacy"
+    assert argv[argv.index("--wpc-layout") + 1] == "legacy"
     assert "-n" not in argv
 
 

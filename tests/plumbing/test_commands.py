@@ -107,3 +107,27 @@ def test_a_command_that_outlives_its_timeout_is_exit_code_minus_one(tmp_path):
         commands.run(argv, log_path=log, timeout=1)
     assert info2.value.returncode == -1
     assert "started" in log.read_text()
+
+
+def test_a_long_command_says_it_is_still_running(tmp_path, caplog):
+    # The child takes the time; the runner only waits on it with a short heartbeat.
+    argv = [
+        sys.executable,
+        "-c",
+        "import time; print('compiling k8s', flush=True); time.sleep(0.5)",
+    ]
+    with caplog.at_level("INFO", logger="plumbing.commands"):
+        commands.run(argv, log_path=tmp_path / "x.log", heartbeat=0.1)
+    lines = [
+        r.getMessage()
+        for r in caplog.records
+        if r.getMessage().startswith("Still running")
+    ]
+    assert lines
+    assert "after 0s: " in lines[0]
+    assert any("compiling k8s" in line for line in lines)
+
+
+def test_elapsed_reads_as_minutes_and_seconds():
+    assert commands.elapsed(42.7) == "42s"
+    assert commands.elapsed(65) == "1m05s"

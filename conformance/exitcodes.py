@@ -1,0 +1,26 @@
+"""WPC's own exit codes, distinct from pytest's 0-5 (`pytest.ExitCode`).
+
+`wpc run` / `python -m conformance run` exits with pytest's code once the suite
+ran (0 all passed, 1 some failed, 2 interrupted, 3 internal error, 4 usage
+error, 5 no tests collected), and with one of these when it stopped first.
+The README's "Exit codes" table mirrors this module.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class ExitCode(enum.IntEnum):
+    """Why a WPC command stopped before (or instead of) running the suite."""
+
+    INVALID_INPUT = 10
+    """An option, the implementation, its profile, the provider, layout or
+    features are invalid; found before any host change or cluster build."""
+    CLUSTER_FAILED = 11
+    """`clusters up` could not bring the cluster up."""
+    PREPARE_FAILED = 12
+    """The run could not be prepared: images, the profile's prepare or install
+    commands, or the cluster's fingerprint failed."""
+    CLUSTER_REFUSED = 13
+    """The cluster lacks WPC's marker (see --allow-foreign-cluster)."""

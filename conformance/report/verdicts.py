@@ -1,0 +1,74 @@
+"""The verdict table a run ends with: what people read first (#12).
+
+Per layout, Core and Extended: passed, failed, not claimed (skipped because the
+implementation does not claim the feature or layout) and harness errors; then
+each failure and error with its clauses and one line of evidence. Plain text
+from the run's records, so the same table can go into any other output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from conformance.report.outcomes import Outcome
+from conformance.report.results import TestRecord
+
+COLUMNS = (
+    ("passed", Outcome.PASSED),
+    ("failed", Outcome.FAILED),
+    ("not claimed", Outcome.SKIPPED),
+    ("harness error", Outcome.ERROR),
+)
+
+
+def _first_line(message: str, width: int = 110) -> str:
+    line = next((part.strip() for part in message.splitlines() if part.strip()), "")
+    return line if len(line) <= width else line[: width - 3] + "..."
+
+
+def _verdict(counts: dict[Outcome, int]) -> str:
+    if counts[Outcome.FAILED]:
+        return "FAIL"
+    if counts[Outcome.ERROR]:
+        return "ERROR"
+    return "PASS" if counts[Outcome.PASSED] else "-"
+
+
+def table(records: Iterable[TestRecord]) -> list[str]:
+    """The verdict table's lines (none without records)."""
+    scenarios = [r for r in records if r.kind == "scenario"]
+    if not scenarios:
+        return []
+    header = (
+        f"{'layout':<10} {'support':<9} "
+        + " ".join(f"{name:>13}" for name, _ in COLUMNS)
+        + "  verdict"
+    )
+    lines = [header, "-" * len(header)]
+    for layout in sorted({r.layout for r in scenarios}):
+        for support in ("Core", "Extended"):
+            group = [
+                r
+                for r in scenarios
+                if r.layout == layout and (r.support == "Core") == (support == "Core")
+            ]
+            counts = {outcome: 0 for _, outcome in COLUMNS}
+            for record in group:
+                counts[record.outcome] += 1
+            lines.append(
+                f"{layout:<10} {support:<9} "
+                + " ".join(f"{counts[o]:>13}" for _, o in COLUMNS)
+                + f"  {_verdict(counts)}"
+            )
+    problems = [r for r in records if r.outcome in (Outcome.FAILED, Outcome.ERROR)]
+    if problems:
+        lines.append("")
+        lines.append("failures and harness errors:")
+        for record in sorted(problems, key=lambda r: (r.layout, r.short_name)):
+            kind = "FAILED" if record.outcome is Outcome.FAILED else "ERROR "
+            clauses = ",".join(record.clauses) or "-"
+            lines.append(
+                f"  {kind} [{record.layout}] {record.short_name} ({clauses}): "
+                f"{_first_line(record.message) or '(no message)'}"
+            )
+    return lines

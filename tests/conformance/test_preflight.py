@@ -1,0 +1,151 @@
+"""We test these aspects of the checks before a run changes the host:
+
+- an unknown implementation, a profile with a typo, an unknown provider, a
+  layout the profile does not claim, an unknown feature or a missing file each
+  stop `python -m conformance run` with exit code 10 in under 5 s, naming the
+  option, file and key, before `clusters up`: the state and cache directories
+  are never created;
+- every problem is reported at once;
+- the local provider needs root, Go and apt on the host, and says so;
+- a valid request passes and returns the profile.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conformance import preflight
+from conformance.errors import DataError
+from conformance.exitcodes import ExitCode
+from conformance.implementations import checking
+
+ROOT_WITH_EVERYTHING = preflight.Host(
+    which=lambda tool: f"/usr/bin/{tool}", euid=lambda: 0
+)
+
+
+def values(**given: object) -> dict[str, object]:
+    found: dict[str, object] = {"wpc_implementation": "reference", "wpc_layout": "both"}
+    found.update(given)
+    return found
+
+
+def typo_profile(tmp_path: Path) -> Path:
+    path = checking.write_skeleton(tmp_path / "typo.yaml")
+    path.write_text(path.read_text().replace("  stop:\n", "  stopp:\n"))
+    return path
+
+
+def run_cli(
+    tmp_path: Path, *args: str
+) -> tuple[subprocess.CompletedProcess[str], float]:
+    env = {
+        **os.environ,
+        "WPC_STATE_DIR": str(tmp_path / "state"),
+        "WPC_CACHE_DIR": str(tmp_path / "cache"),
+    }
+    started = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "conformance", "run", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        check=False,
+    )
+    return proc, time.monotonic() - started
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (("--implementation", "nosuch"), "unknown implementation 'nosuch'"),
+        (
+            ("--implementation", "reference", "--provider", "nosuch"),
+            "--provider nosuch: unknown provider",
+        ),
+        (
+            ("--implementation", "reference", "--features", "WARP"),
+            "--features: unknown feature(s) WARP",
+        ),
+        (
+            ("--implementation", "reference", "--kubeconfig", "/nonexistent/kc"),
+            "--kubeconfig: /nonexistent/kc is not a file",
+        ),
+    ],
+)
+def test_bad_input_stops_the_run_before_the_host_changes(tmp_path, args, named):
+    proc, seconds = run_cli(tmp_path, *args)
+    assert proc.returncode == ExitCode.INVALID_INPUT, proc.stderr
+    assert named in proc.stderr
+    assert "nothing on this host was changed" in proc.stderr
+    assert seconds < 5
+    assert not (tmp_path / "state").exists()
+    assert not (tmp_path / "cache").exists()
+    assert not (tmp_path / "reports").exists()
+
+
+def test_a_profile_typo_names_the_file_and_the_key(tmp_path):
+    path = typo_profile(tmp_path)
+    proc, seconds = run_cli(tmp_path, "--implementation", str(path))
+    assert proc.returncode == ExitCode.INVALID_INPUT
+    assert f"{path}: invalid implementation profile" in proc.stderr
+    assert "commands: 'stop' is a required property" in proc.stderr
+    assert seconds < 5
+    assert not (tmp_path / "cache").exists()
+
+
+def test_every_problem_is_reported_at_once(tmp_path):
+    with pytest.raises(DataError) as info:
+        preflight.check(
+            values(wpc_provider="nosuch", wpc_features="WARP", wpc_timeout_scale=0),
+            host=ROOT_WITH_EVERYTHING,
+        )
+    message = str(info.value)
+    for part in (
+        "--provider nosuch",
+        "--features: unknown",
+        "--timeout-scale must be positive",
+    ):
+        assert part in message
+
+
+def test_a_layout_the_profile_does_not_claim_is_refused(tmp_path):
+    path = checking.write_skeleton(tmp_path / "legacy.yaml")
+    path.write_text(
+        path.read_text().replace("layouts: [legacy, initless]", "layouts: [legacy]")
+    )
+    with pytest.raises(
+        DataError, match=r"--layout initless: .*legacy.yaml claims only legacy"
+    ):
+        preflight.check(
+            values(wpc_implementation=str(path), wpc_layout="initless"),
+            host=ROOT_WITH_EVERYTHING,
+        )
+
+
+def test_the_local_provider_needs_root_go_and_apt():
+    bare = preflight.Host(which=lambda tool: None, euid=lambda: 1000)
+    with pytest.raises(DataError) as info:
+        preflight.check(values(wpc_provider="local"), host=bare)
+    message = str(info.value)
+    assert "must run as root" in message
+    assert "go is not on PATH" in message
+    assert "apt-get is not on PATH" in message
+
+
+def test_docker_providers_need_their_cli_and_docker():
+    bare = preflight.Host(which=lambda tool: None, euid=lambda: 1000)
+    with pytest.raises(DataError, match="kind is not on PATH"):
+        preflight.check(values(wpc_provider="kind"), host=bare)
+
+
+def test_a_valid_request_returns_the_profile():
+    profile = preflight.check(values(wpc_provider="local"), host=ROOT_WITH_EVERYTHING)
+    assert profile.name == "reference"

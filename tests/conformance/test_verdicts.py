@@ -1,0 +1,103 @@
+"""We test these aspects of the verdict table a run ends with:
+
+- per layout, Core and Extended rows count passed, failed, not claimed and
+  harness errors, with a verdict per row;
+- every failure and harness error is listed with its layout, ShortName,
+  clauses and the first line of its message;
+- end to end (pytester), the table is printed in the run's summary, before the
+  report's path.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from conformance.report import verdicts
+from conformance.report.outcomes import Outcome
+from conformance.report.results import TestRecord
+from tests.conformance.conftest import wpc_args
+
+
+def record(name, layout, support, outcome, message=""):
+    found = TestRecord(
+        nodeid=f"t.py::test_{name}[{layout}]",
+        short_name=name,
+        layout=layout,
+        clauses=["WPC-POD-001"],
+        features=[],
+        support=support,
+        profiles=["-"],
+        scenario=f"t.py::test_{name}",
+        message=message,
+    )
+    found.phases["call"] = outcome
+    found.call_outcomes.append(outcome)
+    return found
+
+
+def test_table_counts_per_layout_and_support_and_lists_failures():
+    lines = verdicts.table(
+        [
+            record("A", "legacy", "Core", Outcome.PASSED),
+            record(
+                "B",
+                "legacy",
+                "Core",
+                Outcome.FAILED,
+                "AssertionError: pod had 3 containers\nmore",
+            ),
+            record("C", "legacy", "Extended", Outcome.SKIPPED),
+            record(
+                "D", "initless", "Core", Outcome.ERROR, "CommandError: kubectl exited 1"
+            ),
+        ]
+    )
+    text = "\n".join(lines)
+    assert (
+        "legacy     Core                  1             1             0             0  FAIL"
+        in text
+    )
+    assert (
+        "legacy     Extended              0             0             1             0  -"
+        in text
+    )
+    assert (
+        "initless   Core                  0             0             0             1  ERROR"
+        in text
+    )
+    assert (
+        "  FAILED [legacy] B (WPC-POD-001): AssertionError: pod had 3 containers"
+        in text
+    )
+    assert "  ERROR  [initless] D (WPC-POD-001): CommandError: kubectl exited 1" in text
+
+
+def test_no_records_no_table():
+    assert verdicts.table([]) == []
+
+
+def test_a_run_ends_with_the_table_then_the_report(suite: pytest.Pytester) -> None:
+    suite.makepyfile(
+        test_hello=textwrap.dedent(
+            """
+            import pytest
+
+            @pytest.mark.conformance(short_name="Hello", clauses=["WPC-POD-001"])
+            def test_hello():
+                pass
+            """
+        )
+    )
+    report = suite.path / "reports" / "conformance-fake.yaml"
+    result = suite.runpytest(*wpc_args("--wpc-report", str(report)))
+    result.stdout.fnmatch_lines(
+        [
+            "*wpc conformance*",
+            "layout     support*passed*failed*not claimed*harness error  verdict",
+            "initless   Core * 1 * 0 * 0 * 0  PASS",
+            "legacy     Core * 1 * 0 * 0 * 0  PASS",
+            f"*{report}*",
+        ]
+    )

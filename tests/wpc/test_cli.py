@@ -1,0 +1,86 @@
+"""We test these aspects of the `wpc` console script (no cluster):
+
+- `--help` lists every command and `--version` shows the single-sourced version;
+- `run`, `cluster` and `chaos` hand their arguments, unparsed, to the existing
+  front ends, and `parse` checks a command line with those front ends' parsers;
+- `profile init` writes a skeleton that `profile check` accepts, and never
+  overwrites a file without --force;
+- `profile check` names the file and the key of a mistake, with exit code 10.
+"""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+import conformance
+from conformance.exitcodes import ExitCode
+from wpc import cli
+
+
+def test_help_lists_every_command(capsys):
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["--help"])
+    assert exited.value.code == 0
+    out = capsys.readouterr().out
+    for command in ("run", "cluster", "chaos", "profile"):
+        assert f"    {command} " in out
+
+
+def test_version_is_the_packages_version(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["--version"])
+    assert capsys.readouterr().out == f"wpc {conformance.__version__}\n"
+
+
+@pytest.mark.parametrize("verb", ["run", "cluster", "chaos"])
+def test_delegated_verbs_hand_over_their_arguments_unparsed(monkeypatch, verb):
+    seen: list[list[str]] = []
+    monkeypatch.setitem(cli.FRONT_ENDS, verb, lambda argv: seen.append(argv) or 7)
+    assert cli.main([verb, "--help", "-x", "--", "y"]) == 7
+    assert seen == [["--help", "-x", "--", "y"]]
+
+
+def test_parse_uses_each_front_ends_own_parser():
+    run = cli.parse(["run", "--implementation", "reference", "--layout", "legacy"])
+    assert (run.wpc_implementation, run.wpc_layout) == ("reference", "legacy")
+    cluster = cli.parse(["cluster", "up", "--provider", "kind", "--name", "ci"])
+    assert (cluster.verb, cluster.provider, cluster.name) == ("up", "kind", "ci")
+    chaos = cli.parse(["chaos", "check", "history.jsonl"])
+    assert chaos.history == "history.jsonl"
+    with pytest.raises(SystemExit):
+        cli.parse(["cluster", "up", "--provider", "nosuch"])
+
+
+def test_profile_init_writes_a_skeleton_that_checks(tmp_path, capsys):
+    path = tmp_path / "acme.yaml"
+    assert cli.main(["profile", "init", str(path), "--name", "acme"]) == 0
+    assert yaml.safe_load(path.read_text())["name"] == "acme"
+    assert cli.main(["profile", "check", str(path)]) == 0
+    assert f"{path}: valid profile acme 0.1.0" in capsys.readouterr().out
+
+
+def test_profile_init_never_overwrites_without_force(tmp_path, capsys):
+    path = tmp_path / "mine.yaml"
+    path.write_text("mine\n")
+    assert cli.main(["profile", "init", str(path)]) == ExitCode.INVALID_INPUT
+    assert "exists; pass --force" in capsys.readouterr().err
+    assert path.read_text() == "mine\n"
+    assert cli.main(["profile", "init", str(path), "--force"]) == 0
+
+
+def test_profile_check_names_the_file_and_the_key(tmp_path, capsys):
+    path = tmp_path / "typo.yaml"
+    assert cli.main(["profile", "init", str(path)]) == 0
+    path.write_text(
+        path.read_text().replace("[STATUS_FINALIZER]", "[STATUS_FINALISER]")
+    )
+    assert cli.main(["profile", "check", str(path)]) == ExitCode.INVALID_INPUT
+    err = capsys.readouterr().err
+    assert f"{path}: features[0]: unknown feature 'STATUS_FINALISER'" in err
+
+
+def test_profile_check_refuses_undeclared_variables(capsys):
+    code = cli.main(["profile", "check", "reference", "--profile-var", "nosuch=1"])
+    assert code == ExitCode.INVALID_INPUT
+    assert "unknown profile variable(s) nosuch" in capsys.readouterr().err
