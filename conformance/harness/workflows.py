@@ -20,6 +20,7 @@ from conformance.errors import HarnessError
 from conformance.harness import kube
 from conformance.harness import layouts
 from conformance.harness import watching
+from conformance.harness.observations import Observations
 from conformance.harness.timeouts import Timeouts
 from plumbing.waiting import NotYet
 
@@ -127,6 +128,19 @@ class Workflows:
             name,
         )
         return result
+
+    def completed(
+        self, manifest: dict[str, Any], *, observations: Observations
+    ) -> tuple[str, dict[str, Any]]:
+        """Submit, wait until completed, record: most scenarios' opening (#8).
+
+        Returns the workflow's name and its completed version, whose phases,
+        messages and outputs are now in `observations`.
+        """
+        name = self.submit(manifest)
+        workflow = self.wait_completed(name)
+        observations.record_workflow(workflow)
+        return name, workflow
 
     def wait_completed(
         self, name: str, *, timeout: float | None = None

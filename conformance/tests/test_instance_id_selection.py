@@ -31,6 +31,7 @@ from conformance import contract
 from conformance.harness import NotYet
 from conformance.harness import recording
 from conformance.harness import until
+from conformance.harness.workflows import workflow_pods
 
 EXECUTOR_CONTAINERS = ("init", "wait", "supervisor")
 WORKFLOW_LABEL = "workflows.argoproj.io/workflow"
@@ -123,9 +124,7 @@ def test_instance_labels_its_pods_and_results_and_ignores_other_workflows(
         touched = {}
         for what, wf_name in unserved.items():
             current = workflows.get(wf_name)
-            listed = kube_clients.core.list_namespaced_pod(
-                namespace, label_selector=f"{WORKFLOW_LABEL}={wf_name}"
-            ).items
+            listed = workflow_pods(kube_clients, namespace, wf_name)
             if current.get("status") or listed:
                 touched[what] = {
                     "status": current.get("status"),
