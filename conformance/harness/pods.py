@@ -61,6 +61,22 @@ def only_pod(clients: kube.Clients, namespace: str, workflow: str) -> Any:
     return found[0]
 
 
+def only_pod_json(
+    clients: kube.Clients, namespace: str, workflow: str
+) -> dict[str, Any]:
+    """The one pod of `workflow` as API JSON; AssertionError naming the pods otherwise.
+
+    API JSON (camelCase dicts) because the pod-shape clauses name the pod's
+    fields as the API spells them.
+    """
+    found = clients.core.list_namespaced_pod(
+        namespace, label_selector=f"{contract.WORKFLOW_LABEL}={workflow}"
+    ).items
+    assert len(found) == 1, [p.metadata.name for p in found]
+    result: dict[str, Any] = clients.api.sanitize_for_serialization(found[0])
+    return result
+
+
 def all_terminated(
     clients: kube.Clients, namespace: str, workflow: str
 ) -> dict[str, Any]:

@@ -16,9 +16,11 @@ pod released by removing its last finalizer still lists that finalizer; judge
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from collections.abc import Callable
+from collections.abc import Iterator
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
@@ -176,6 +178,21 @@ class Recorder:
                 f"recording {self._args} failed: "
                 f"{type(self._error).__name__}: {self._error}"
             ) from self._error
+
+
+@contextlib.contextmanager
+def pods_and_workflows(
+    clients: kube.Clients, namespace: str
+) -> Iterator[tuple[Recorder, Recorder]]:
+    """Record the namespace's pods and its Workflows, as the RECOVERY clauses need.
+
+    `pods_by_node()` reads the first, `phase_regressions()` the second (#8).
+    """
+    with (
+        Recorder.pods(clients, namespace) as pods,
+        Recorder.workflows(clients, namespace) as versions,
+    ):
+        yield pods, versions
 
 
 def pods_by_node(events: list[Event], workflow: str) -> dict[str, set[str]]:

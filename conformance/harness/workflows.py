@@ -8,7 +8,9 @@ controller instance of the test's layout picks it up.
 from __future__ import annotations
 
 import copy
+import math
 import string
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,7 @@ from conformance.errors import HarnessError
 from conformance.harness import kube
 from conformance.harness import layouts
 from conformance.harness import watching
+from conformance.harness.observations import Observations
 from conformance.harness.timeouts import Timeouts
 from plumbing.waiting import NotYet
 
@@ -47,6 +50,21 @@ def named_node(workflow: dict[str, Any], display_name: str) -> dict[str, Any]:
     assert len(found) == 1, f"expected one node {display_name!r}: {list(nodes)}"
     result: dict[str, Any] = found[0]
     return result
+
+
+def assert_succeeded(
+    node: dict[str, Any], *, parameters: list[tuple[str, Any]]
+) -> None:
+    """AssertionError unless `node` succeeded: no message, exit code "0", `parameters`.
+
+    `parameters` are the node's output parameters as (name, value), in order.
+    """
+    outputs = node.get("outputs") or {}
+    assert (node["phase"], node.get("message", "")) == ("Succeeded", "")
+    assert outputs.get("exitCode") == "0", outputs
+    assert [
+        (p["name"], p.get("value")) for p in outputs.get("parameters") or []
+    ] == parameters, outputs
 
 
 def load_manifest(
@@ -127,6 +145,47 @@ class Workflows:
             name,
         )
         return result
+
+    def completed(
+        self, manifest: dict[str, Any], *, observations: Observations
+    ) -> tuple[str, dict[str, Any]]:
+        """Submit, wait until completed, record: most scenarios' opening (#8).
+
+        Returns the workflow's name and its completed version, whose phases,
+        messages and outputs are now in `observations`.
+        """
+        name = self.submit(manifest)
+        workflow = self.wait_completed(name)
+        observations.record_workflow(workflow)
+        return name, workflow
+
+    def touched(self, name: str) -> dict[str, Any] | None:
+        """What a controller did to workflow `name` (its status, its pods), or None."""
+        current = self.get(name)
+        listed = workflow_pods(self.clients, self.namespace, name)
+        if current.get("status") or listed:
+            return {
+                "status": current.get("status"),
+                "pods": [p.metadata.name for p in listed],
+            }
+        return None
+
+    def wait_unprocessed(
+        self, check: Callable[[], bool | NotYet], *, describe: str
+    ) -> None:
+        """Wait until `check` has passed on every poll of the unprocessed window.
+
+        For the WPC-INSTANCE clauses: a workflow no instance may process must
+        stay without status and pods for `Timeouts.unprocessed_window` (#8).
+        """
+        window, poll = self.timeouts.unprocessed_window, self.timeouts.poll_interval
+        watching.until(
+            check,
+            timeout=window + self.timeouts.api_call,
+            interval=poll,
+            consecutive=math.ceil(window / poll) + 1,
+            describe=describe,
+        )
 
     def wait_completed(
         self, name: str, *, timeout: float | None = None

@@ -10,7 +10,9 @@ repository's Secrets copied into the test's namespace), `dedicated_instance`
 mid-flight), `unlabelled_workflows_lock` (for tests that create Workflows
 without the instance label, or run a controller without `instanceID`), and
 what the profile says: `profile`, `images` (by role) and
-`controller_selector` (an instance's controller pods). No scenario reads the
+`controller_selector` (an instance's controller pods). `scene` bundles
+`kube_clients`, `namespace`, `timeouts` and `manifest`, which nearly every
+scenario asks for (`conformance.harness.scenes`). No scenario reads the
 plugin's state; these fixtures are its only window onto the run.
 """
 
@@ -33,6 +35,7 @@ from conformance.harness import kube
 from conformance.harness import layouts
 from conformance.harness import locking
 from conformance.harness import namespaces
+from conformance.harness import scenes
 from conformance.harness import secrets
 from conformance.harness import servers
 from conformance.harness import workflows as workflow_ops
@@ -239,6 +242,19 @@ def manifest(
         )
 
     return load
+
+
+@pytest.fixture
+def scene(
+    kube_clients: kube.Clients,
+    namespace: str,
+    timeouts: Timeouts,
+    manifest: Callable[..., dict[str, Any]],
+) -> scenes.Scene:
+    """The test's clients, namespace, timeouts and manifest loader, as one."""
+    return scenes.Scene(
+        clients=kube_clients, namespace=namespace, timeouts=timeouts, manifest=manifest
+    )
 
 
 def _driver(run: runs.Run) -> driving.Driver:

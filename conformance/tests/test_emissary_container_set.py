@@ -32,10 +32,7 @@ DEPENDENCY_FAILED = 'dependency "c" exited with non-zero code: 2'
 def test_members_wait_for_dependencies_and_get_child_nodes(
     workflows, manifest, observations, kube_clients, namespace
 ):
-    name = workflows.submit(manifest())
-
-    workflow = workflows.wait_completed(name)
-    observations.record_workflow(workflow)
+    name, workflow = workflows.completed(manifest(), observations=observations)
     nodes = {n["name"]: n for n in workflow["status"]["nodes"].values()}
     summary = {
         k: (n.get("type"), n.get("phase"), n.get("message")) for k, n in nodes.items()

@@ -56,24 +56,18 @@ def behind_emissary(container: dict[str, Any]) -> list[str] | None:
     short_name="EmissaryImageEntrypoint", clauses=["WPC-EMISSARY-009"]
 )
 def test_commandless_containers_run_the_entrypoint_and_cmd_of_the_images_map(
-    dedicated_instance,
-    workflows,
-    manifest,
-    observations,
-    kube_clients,
-    namespace,
-    images,
+    dedicated_instance, workflows, scene, observations, images
 ):
     tools = images["tools"]
     dedicated_instance.set_config(
         "images", {tools: {"entrypoint": ENTRYPOINT, "cmd": CMD}}
     )
     own = dataclasses.replace(workflows, instance=dedicated_instance.instance)
-    name = own.submit(manifest())
+    name = own.submit(scene.manifest())
     workflow = own.wait_completed(name)
     observations.record_workflow(workflow)
 
-    mains = main_containers(kube_clients, namespace, name)
+    mains = main_containers(scene.clients, scene.namespace, name)
     nodes = {
         n.get("displayName"): n
         for n in (workflow.get("status") or {}).get("nodes", {}).values()

@@ -154,9 +154,9 @@ def _main_running_pod(kube_clients: kube.Clients, namespace: str, workflow: str)
     features=["INPUT_ARTIFACTS_HTTP"],
 )
 def test_the_marker_heartbeats_during_a_slow_pre_main_and_ends_ready(
-    workflows, manifest, kube_clients, namespace, timeouts, http_server
+    workflows, scene, http_server
 ):
-    body = manifest()
+    body = scene.manifest()
     template = body["spec"]["templates"][0]
     image = template["script"]["image"]
     address = http_server(
@@ -167,12 +167,14 @@ def test_the_marker_heartbeats_during_a_slow_pre_main_and_ends_ready(
     )
     name = workflows.submit(body)
     pod = until(
-        lambda: _main_running_pod(kube_clients, namespace, name),
-        timeout=timeouts.user_command_started,
-        interval=timeouts.poll_interval,
+        lambda: _main_running_pod(scene.clients, scene.namespace, name),
+        timeout=scene.timeouts.user_command_started,
+        interval=scene.timeouts.poll_interval,
         describe="main to run (its emissary waiting for the marker)",
     )
-    output = _read_marker(kube_clients, namespace, pod.metadata.name, timeouts)
+    output = _read_marker(
+        scene.clients, scene.namespace, pod.metadata.name, scene.timeouts
+    )
     workflow = workflows.wait_completed(name)
 
     reads = _reads(output)
@@ -207,7 +209,7 @@ def test_the_marker_heartbeats_during_a_slow_pre_main_and_ends_ready(
     ready_at = stat_time(ready.mtime)
     ends = [*running[1:], ready_at]
     gaps = [(b - a).total_seconds() for a, b in zip(running, ends, strict=True)]
-    limit = HEARTBEAT + timeouts.timing_tolerance
+    limit = HEARTBEAT + scene.timeouts.timing_tolerance
     assert max(gaps) <= limit, f"heartbeat gaps {gaps} exceed {limit} s"
 
     node = workflow["status"]["nodes"][name]

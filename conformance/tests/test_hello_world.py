@@ -16,10 +16,7 @@ import pytest
 def test_hello_world_workflow_succeeds_with_exit_code_zero(
     workflows, manifest, observations
 ):
-    name = workflows.submit(manifest())
-
-    workflow = workflows.wait_completed(name)
-    observations.record_workflow(workflow)
+    name, workflow = workflows.completed(manifest(), observations=observations)
 
     status = workflow["status"]
     assert status["phase"] == "Succeeded", f"workflow {name}: {status.get('message')!r}"

@@ -59,24 +59,18 @@ def _env(container: dict[str, Any]) -> dict[str, str]:
     short_name="InitlessArtifactPlugins", clauses=["WPC-INITLESS-011"]
 )
 def test_one_plugin_sidecar_per_plugin_and_its_names_on_the_supervisor(
-    dedicated_instance,
-    workflows,
-    manifest,
-    kube_clients,
-    namespace,
-    timeouts,
-    images,
+    dedicated_instance, workflows, scene, images
 ):
     tools = images["tools"]
     dedicated_instance.set_config("images", {tools: {"entrypoint": ENTRYPOINT}})
     dedicated_instance.set_config("artifactDrivers", [{"name": PLUGIN, "image": tools}])
     own = dataclasses.replace(workflows, instance=dedicated_instance.instance)
-    name = own.submit(manifest(plugin=PLUGIN))
+    name = own.submit(scene.manifest(plugin=PLUGIN))
 
     spec = until(
-        lambda: _pod_spec(kube_clients, own, namespace, name),
-        timeout=timeouts.pod_created,
-        interval=timeouts.poll_interval,
+        lambda: _pod_spec(scene.clients, own, scene.namespace, name),
+        timeout=scene.timeouts.pod_created,
+        interval=scene.timeouts.poll_interval,
         describe=f"the pod of workflow {name} to be created",
     )
     assert "ended without a pod" not in spec, f"WPC-INITLESS-011: {spec}"

@@ -40,25 +40,21 @@ def mounts_of(container: dict[str, Any]) -> dict[str, dict[str, Any]]:
     clauses=["WPC-INITLESS-008", "WPC-INITLESS-009", "WPC-INITLESS-010"],
 )
 def test_initless_main_symlinks_artifacts_reenters_workdir_and_fails_on_read_only_root(
-    workflows,
-    manifest,
-    observations,
-    kube_clients,
-    namespace,
-    images,
-    http_server,
+    workflows, scene, observations, images, http_server
 ):
     base = servers.artifact_files(http_server, image=images["tools"], text="")
-    body = json.loads(json.dumps(manifest()).replace("http://ARTIFACT-SERVER", base))
+    body = json.loads(
+        json.dumps(scene.manifest()).replace("http://ARTIFACT-SERVER", base)
+    )
     name = workflows.submit(body)
     workflow = workflows.wait_completed(name)
     observations.record_workflow(workflow)
     nodes = workflow["status"]["nodes"]
     pods, params = {}, {}
-    listing = kube_clients.core.list_namespaced_pod(
-        namespace, label_selector=f"workflows.argoproj.io/workflow={name}"
+    listing = scene.clients.core.list_namespaced_pod(
+        scene.namespace, label_selector=f"workflows.argoproj.io/workflow={name}"
     )
-    for pod in map(kube_clients.api.sanitize_for_serialization, listing.items):
+    for pod in map(scene.clients.api.sanitize_for_serialization, listing.items):
         node = nodes.get(
             (pod["metadata"].get("annotations") or {}).get(
                 "workflows.argoproj.io/node-id"

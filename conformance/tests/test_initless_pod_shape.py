@@ -28,20 +28,16 @@ Matrix: init-less only.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from conformance import contract
 from conformance.harness import pods
+from conformance.harness import shapes
 
 EMISSARY = contract.EMISSARY[contract.INITLESS]
 SIDECARS = ["side-a", "side-b"]
 USER_INITS = ["first-init", "second-init"]
-
-
-def is_shape_template(text: Any) -> bool:
-    return pods.is_template_json(text, name="shape")
+TEMPLATE_READER = "main read it after READY"
 
 
 @pytest.mark.conformance(
@@ -57,36 +53,12 @@ def is_shape_template(text: Any) -> bool:
     ],
 )
 def test_initless_pod_has_supervisor_image_volume_and_no_argo_init(
-    workflows, manifest, observations, kube_clients, namespace, images
+    workflows, manifest, observations, images
 ):
-    executor_image = images["executor"]
-    body = manifest()
-    declared = body["spec"]["templates"][0]
-    name = workflows.submit(body)
-    workflow = workflows.wait_completed(name)
-    observations.record_workflow(workflow)
-    status = workflow["status"]
-    listing = kube_clients.core.list_namespaced_pod(
-        namespace, label_selector=f"workflows.argoproj.io/workflow={name}"
-    )
-    assert len(listing.items) == 1, [p.metadata.name for p in listing.items]
-    pod = kube_clients.api.sanitize_for_serialization(listing.items[0])
-    spec = pod["spec"]
-    inits, regular = spec.get("initContainers") or [], spec["containers"]
-    ctr = {c["name"]: c for c in [*inits, *regular]}
+    shape = shapes.completed(workflows, manifest(), observations=observations)
+    inits, regular, ctr = shape.inits, shape.regular, shape.containers
+    volumes, mounts, user = shape.volumes, shape.mounts, shape.user
     sup = ctr.get("supervisor", {})
-    volumes = {v["name"]: v for v in spec.get("volumes") or []}
-    mounts = {
-        n: {m["mountPath"]: m for m in c.get("volumeMounts") or []}
-        for n, c in ctr.items()
-    }
-    user = {
-        "main": declared["container"],
-        **{s["name"]: s for s in declared["sidecars"]},
-    }
-    node = status["nodes"].get(name, {})
-    outputs = node.get("outputs") or {}
-    params = {p["name"]: p.get("value") for p in outputs.get("parameters") or []}
     checks = [
         (
             "WPC-LAYOUT-002",
@@ -102,12 +74,7 @@ def test_initless_pod_has_supervisor_image_volume_and_no_argo_init(
             ],
             [[], True, False],
         ),
-        (
-            "WPC-INITLESS-001",
-            "init container names",
-            [c["name"] for c in inits],
-            USER_INITS,
-        ),
+        shapes.init_names(shape, clause="WPC-INITLESS-001", want=USER_INITS),
         (
             "WPC-INITLESS-001",
             "volume at /var/run/argo in the user init containers",
@@ -117,11 +84,8 @@ def test_initless_pod_has_supervisor_image_volume_and_no_argo_init(
             },
             dict.fromkeys(USER_INITS, "var-run-argo"),
         ),
-        (
-            "WPC-INITLESS-001",
-            "container names",
-            [c["name"] for c in regular],
-            ["supervisor", "main", *SIDECARS],
+        shapes.container_names(
+            shape, clause="WPC-INITLESS-001", want=["supervisor", "main", *SIDECARS]
         ),
         (
             "WPC-INITLESS-002",
@@ -132,12 +96,12 @@ def test_initless_pod_has_supervisor_image_volume_and_no_argo_init(
                 "--" in (sup.get("command") or []),
                 pods.env_of(sup).get("ARGO_INITLESS_POD"),
             ],
-            [executor_image, ["argoexec", "supervisor"], False, "true"],
+            [images["executor"], ["argoexec", "supervisor"], False, "true"],
         ),
         (
             "WPC-INITLESS-002",
             "supervisor's ARGO_TEMPLATE is a template",
-            is_shape_template(pods.env_of(sup).get("ARGO_TEMPLATE")),
+            shape.holds_template(pods.env_of(sup).get("ARGO_TEMPLATE")),
             True,
         ),
         (
@@ -167,12 +131,7 @@ def test_initless_pod_has_supervisor_image_volume_and_no_argo_init(
                 },
             },
         ),
-        (
-            "WPC-INITLESS-004",
-            "original command and args of main and the sidecars",
-            {n: pods.behind_emissary(ctr.get(n, {}), EMISSARY) for n in user},
-            {n: [c.get("command"), c.get("args")] for n, c in user.items()},
-        ),
+        shapes.user_commands(shape, clause="WPC-INITLESS-004", emissary=EMISSARY),
         (
             "WPC-INITLESS-004",
             "mounts of main and the sidecars at /argo-bin (volume, readOnly) and /var/run/argo",
@@ -195,23 +154,8 @@ def test_initless_pod_has_supervisor_image_volume_and_no_argo_init(
             ],
             ["true", False],
         ),
-        (
-            "WPC-INITLESS-007",
-            "node of main's check that /argo-bin/bin/argoexec is executable",
-            [node.get("phase"), node.get("message", "")],
-            ["Succeeded", ""],
-        ),
-        (
-            "WPC-INITLESS-007",
-            "/var/run/argo/template as main read it after READY",
-            is_shape_template(params.get("template"))
-            and params.get("template") != "offloaded",
-            True,
+        *shapes.user_command_checks(
+            shape, clause="WPC-INITLESS-007", binary=EMISSARY, reader=TEMPLATE_READER
         ),
     ]
-    problems = [
-        f"{clause}: {what}: expected {want!r}, got {got!r}"
-        for clause, what, got, want in checks
-        if got != want
-    ]
-    assert not problems, f"pod {pod['metadata']['name']}:\n" + "\n".join(problems)
+    shapes.verdict(shape, checks)

@@ -22,7 +22,6 @@ Matrix: legacy and init-less (each layout's instance).
 
 from __future__ import annotations
 
-import math
 import uuid
 
 import pytest
@@ -30,7 +29,6 @@ import pytest
 from conformance import contract
 from conformance.harness import NotYet
 from conformance.harness import recording
-from conformance.harness import until
 
 EXECUTOR_CONTAINERS = ("init", "wait", "supervisor")
 WORKFLOW_LABEL = "workflows.argoproj.io/workflow"
@@ -51,17 +49,9 @@ def instance_labels(events: list[recording.Event]) -> dict[str, set[str | None]]
     short_name="InstanceIdSelection", clauses=["WPC-INSTANCE-001", "WPC-INSTANCE-002"]
 )
 def test_instance_labels_its_pods_and_results_and_ignores_other_workflows(
-    unlabelled_workflows_lock,
-    workflows,
-    manifest,
-    observations,
-    kube_clients,
-    namespace,
-    layout,
-    test_labels,
-    timeouts,
+    unlabelled_workflows_lock, workflows, scene, observations, layout, test_labels
 ):
-    body, instance_id = manifest(), layout.instance_id
+    body, instance_id = scene.manifest(), layout.instance_id
     nobody = f"wpc-nobody-{uuid.uuid4().hex[:8]}"
     unserved = {
         "labelled for nobody": workflows.create(
@@ -70,8 +60,8 @@ def test_instance_labels_its_pods_and_results_and_ignores_other_workflows(
         "unlabelled": workflows.create(body, labels=dict(test_labels)),
     }
     with (
-        recording.Recorder.pods(kube_clients, namespace) as pods,
-        recording.Recorder.task_results(kube_clients, namespace) as results,
+        recording.Recorder.pods(scene.clients, scene.namespace) as pods,
+        recording.Recorder.task_results(scene.clients, scene.namespace) as results,
     ):
         name = workflows.submit(body)
         workflow = workflows.wait_completed(name)
@@ -122,21 +112,11 @@ def test_instance_labels_its_pods_and_results_and_ignores_other_workflows(
     def untouched() -> bool | NotYet:
         touched = {}
         for what, wf_name in unserved.items():
-            current = workflows.get(wf_name)
-            listed = kube_clients.core.list_namespaced_pod(
-                namespace, label_selector=f"{WORKFLOW_LABEL}={wf_name}"
-            ).items
-            if current.get("status") or listed:
-                touched[what] = {
-                    "status": current.get("status"),
-                    "pods": [p.metadata.name for p in listed],
-                }
+            if (state := workflows.touched(wf_name)) is not None:
+                touched[what] = state
         return True if not touched else NotYet(touched)
 
-    until(
+    workflows.wait_unprocessed(
         untouched,
-        timeout=timeouts.unprocessed_window + timeouts.api_call,
-        interval=timeouts.poll_interval,
-        consecutive=math.ceil(timeouts.unprocessed_window / timeouts.poll_interval) + 1,
         describe=f"WPC-INSTANCE-002: workflows {unserved} to stay without status and pods",
     )

@@ -30,31 +30,23 @@ NODE_ID = "workflows.argoproj.io/node-id"
 
 @pytest.mark.conformance(short_name="InstanceIsolation", clauses=["WPC-INSTANCE-004"])
 def test_two_instances_never_touch_each_others_workflows_or_pods(
-    workflows,
-    manifest,
-    observations,
-    kube_clients,
-    namespace,
-    layout,
-    instances,
-    test_labels,
-    timeouts,
+    workflows, scene, observations, layout, instances, test_labels
 ):
     others = [i for i in instances if i.instance_id != layout.instance_id]
     if not others:
         pytest.skip("needs a second controller instance: run both layouts")
     other = workflow_ops.Workflows(
-        clients=kube_clients,
-        namespace=namespace,
+        clients=scene.clients,
+        namespace=scene.namespace,
         labels=test_labels,
         instance=others[0],
-        timeouts=timeouts,
+        timeouts=scene.timeouts,
     )
     instances = {layout.instance_id: layout, others[0].instance_id: others[0]}
-    with recording.Recorder.pods(kube_clients, namespace) as pod_versions:
+    with recording.Recorder.pods(scene.clients, scene.namespace) as pod_versions:
         names = {
-            layout.instance_id: workflows.submit(manifest()),
-            others[0].instance_id: other.submit(manifest()),
+            layout.instance_id: workflows.submit(scene.manifest()),
+            others[0].instance_id: other.submit(scene.manifest()),
         }
         finished = {i: workflows.wait_completed(n) for i, n in names.items()}
     observations.record_workflow(finished[layout.instance_id])

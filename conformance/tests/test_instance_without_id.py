@@ -23,7 +23,6 @@ Matrix: legacy and init-less (the layout the instance runs in).
 from __future__ import annotations
 
 import dataclasses
-import math
 import uuid
 from typing import Any
 
@@ -32,7 +31,6 @@ import pytest
 from conformance import contract
 from conformance.harness import NotYet
 from conformance.harness import recording
-from conformance.harness import until
 from conformance.harness.controllers import Controller
 
 WORKFLOW_LABEL = "workflows.argoproj.io/workflow"
@@ -62,20 +60,13 @@ def instance_env(pod: dict[str, Any]) -> dict[str, str | None]:
 
 @pytest.mark.conformance(short_name="InstanceWithoutId", clauses=["WPC-INSTANCE-003"])
 def test_controller_without_instance_id_serves_only_unlabelled_workflows(
-    instance_without_id,
-    workflows,
-    manifest,
-    observations,
-    kube_clients,
-    namespace,
-    test_labels,
-    timeouts,
+    instance_without_id, workflows, scene, observations, test_labels
 ):
     wfs = dataclasses.replace(workflows, instance=instance_without_id.instance)
-    body = manifest()
+    body = scene.manifest()
     nobody = f"wpc-nobody-{uuid.uuid4().hex[:8]}"
     labelled = wfs.create(body, labels={**test_labels, contract.INSTANCE_LABEL: nobody})
-    with recording.Recorder.pods(kube_clients, namespace) as pods:
+    with recording.Recorder.pods(scene.clients, scene.namespace) as pods:
         name = wfs.create(body, labels=dict(test_labels))
         workflow = wfs.wait_completed(name)
     observations.record_workflow(workflow)
@@ -113,24 +104,11 @@ def test_controller_without_instance_id_serves_only_unlabelled_workflows(
     assert not problems, "\n".join(problems)
 
     def untouched() -> bool | NotYet:
-        current = wfs.get(labelled)
-        listed = kube_clients.core.list_namespaced_pod(
-            namespace, label_selector=f"{WORKFLOW_LABEL}={labelled}"
-        ).items
-        if current.get("status") or listed:
-            return NotYet(
-                {
-                    "status": current.get("status"),
-                    "pods": [p.metadata.name for p in listed],
-                }
-            )
-        return True
+        state = wfs.touched(labelled)
+        return True if state is None else NotYet(state)
 
-    until(
+    wfs.wait_unprocessed(
         untouched,
-        timeout=timeouts.unprocessed_window + timeouts.api_call,
-        interval=timeouts.poll_interval,
-        consecutive=math.ceil(timeouts.unprocessed_window / timeouts.poll_interval) + 1,
         describe=(
             f"WPC-INSTANCE-003: workflow {labelled}, labelled for {nobody}, "
             "to stay without status and pods"

@@ -26,9 +26,7 @@ import pytest
 def test_both_layouts_give_the_same_phases_messages_and_outputs(
     workflows, manifest, observations
 ):
-    name = workflows.submit(manifest())
-    workflow = workflows.wait_completed(name)
-    observations.record_workflow(workflow)
+    name, workflow = workflows.completed(manifest(), observations=observations)
 
     status = workflow["status"]
     nodes = {

@@ -114,31 +114,28 @@ def probe_until(
 def test_layout_switch_applies_to_new_pods_only_and_rolls_back(
     private_namespace,
     dedicated_instance,
-    manifest,
+    scene,
     observations,
-    kube_clients,
-    namespace,
     test_labels,
-    timeouts,
     controller_selector,
 ):
     ctl = dedicated_instance
     start = ctl.instance.layout
     switched = contract.INITLESS if start == contract.LEGACY else contract.LEGACY
     wfs = workflow_ops.Workflows(
-        clients=kube_clients,
-        namespace=namespace,
+        clients=scene.clients,
+        namespace=scene.namespace,
         labels=test_labels,
         instance=ctl.instance,
-        timeouts=timeouts,
+        timeouts=scene.timeouts,
     )
     controllers = controller_pods(
-        kube_clients, controller_selector(ctl.instance), ctl.instance
+        scene.clients, controller_selector(ctl.instance), ctl.instance
     )
-    name = wfs.submit(manifest())
+    name = wfs.submit(scene.manifest())
 
     def produce_running() -> dict[str, Any] | NotYet:
-        found = pods_of(kube_clients, namespace, name)
+        found = pods_of(scene.clients, scene.namespace, name)
         for pod in found:
             statuses = {
                 s["name"]: s
@@ -152,22 +149,22 @@ def test_layout_switch_applies_to_new_pods_only_and_rolls_back(
 
     before = until(
         produce_running,
-        timeout=timeouts.user_command_started,
-        interval=timeouts.poll_interval,
+        timeout=scene.timeouts.user_command_started,
+        interval=scene.timeouts.poll_interval,
         describe=f"the main container of {name}'s first pod to run",
     )
     assert pods.layout_of(before) == start, (
         f"the instance started in {start}, but built {pods.layout_of(before)}"
     )
     ctl.set_layout(switched)
-    probe_until(switched, wfs=wfs, probe=manifest(PROBE), timeouts=timeouts)
+    probe_until(switched, wfs=wfs, probe=scene.manifest(PROBE), timeouts=scene.timeouts)
     released = executing.run(
-        kube_clients,
-        namespace=namespace,
+        scene.clients,
+        namespace=scene.namespace,
         pod=before["metadata"]["name"],
         container="main",
         command=["touch", "/tmp/release"],
-        timeout=timeouts.api_call,
+        timeout=scene.timeouts.api_call,
     )
     assert released.returncode == 0, (
         f"releasing {before['metadata']['name']} through exec: {released}"
@@ -175,9 +172,11 @@ def test_layout_switch_applies_to_new_pods_only_and_rolls_back(
     workflow = wfs.wait_completed(name)
     observations.record_workflow(workflow)
     ctl.set_layout(start)
-    probe_until(start, wfs=wfs, probe=manifest(PROBE), timeouts=timeouts)
+    probe_until(start, wfs=wfs, probe=scene.manifest(PROBE), timeouts=scene.timeouts)
 
-    after = {p["metadata"]["name"]: p for p in pods_of(kube_clients, namespace, name)}
+    after = {
+        p["metadata"]["name"]: p for p in pods_of(scene.clients, scene.namespace, name)
+    }
     kept = after.get(before["metadata"]["name"], {"metadata": {}, "spec": {}})
     later = [p for n, p in after.items() if n != before["metadata"]["name"]]
     main = {
@@ -191,7 +190,7 @@ def test_layout_switch_applies_to_new_pods_only_and_rolls_back(
             "WPC-LAYOUT-003",
             "controller pods (uid: restarts) after both switches",
             controller_pods(
-                kube_clients, controller_selector(ctl.instance), ctl.instance
+                scene.clients, controller_selector(ctl.instance), ctl.instance
             ),
             controllers,
         ),

@@ -16,36 +16,19 @@ from __future__ import annotations
 
 import pytest
 
+from conformance.harness import shapes
+
 MOUNTED = {"/inputs/file.txt": "file", "/inputs/deep/nested.txt": "nested"}
 ON_VOLUME = "/data/onvolume.txt"
 
 
 @pytest.mark.conformance(short_name="LegacyInputArtifacts", clauses=["WPC-LEGACY-008"])
 def test_legacy_main_mounts_each_input_artifact_with_a_subpath(
-    workflows, manifest, observations, kube_clients, namespace
+    workflows, manifest, observations
 ):
-    name = workflows.submit(manifest())
-    workflow = workflows.wait_completed(name)
-    observations.record_workflow(workflow)
-    listing = kube_clients.core.list_namespaced_pod(
-        namespace, label_selector=f"workflows.argoproj.io/workflow={name}"
-    )
-    assert len(listing.items) == 1, [p.metadata.name for p in listing.items]
-    pod = kube_clients.api.sanitize_for_serialization(listing.items[0])
-    spec = pod["spec"]
-    containers = {
-        c["name"]: c for c in [*(spec.get("initContainers") or []), *spec["containers"]]
-    }
-    mounts = {
-        n: {m["mountPath"]: m for m in c.get("volumeMounts") or []}
-        for n, c in containers.items()
-    }
-    volumes = {v["name"]: v for v in spec.get("volumes") or []}
-    node = workflow["status"]["nodes"].get(name, {})
-    params = {
-        p["name"]: p.get("value")
-        for p in (node.get("outputs") or {}).get("parameters") or []
-    }
+    shape = shapes.completed(workflows, manifest(), observations=observations)
+    volumes, mounts = shape.volumes, shape.mounts
+    node, params = shape.node, shape.parameters
     checks = [
         (
             "input-artifacts is an emptyDir",
@@ -85,4 +68,4 @@ def test_legacy_main_mounts_each_input_artifact_with_a_subpath(
         for what, got, want in checks
         if got != want
     ]
-    assert not problems, f"pod {pod['metadata']['name']}:\n" + "\n".join(problems)
+    assert not problems, f"pod {shape.name}:\n" + "\n".join(problems)

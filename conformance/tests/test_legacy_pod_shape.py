@@ -34,10 +34,12 @@ import pytest
 
 from conformance import contract
 from conformance.harness import pods
+from conformance.harness import shapes
 
 EMISSARY = contract.EMISSARY[contract.LEGACY]
 SIDECARS = ["side-a", "side-b"]
 USER_INITS = ["first-init", "second-init"]
+TEMPLATE_READER = "main's non-root user read it"
 
 
 def argo_command(container: dict[str, Any], verb: str) -> bool:
@@ -46,8 +48,9 @@ def argo_command(container: dict[str, Any], verb: str) -> bool:
     return command[:2] == ["argoexec", verb] and "--" not in command
 
 
-def is_shape_template(text: Any) -> bool:
-    return pods.is_template_json(text, name="shape")
+def image_and_command(ctr: dict[str, Any], name: str) -> list[Any]:
+    """[image, runs `argoexec <name>`] of the executor container `name`."""
+    return [ctr.get(name, {}).get("image"), argo_command(ctr.get(name, {}), name)]
 
 
 @pytest.mark.conformance(
@@ -64,36 +67,12 @@ def is_shape_template(text: Any) -> bool:
     ],
 )
 def test_legacy_pod_has_init_wait_and_wrapped_user_containers(
-    workflows, manifest, observations, kube_clients, namespace, images
+    workflows, manifest, observations, images
 ):
     executor_image = images["executor"]
-    body = manifest()
-    declared = body["spec"]["templates"][0]
-    name = workflows.submit(body)
-    workflow = workflows.wait_completed(name)
-    observations.record_workflow(workflow)
-    status = workflow["status"]
-    listing = kube_clients.core.list_namespaced_pod(
-        namespace, label_selector=f"workflows.argoproj.io/workflow={name}"
-    )
-    assert len(listing.items) == 1, [p.metadata.name for p in listing.items]
-    pod = kube_clients.api.sanitize_for_serialization(listing.items[0])
-    spec = pod["spec"]
-    inits, regular = spec.get("initContainers") or [], spec["containers"]
-    everything = [*inits, *regular]
-    ctr = {c["name"]: c for c in everything}
-    volumes = {v["name"]: v for v in spec.get("volumes") or []}
-    mounts = {
-        c["name"]: {m["mountPath"]: m for m in c.get("volumeMounts") or []}
-        for c in everything
-    }
-    user = {
-        "main": declared["container"],
-        **{s["name"]: s for s in declared["sidecars"]},
-    }
-    node = status["nodes"].get(name, {})
-    outputs = node.get("outputs") or {}
-    params = {p["name"]: p.get("value") for p in outputs.get("parameters") or []}
+    shape = shapes.completed(workflows, manifest(), observations=observations)
+    inits, regular, ctr = shape.inits, shape.regular, shape.containers
+    volumes, mounts = shape.volumes, shape.mounts
     executor_ctrs = [c for c in regular if c.get("image") == executor_image]
     checks = [
         (
@@ -106,34 +85,20 @@ def test_legacy_pod_has_init_wait_and_wrapped_user_containers(
             ],
             [True, True, False],
         ),
-        (
-            "WPC-LEGACY-001",
-            "init container names",
-            [c["name"] for c in inits],
-            ["init", *USER_INITS],
-        ),
+        shapes.init_names(shape, clause="WPC-LEGACY-001", want=["init", *USER_INITS]),
         (
             "WPC-LEGACY-001",
             "init's image and command",
-            [
-                ctr.get("init", {}).get("image"),
-                argo_command(ctr.get("init", {}), "init"),
-            ],
+            image_and_command(ctr, "init"),
             [executor_image, True],
         ),
-        (
-            "WPC-LEGACY-002",
-            "container names",
-            [c["name"] for c in regular],
-            ["wait", "main", *SIDECARS],
+        shapes.container_names(
+            shape, clause="WPC-LEGACY-002", want=["wait", "main", *SIDECARS]
         ),
         (
             "WPC-LEGACY-002",
             "wait's image and command",
-            [
-                ctr.get("wait", {}).get("image"),
-                argo_command(ctr.get("wait", {}), "wait"),
-            ],
+            image_and_command(ctr, "wait"),
             [executor_image, True],
         ),
         (
@@ -164,17 +129,12 @@ def test_legacy_pod_has_init_wait_and_wrapped_user_containers(
             {c["name"]: ["tmp-dir-argo", str(regular.index(c))] for c in executor_ctrs}
             or "wait",
         ),
-        (
-            "WPC-LEGACY-004",
-            "original command and args of main and the sidecars",
-            {n: pods.behind_emissary(ctr.get(n, {}), EMISSARY) for n in user},
-            {n: [c.get("command"), c.get("args")] for n, c in user.items()},
-        ),
+        shapes.user_commands(shape, clause="WPC-LEGACY-004", emissary=EMISSARY),
         (
             "WPC-LEGACY-005",
             "ARGO_TEMPLATE of init (a template) / main, wait (absent)",
             [
-                is_shape_template(
+                shape.holds_template(
                     pods.env_of(ctr.get("init", {})).get("ARGO_TEMPLATE")
                 ),
                 *(
@@ -197,23 +157,8 @@ def test_legacy_pod_has_init_wait_and_wrapped_user_containers(
             ],
             [False, False, [], []],
         ),
-        (
-            "WPC-LEGACY-007",
-            "node of main's check that /var/run/argo/argoexec is executable",
-            [node.get("phase"), node.get("message", "")],
-            ["Succeeded", ""],
-        ),
-        (
-            "WPC-LEGACY-007",
-            "/var/run/argo/template as main's non-root user read it",
-            is_shape_template(params.get("template"))
-            and params.get("template") != "offloaded",
-            True,
+        *shapes.user_command_checks(
+            shape, clause="WPC-LEGACY-007", binary=EMISSARY, reader=TEMPLATE_READER
         ),
     ]
-    problems = [
-        f"{clause}: {what}: expected {want!r}, got {got!r}"
-        for clause, what, got, want in checks
-        if got != want
-    ]
-    assert not problems, f"pod {pod['metadata']['name']}:\n" + "\n".join(problems)
+    shapes.verdict(shape, checks)

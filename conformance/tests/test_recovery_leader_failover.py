@@ -95,27 +95,20 @@ def _leader(
     clauses=["WPC-RECOVERY-010", "WPC-RECOVERY-002"],
 )
 def test_only_the_leader_acts_and_the_other_replica_takes_over_when_it_dies(
-    dedicated_instance,
-    controller_selector,
-    workflows,
-    manifest,
-    kube_clients,
-    namespace,
-    timeouts,
-    shell,
+    dedicated_instance, controller_selector, workflows, scene, shell
 ):
     instance = dedicated_instance.instance
     selector = controller_selector(instance)
-    poll = {"interval": timeouts.poll_interval}
+    poll = {"interval": scene.timeouts.poll_interval}
     _scale(
-        kube_clients,
+        scene.clients,
         instance.namespace,
-        _controller_pods(kube_clients, instance.namespace, selector)[0],
+        _controller_pods(scene.clients, instance.namespace, selector)[0],
         REPLICAS,
     )
 
     def replicas_ready() -> list[Any] | NotYet:
-        pods = _controller_pods(kube_clients, instance.namespace, selector)
+        pods = _controller_pods(scene.clients, instance.namespace, selector)
         ready = [
             p
             for p in pods
@@ -130,46 +123,46 @@ def test_only_the_leader_acts_and_the_other_replica_takes_over_when_it_dies(
 
     controllers = until(
         replicas_ready,
-        timeout=timeouts.controller_ready,
+        timeout=scene.timeouts.controller_ready,
         describe="two controller replicas",
         **poll,
     )
     own = dataclasses.replace(workflows, instance=instance)
-    with recording.Recorder.pods(kube_clients, namespace) as recorder:
-        name = own.submit(manifest())
+    with recording.Recorder.pods(scene.clients, scene.namespace) as recorder:
+        name = own.submit(scene.manifest())
         held = until(
             lambda: (
-                step_pods(kube_clients, namespace, name).get("held")
+                step_pods(scene.clients, scene.namespace, name).get("held")
                 or NotYet("no held pod")
             ),
-            timeout=timeouts.workflow_completed,
+            timeout=scene.timeouts.workflow_completed,
             describe=f"the pod of step held of {name}",
             **poll,
         ).metadata.name
         shell.wait_started(held)
         leader = until(
-            lambda: _leader(kube_clients, instance.namespace, controllers),
-            timeout=timeouts.controller_ready,
+            lambda: _leader(scene.clients, instance.namespace, controllers),
+            timeout=scene.timeouts.controller_ready,
             describe="one controller replica to hold the lease",
             **poll,
         )
-        kube_clients.core.delete_namespaced_pod(
+        scene.clients.core.delete_namespaced_pod(
             leader, instance.namespace, grace_period_seconds=0
         )
         deleted_at = time.monotonic()
         shell.release(held)
         until(
             lambda: (
-                "last" in step_pods(kube_clients, namespace, name)
+                "last" in step_pods(scene.clients, scene.namespace, name)
                 or NotYet("no last pod")
             ),
-            timeout=timeouts.controller_ready,
+            timeout=scene.timeouts.controller_ready,
             describe="the surviving replica to create the last step's pod",
             **poll,
         )
         logger.info(
             "[%s] Takeover after deleting leader %s: %.1f s.",
-            namespace,
+            scene.namespace,
             leader,
             time.monotonic() - deleted_at,
         )

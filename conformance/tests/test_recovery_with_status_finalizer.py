@@ -41,6 +41,7 @@ from conformance.harness import NotYet
 from conformance.harness import kube
 from conformance.harness import recording
 from conformance.harness import until
+from conformance.harness.workflows import assert_succeeded
 from conformance.harness.workflows import step_pods
 
 GRACE = 5
@@ -95,42 +96,32 @@ def _held_pods(
     ],
 )
 def test_downtime_with_the_status_finalizer_loses_no_status_and_leaves_no_pod_behind(
-    dedicated_instance,
-    workflows,
-    manifest,
-    kube_clients,
-    namespace,
-    timeouts,
-    observations,
-    shell,
+    dedicated_instance, workflows, scene, observations, shell
 ):
-    controller = dedicated_instance
-    controller.set_status_finalizer(enabled=True)
-    own = dataclasses.replace(workflows, instance=controller.instance)
-    poll = {"interval": timeouts.poll_interval}
-    with (
-        recording.Recorder.pods(kube_clients, namespace) as pods,
-        recording.Recorder.workflows(kube_clients, namespace) as versions,
-    ):
-        kept, orphaned = own.submit(manifest()), own.submit(manifest())
-        controller.restart()
+    dedicated_instance.set_status_finalizer(enabled=True)
+    own = dataclasses.replace(workflows, instance=dedicated_instance.instance)
+    poll = {"interval": scene.timeouts.poll_interval}
+    recorders = recording.pods_and_workflows(scene.clients, scene.namespace)
+    with recorders as (pods, versions):
+        kept, orphaned = own.submit(scene.manifest()), own.submit(scene.manifest())
+        dedicated_instance.restart()
         running = _started(shell, kept)
         orphans = _started(shell, orphaned)
 
-        controller.stop()
-        kube_clients.custom.delete_namespaced_custom_object(
+        dedicated_instance.stop()
+        scene.clients.custom.delete_namespaced_custom_object(
             contract.WORKFLOW_GROUP,
             contract.WORKFLOW_VERSION,
-            namespace,
+            scene.namespace,
             "workflows",
             orphaned,
         )
         deleted = running["deleted-down"].metadata.name
-        kube_clients.core.delete_namespaced_pod(deleted, namespace)
+        scene.clients.core.delete_namespaced_pod(deleted, scene.namespace)
         shell.release(running["finish-down"].metadata.name)
 
         def all_terminated() -> bool | NotYet:
-            current = step_pods(kube_clients, namespace, kept)
+            current = step_pods(scene.clients, scene.namespace, kept)
             states = {
                 step: [
                     bool(s.state.terminated) for s in p.status.container_statuses or []
@@ -145,20 +136,21 @@ def test_downtime_with_the_status_finalizer_loses_no_status_and_leaves_no_pod_be
         # The finalizer keeps the deleted pod readable while nobody can release it.
         until(
             all_terminated,
-            timeout=GRACE + timeouts.workflow_completed,
+            timeout=GRACE + scene.timeouts.workflow_completed,
             describe=f"every container of {kept} to terminate while the controller is down",
             **poll,
         )
-        controller.start()
+        dedicated_instance.start()
         restarted = time.monotonic()
 
         workflow = own.wait_completed(kept)
         observations.record_workflow(workflow)
         until(
             lambda: (
-                not (left := _held_pods(kube_clients, namespace, kept)) or NotYet(left)
+                not (left := _held_pods(scene.clients, scene.namespace, kept))
+                or NotYet(left)
             ),
-            timeout=timeouts.cleanup,
+            timeout=scene.timeouts.cleanup,
             describe=f"the pods of {kept} to lose the finalizer and be labelled completed",
             **poll,
         )
@@ -168,11 +160,11 @@ def test_downtime_with_the_status_finalizer_loses_no_status_and_leaves_no_pod_be
                 deleted
                 not in {
                     p.metadata.name
-                    for p in step_pods(kube_clients, namespace, kept).values()
+                    for p in step_pods(scene.clients, scene.namespace, kept).values()
                 }
                 or NotYet(f"{deleted} still exists")
             ),
-            timeout=timeouts.cleanup,
+            timeout=scene.timeouts.cleanup,
             describe=f"the deleted pod {deleted} to be gone",
             **poll,
         )
@@ -184,13 +176,7 @@ def test_downtime_with_the_status_finalizer_loses_no_status_and_leaves_no_pod_be
         "Failed",
         "main: Error (exit code 3)",
     ), f"deleted-down: {held['phase']} {held.get('message')!r}"
-    finished = nodes["finish-down"]
-    outputs = finished.get("outputs") or {}
-    assert (finished["phase"], finished.get("message", "")) == ("Succeeded", "")
-    assert outputs.get("exitCode") == "0", outputs
-    assert [(p["name"], p.get("value")) for p in outputs.get("parameters") or []] == [
-        ("answer", "42")
-    ], outputs
+    assert_succeeded(nodes["finish-down"], parameters=[("answer", "42")])
     assert len(orphans) == len(STEPS)
 
     events = pods.events()
@@ -207,11 +193,11 @@ def test_downtime_with_the_status_finalizer_loses_no_status_and_leaves_no_pod_be
     # their last transition; `status_finalizer_removed` is that limit.
     until(
         lambda: (
-            not (left := sorted(step_pods(kube_clients, namespace, orphaned)))
+            not (left := sorted(step_pods(scene.clients, scene.namespace, orphaned)))
             or NotYet(f"orphans still there: {left}")
         ),
         timeout=max(
-            0.0, restarted + timeouts.status_finalizer_removed - time.monotonic()
+            0.0, restarted + scene.timeouts.status_finalizer_removed - time.monotonic()
         ),
         describe=f"the orphaned pods of {orphaned} to be gone after the restart",
         **poll,

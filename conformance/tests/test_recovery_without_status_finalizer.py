@@ -36,6 +36,7 @@ from conformance.harness import NotYet
 from conformance.harness import kube
 from conformance.harness import recording
 from conformance.harness import until
+from conformance.harness.workflows import assert_succeeded
 from conformance.harness.workflows import step_pods
 
 STEPS = ("deleted-live", "deleted-down", "finish-down")
@@ -103,33 +104,22 @@ def _phases(workflow: dict[str, Any]) -> dict[str, str]:
     ],
 )
 def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_nothing(
-    dedicated_instance,
-    controller_selector,
-    workflows,
-    manifest,
-    kube_clients,
-    namespace,
-    timeouts,
-    observations,
-    shell,
+    dedicated_instance, controller_selector, workflows, scene, observations, shell
 ):
-    controller = dedicated_instance
-    controller.set_status_finalizer(enabled=False)
-    own = dataclasses.replace(workflows, instance=controller.instance)
-    poll = {"interval": timeouts.poll_interval}
-    with (
-        recording.Recorder.pods(kube_clients, namespace) as pods,
-        recording.Recorder.workflows(kube_clients, namespace) as versions,
-    ):
-        name = own.submit(manifest())
+    dedicated_instance.set_status_finalizer(enabled=False)
+    own = dataclasses.replace(workflows, instance=dedicated_instance.instance)
+    poll = {"interval": scene.timeouts.poll_interval}
+    recorders = recording.pods_and_workflows(scene.clients, scene.namespace)
+    with recorders as (pods, versions):
+        name = own.submit(scene.manifest())
         started = until(
             lambda: (
                 found
-                if (found := step_pods(kube_clients, namespace, name)).keys()
+                if (found := step_pods(scene.clients, scene.namespace, name)).keys()
                 == set(STEPS)
                 else NotYet(sorted(found))
             ),
-            timeout=timeouts.pod_created,
+            timeout=scene.timeouts.pod_created,
             describe=f"the three pods of {name}",
             **poll,
         )
@@ -137,41 +127,47 @@ def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_n
             shell.wait_started(pod.metadata.name)
 
         # WPC-STATUS-007: a running pod force-deleted under a live controller.
-        kube_clients.core.delete_namespaced_pod(
-            started["deleted-live"].metadata.name, namespace, grace_period_seconds=0
+        scene.clients.core.delete_namespaced_pod(
+            started["deleted-live"].metadata.name,
+            scene.namespace,
+            grace_period_seconds=0,
         )
         until(
             lambda: (
                 (node := _nodes(own.get(name))["deleted-live"])["phase"] == "Error"
                 or NotYet(node)
             ),
-            timeout=timeouts.pod_deleted_reported,
+            timeout=scene.timeouts.pod_deleted_reported,
             describe="node deleted-live to become Error",
             **poll,
         )
 
         # Downtime: one pod removed, one pod completing.
-        controller.stop()
+        dedicated_instance.stop()
         down = started["deleted-down"].metadata.name
-        kube_clients.core.delete_namespaced_pod(down, namespace, grace_period_seconds=0)
+        scene.clients.core.delete_namespaced_pod(
+            down, scene.namespace, grace_period_seconds=0
+        )
         finish = started["finish-down"].metadata.name
         shell.release(finish)
         until(
             lambda: (
                 (
                     (
-                        pod := kube_clients.core.read_namespaced_pod(finish, namespace)
+                        pod := scene.clients.core.read_namespaced_pod(
+                            finish, scene.namespace
+                        )
                     ).status.phase
                     in {"Succeeded", "Failed"}
-                    and down not in step_pods(kube_clients, namespace, name)
+                    and down not in step_pods(scene.clients, scene.namespace, name)
                 )
                 or NotYet(f"finish-down {pod.status.phase}")
             ),
-            timeout=timeouts.workflow_completed,
+            timeout=scene.timeouts.workflow_completed,
             describe="finish-down to complete and deleted-down to vanish while stopped",
             **poll,
         )
-        controller.start()
+        dedicated_instance.start()
 
         workflow = own.wait_completed(name)
         observations.record_workflow(workflow)
@@ -180,7 +176,9 @@ def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_n
                 not (
                     left := [
                         s
-                        for s, p in step_pods(kube_clients, namespace, name).items()
+                        for s, p in step_pods(
+                            scene.clients, scene.namespace, name
+                        ).items()
                         if (p.metadata.labels or {}).get(
                             "workflows.argoproj.io/completed"
                         )
@@ -189,17 +187,20 @@ def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_n
                 )
                 or NotYet(f"not labelled completed: {left}")
             ),
-            timeout=timeouts.cleanup,
+            timeout=scene.timeouts.cleanup,
             describe=f"the pods of {name} to be labelled completed",
             **poll,
         )
         settled = _phases(workflow)
         _kill_controller(
-            kube_clients, controller_selector, controller.instance, timeouts
+            scene.clients,
+            controller_selector,
+            dedicated_instance.instance,
+            scene.timeouts,
         )
         until(
             lambda: (now := _phases(own.get(name))) == settled or NotYet(now),
-            timeout=timeouts.cleanup,
+            timeout=scene.timeouts.cleanup,
             describe="the phases to stay as they were before the restart",
             consecutive=5,
             **poll,
@@ -211,13 +212,7 @@ def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_n
             "Error",
             "pod deleted",
         )
-    finished = nodes["finish-down"]
-    outputs = finished.get("outputs") or {}
-    assert (finished["phase"], finished.get("message", "")) == ("Succeeded", "")
-    assert outputs.get("exitCode") == "0", outputs
-    assert [(p["name"], p.get("value")) for p in outputs.get("parameters") or []] == [
-        ("answer", "42")
-    ], outputs
+    assert_succeeded(nodes["finish-down"], parameters=[("answer", "42")])
     assert workflow["status"]["phase"] in {"Failed", "Error"}
 
     events = pods.events()

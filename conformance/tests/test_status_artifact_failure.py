@@ -64,10 +64,10 @@ def outcome(name: str, term: Any) -> str:
     clauses=["WPC-STATUS-004"],
     features=["INPUT_ARTIFACTS_HTTP"],
 )
-def test_a_failed_download_in_init_makes_the_node_error(
-    workflows, manifest, kube_clients, namespace, http_server
-):
-    workflow, pod = run_failing_download(workflows, manifest, http_server, kube_clients)
+def test_a_failed_download_in_init_makes_the_node_error(workflows, scene, http_server):
+    workflow, pod = run_failing_download(
+        workflows, scene.manifest, http_server, scene.clients
+    )
     init = pods.terminated(pod, "init")
     assert init.exit_code != 0, f"init exited 0: {init}"
     node = workflow["status"]["nodes"][workflow["metadata"]["name"]]
@@ -85,22 +85,22 @@ def test_a_failed_download_in_init_makes_the_node_error(
     features=["INPUT_ARTIFACTS_HTTP"],
 )
 def test_a_failed_download_in_the_supervisor_stops_main_and_makes_the_node_error(
-    workflows, manifest, kube_clients, namespace, timeouts, http_server
+    workflows, scene, http_server
 ):
     from kubernetes import client
 
-    api = client.ApiClient(kube_clients.api.configuration)
+    api = client.ApiClient(scene.clients.api.configuration)
     results = recording.Recorder(
         api,
         client.CustomObjectsApi(api).list_namespaced_custom_object,
         contract.WORKFLOW_GROUP,
         contract.WORKFLOW_VERSION,
-        namespace,
+        scene.namespace,
         "workflowtaskresults",
     )
     with results:
         workflow, pod = run_failing_download(
-            workflows, manifest, http_server, kube_clients
+            workflows, scene.manifest, http_server, scene.clients
         )
         node_id = workflow["metadata"]["name"]
 
@@ -115,8 +115,8 @@ def test_a_failed_download_in_the_supervisor_stops_main_and_makes_the_node_error
 
         result = until(
             completed,
-            timeout=timeouts.task_result_reported,
-            interval=timeouts.poll_interval,
+            timeout=scene.timeouts.task_result_reported,
+            interval=scene.timeouts.poll_interval,
             describe=f"task result {node_id} to be recorded as complete",
         )
 

@@ -46,6 +46,7 @@ import pytest
 
 from conformance.harness import kube
 from conformance.harness.workflows import Workflows
+from conformance.harness.workflows import workflow_pods
 
 STATUS = "/var/run/argo/status"
 NEVER_APPEARED = "supervisor presumed dead: status marker never appeared within 30s"
@@ -154,9 +155,7 @@ def run_cases(
     done = {}
     for case, name in names.items():
         workflow = workflows.wait_completed(name)
-        pods = kube_clients.core.list_namespaced_pod(
-            namespace, label_selector=f"workflows.argoproj.io/workflow={name}"
-        ).items
+        pods = workflow_pods(kube_clients, namespace, name)
         assert len(pods) == 1, f"{case}: expected one pod, found {len(pods)}"
         states = {s.name: s.state.terminated for s in pods[0].status.container_statuses}
         done[case] = (workflow, states)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import pytest
 
+from conformance.harness.workflows import workflow_pods
+
 NODE_ID = "workflows.argoproj.io/node-id"
 
 
@@ -21,10 +23,7 @@ NODE_ID = "workflows.argoproj.io/node-id"
 def test_a_failing_template_is_attempted_limit_plus_one_times(
     workflows, manifest, observations, kube_clients, namespace
 ):
-    name = workflows.submit(manifest())
-
-    workflow = workflows.wait_completed(name)
-    observations.record_workflow(workflow)
+    name, workflow = workflows.completed(manifest(), observations=observations)
     nodes = {n["name"]: n for n in workflow["status"]["nodes"].values()}
     retry = nodes[name]
     assert (retry["phase"], retry.get("message")) == ("Failed", "No more retries left")
@@ -34,8 +33,6 @@ def test_a_failing_template_is_attempted_limit_plus_one_times(
     assert [a["phase"] for a in attempts] == ["Failed"] * 3, attempts
     assert sorted(retry.get("children") or []) == sorted(a["id"] for a in attempts)
     assert f"{name}(3)" not in nodes, "a fourth attempt"
-    pods = kube_clients.core.list_namespaced_pod(
-        namespace, label_selector=f"workflows.argoproj.io/workflow={name}"
-    ).items
+    pods = workflow_pods(kube_clients, namespace, name)
     owners = sorted(str((p.metadata.annotations or {}).get(NODE_ID)) for p in pods)
     assert owners == sorted(a["id"] for a in attempts), f"pods per node ID: {owners}"

@@ -35,6 +35,7 @@ import pytest
 from conformance import contract
 from conformance.harness import kube
 from conformance.harness.workflows import Workflows
+from conformance.harness.workflows import workflow_pods
 
 RESERVED = ("wait", "supervisor", "artifact-plugin-wpc")
 MISSING_IMAGE = "wpc.invalid/no-such-image:0.0.1"
@@ -82,9 +83,7 @@ def _run(
     results = {}
     for label, name in names.items():
         workflow = workflows.wait_completed(name)
-        pods = kube_clients.core.list_namespaced_pod(
-            namespace, label_selector=f"workflows.argoproj.io/workflow={name}"
-        ).items
+        pods = workflow_pods(kube_clients, namespace, name)
         results[label] = (workflow, pods)
     return results
 

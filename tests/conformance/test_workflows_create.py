@@ -3,18 +3,22 @@
 - `submit` labels a Workflow for the run and the test's instance, keeping its own labels;
 - `create` sets exactly the labels given (no instance label unless given), for
   Workflows meant for no instance or for a controller without instanceID;
-- both leave the caller's manifest alone and drop a namespace it names.
+- both leave the caller's manifest alone and drop a namespace it names;
+- assert_succeeded() passes only a node with no message, exit code 0 and its parameters.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from conformance import contract
 from conformance.harness import kube
 from conformance.harness import layouts
 from conformance.harness.timeouts import Timeouts
 from conformance.harness.workflows import Workflows
+from conformance.harness.workflows import assert_succeeded
 
 
 class FakeCustom:
@@ -85,3 +89,19 @@ def test_create_sets_exactly_the_labels_given():
         "labels": {contract.INSTANCE_LABEL: "nobody"},
     }
     assert MANIFEST["metadata"]["namespace"] == "other"
+
+
+def test_assert_succeeded_accepts_only_a_clean_success_with_its_parameters():
+    node = {
+        "phase": "Succeeded",
+        "outputs": {"exitCode": "0", "parameters": [{"name": "a", "value": "1"}]},
+    }
+    assert_succeeded(node, parameters=[("a", "1")])
+    for broken in (
+        {**node, "message": "odd"},
+        {**node, "outputs": {**node["outputs"], "exitCode": "1"}},
+    ):
+        with pytest.raises(AssertionError):
+            assert_succeeded(broken, parameters=[("a", "1")])
+    with pytest.raises(AssertionError):
+        assert_succeeded(node, parameters=[("a", "2")])
