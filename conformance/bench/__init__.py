@@ -1,45 +1,29 @@
-"""`make bench`: pod startup and throughput of the reference implementation, per layout.
+"""`make bench`: pod startup by phase and throughput of any implementation, per layout.
 
-Run as ``python -m reference_impl.bench --cluster wpc [--count 50]
-[--layouts legacy,initless] [--kubeconfig PATH]``. For each layout it submits
-`count` one-pod workflows to the controller instance serving that layout, keeping
-`concurrency` (default 5) in flight, and prints a table; `reports/bench.json`
-holds the figures, the load the run shared the machine with, and every sample.
+Run as ``python -m conformance bench [--implementation reference|argo-workflows|PATH]
+[--layout both] [--workflows 50] [--inflight 5]``. Like the suite, it loads the
+implementation's profile, checks the cluster's marker and runs the profile's
+`prepare` commands; then, per layout, it installs an instance of its own
+(`wpc-bench-<layout>`) with the profile's `install` command, submits
+`workflows` one-pod workflows to it in a fresh labelled namespace, keeping
+`inflight` of them in flight, uninstalls the instance and deletes the
+namespace (and waits). It prints a table and writes
+`reports/bench-<implementation>.yaml` (a `BenchResult`, shape in
+`bench.schema.json`); ``python -m conformance bench-compare A.yaml B.yaml``
+prints two runs side by side with A / B ratios.
 
-Method (black-box: only what the cluster reports and what the pod prints):
-
-- **Pod created** is when a pod watch on this host delivers the pod's first
-  event, stamped with CLOCK_BOOTTIME on arrival (sub-millisecond resolution;
-  late by the watch latency, so startup is if anything underestimated by it).
-  The pod's `creationTimestamp` is kept too, but the API truncates it to
-  whole seconds.
-- **User command started** is read by the user command itself: its first
-  instruction is the shell builtin `read </proc/uptime` (no fork), i.e.
-  CLOCK_BOOTTIME of the node kernel in centiseconds. Containers get no time
-  namespace, and the local cluster's node is this host, so both ends are on
-  the same clock and `pod_startup = uptime_in_pod - boottime_at_watch` needs no
-  clock sync. Busybox `date` has no `%N`, so wall-clock sub-seconds are not
-  available in the pod; instead the pod also prints `date +%s`, and each sample
-  checks that `date - uptime` matches this host's boot epoch (within
-  -1.5..+5 s), failing loudly (`ClockError`) when the node is another machine.
-- **Cross-checks** (whole seconds): creationTimestamp -> user command,
-  creationTimestamp -> main container `startedAt` (the kubelet's view) and
-  `startedAt` -> user command (the executor's overhead before the user command).
-- **Throughput** is succeeded workflows per minute over the makespan (first
-  submission -> last workflow finished, as seen by a watch), with
-  `concurrency` workflows in flight: the next is submitted as soon as one
-  finishes. Failures (Failed/Error phase, missing marker, unfinished within
-  `Timeouts.workflow_completed`) are counted and listed with evidence.
-
-Layouts run one after the other in one labelled namespace, deleted (and waited
-for) at the end.
+The method is black-box: nothing but what the API reports about pods and
+workflows (timestamps, conditions, container states, watch events stamped on
+arrival) and what the user command prints about its own clock (`markers`),
+so the same numbers mean the same thing for every implementation. How each
+startup phase is bounded is in `samples` and `moments`. The boot-clock
+marker needs the node to be this host (the local provider); on another node
+the run fails with ClockError rather than print numbers that mean nothing.
 """
 
 from __future__ import annotations
 
-from reference_impl.bench.errors import BenchError
-from reference_impl.bench.running import run
-from reference_impl.bench.settings import BenchSettings
-from reference_impl.bench.settings import Timeouts
+from conformance.bench.running import run
+from conformance.bench.settings import BenchSettings
 
-__all__ = ["BenchError", "BenchSettings", "Timeouts", "run"]
+__all__ = ["BenchSettings", "run"]

@@ -1,13 +1,15 @@
-"""One layout's run: N one-pod workflows, at most `concurrency` in flight.
+"""One layout's run: N one-pod workflows, at most `inflight` in flight.
 
-The loop keeps `concurrency` workflows submitted, and submits the next one as
+The loop keeps `inflight` workflows submitted, and submits the next one as
 soon as a watch event shows one finished (Succeeded, Failed or Error); only
 then does it read the finished workflow's pod and main log, so collecting
-never delays a submission. It waits only on the event queue, with the nearest
-workflow deadline as its timeout: a workflow without a phase after
-`workflow_picked_up` stops the run (no controller serves the layout); one
-unfinished after `workflow_completed` is counted as a failure, with its last
-observed state.
+never delays a submission. Every pod and workflow event is checked for the
+milestones it shows for the first time (`workloads.POD_MILESTONES`, and the
+pod node's completion), stamped with its arrival on the boot clock. The loop
+waits only on the event queue, with the nearest workflow deadline as its
+timeout: a workflow without a phase after `picked_up` stops the run (no
+controller serves the layout); one unfinished after `workflow_completed`
+counts as a failure, with its last observed state.
 """
 
 from __future__ import annotations
@@ -17,27 +19,26 @@ import logging
 import queue
 import time
 from dataclasses import dataclass
+from dataclasses import field
 from functools import partial
 from typing import Any
 
 from kubernetes.client.exceptions import ApiException
 
-from reference_impl import common
-from reference_impl.bench import clocks
-from reference_impl.bench import evidence
-from reference_impl.bench import manifests
-from reference_impl.bench import samples
-from reference_impl.bench import watching
-from reference_impl.bench.errors import BenchError
-from reference_impl.bench.errors import MarkerError
-from reference_impl.bench.errors import WaitTimeout
-from reference_impl.bench.results import LayoutResult
-from reference_impl.bench.settings import BenchSettings
+from conformance import contract
+from conformance.bench import moments
+from conformance.bench import samples
+from conformance.bench import streaming
+from conformance.bench import workloads
+from conformance.bench.results import LayoutResult
+from conformance.bench.settings import BenchSettings
+from conformance.errors import BenchError
+from conformance.errors import WaitTimeout
+from conformance.harness import kube
+from conformance.harness.workflows import Workflows
 
 Json = dict[str, Any]
 logger = logging.getLogger(__name__)
-
-FINISHED = frozenset({"Succeeded", "Failed", "Error"})
 
 
 @dataclass
@@ -50,9 +51,9 @@ class _Flight:
     message: str = ""
     pod_name: str | None = None
     pod_state: str = "no pod seen"
-    pod_seen_boot: float | None = None
-    pod_seen_wall: float | None = None
+    seen_boot: dict[str, float] = field(default_factory=dict)
     finished_boot: float | None = None
+    workflow: Json | None = None
 
     def describe(self) -> str:
         return (
@@ -62,52 +63,40 @@ class _Flight:
 
 
 class _Run:
-    """The submission loop of one layout (one instance per layout)."""
+    """The submission loop of one layout, against that layout's instance."""
 
     def __init__(
         self,
-        core: Any,
-        custom: Any,
+        clients: kube.Clients,
+        workflows: Workflows,
         *,
-        namespace: str,
-        layout: str,
+        image: str,
         settings: BenchSettings,
     ) -> None:
-        self.core = core
-        self.custom = custom
-        self.namespace = namespace
-        self.layout = layout
+        self.clients = clients
+        self.workflows = workflows
+        self.namespace = workflows.namespace
         self.settings = settings
         self.timeouts = settings.timeouts
-        self.queue: queue.Queue[watching.Item] = queue.Queue()
+        self.queue: queue.Queue[streaming.Item] = queue.Queue()
         self.flying: dict[str, _Flight] = {}
         self.finished: list[_Flight] = []
         self.submitted = 0
-        instance = settings.instance_ids[layout]
+        instance = workflows.instance
         self.result = LayoutResult(
-            layout=layout,
-            instance_id=instance,
-            count=settings.count,
-            concurrency=settings.concurrency,
+            layout=instance.layout,
+            instance_id=instance.instance_id,
+            namespace=self.namespace,
+            count=settings.workflows,
+            inflight=settings.inflight,
         )
-        self.body = manifests.workflow(
-            layout=layout,
-            instance_id=instance,
-            session_id=settings.session_id,
-            image=settings.image,
+        self.body = workloads.workflow(
+            image=image, layout=instance.layout, labels=workflows.labels
         )
 
     def _submit(self) -> None:
-        boot = clocks.boottime()
-        created = self.custom.create_namespaced_custom_object(
-            common.GROUP,
-            "v1alpha1",
-            self.namespace,
-            "workflows",
-            self.body,
-            _request_timeout=self.timeouts.api_request,
-        )
-        name = created["metadata"]["name"]
+        boot = moments.boottime()
+        name = self.workflows.submit(self.body)
         self.flying[name] = _Flight(name=name, submitted_boot=boot)
         self.submitted += 1
         if self.result.first_submit_boot is None:
@@ -117,44 +106,46 @@ class _Run:
             self.namespace,
             name,
             self.submitted,
-            self.settings.count,
+            self.settings.workflows,
         )
 
-    def _on_event(self, event: watching.Event) -> None:
+    def _on_pod(self, event: streaming.Event) -> None:
         metadata = event.obj.get("metadata") or {}
-        if event.kind == "pod":
-            flight = self.flying.get(
-                (metadata.get("labels") or {}).get(common.LABEL_WORKFLOW, "")
-            )
-            if flight is None:
-                return
-            if flight.pod_seen_boot is None:
-                flight.pod_seen_boot, flight.pod_seen_wall = event.boot, event.wall
-                flight.pod_name = metadata.get("name")
-            flight.pod_state = evidence.pod_state(event.obj)
+        labels = metadata.get("labels") or {}
+        flight = self.flying.get(labels.get(contract.WORKFLOW_LABEL, ""))
+        if flight is None:
             return
-        flight = self.flying.get(metadata.get("name", ""))
+        flight.pod_name = flight.pod_name or metadata.get("name")
+        flight.pod_state = workloads.pod_state(event.obj)
+        for milestone in workloads.reached(event.obj):
+            flight.seen_boot.setdefault(milestone, event.boot)
+
+    def _on_workflow(self, event: streaming.Event) -> None:
+        flight = self.flying.get((event.obj.get("metadata") or {}).get("name", ""))
         if flight is None:
             return
         status = event.obj.get("status") or {}
         flight.phase = status.get("phase") or ""
         flight.message = status.get("message") or ""
-        if flight.phase in FINISHED:
+        flight.workflow = event.obj
+        if workloads.node_finished_at(event.obj):
+            flight.seen_boot.setdefault("node_completed", event.boot)
+        if flight.phase in contract.COMPLETED:
             flight.finished_boot = event.boot
             del self.flying[flight.name]
             self.finished.append(flight)
 
     def _check_deadlines(self) -> None:
-        now = clocks.boottime()
+        now = moments.boottime()
         for flight in list(self.flying.values()):
             age = now - flight.submitted_boot
-            if not flight.phase and age >= self.timeouts.workflow_picked_up:
+            if not flight.phase and age >= self.settings.picked_up:
                 raise WaitTimeout(
                     describe=(
                         f"a controller with instance ID "
                         f"{self.result.instance_id} to pick up {flight.name}"
                     ),
-                    timeout=self.timeouts.workflow_picked_up,
+                    timeout=self.settings.picked_up,
                     last_observed=flight.describe(),
                 )
             if age >= self.timeouts.workflow_completed:
@@ -167,16 +158,12 @@ class _Run:
                 self._finished_at(now)
 
     def _next_deadline(self) -> float:
-        now = clocks.boottime()
-        remaining = [self.timeouts.watch_window]
+        now = moments.boottime()
+        remaining = [self.settings.watch_window]
         for flight in self.flying.values():
-            limit = (
-                self.timeouts.workflow_completed
-                if flight.phase
-                else min(
-                    self.timeouts.workflow_picked_up, self.timeouts.workflow_completed
-                )
-            )
+            limit = self.timeouts.workflow_completed
+            if not flight.phase:
+                limit = min(self.settings.picked_up, limit)
             remaining.append(flight.submitted_boot + limit - now)
         return max(0.0, min(remaining))
 
@@ -189,12 +176,6 @@ class _Run:
                 "workflow": flight.name,
                 "reason": reason,
                 "last_observed": flight.describe(),
-                "pod": evidence.failed_pod(
-                    self.core,
-                    namespace=self.namespace,
-                    pod_name=flight.pod_name,
-                    timeouts=self.timeouts,
-                ),
             }
         )
 
@@ -208,98 +189,101 @@ class _Run:
         if flight.phase != "Succeeded":
             self._fail(flight, f"workflow phase {flight.phase}: {flight.message}")
             return
-        pod, log = self._read_pod(flight)
+        try:
+            pod, log = self._read_pod(flight)
+        except ApiException as exc:
+            self._fail(flight, f"reading its pod failed: {exc.status} {exc.reason}")
+            return
         observed = samples.Observed(
             workflow=flight.name,
             submitted_boot=flight.submitted_boot,
-            pod_seen_boot=flight.pod_seen_boot,
-            pod_seen_wall=flight.pod_seen_wall,
+            seen_boot=dict(flight.seen_boot),
             finished_boot=flight.finished_boot,
             phase=flight.phase,
         )
         try:
             sample = samples.measure(
-                observed, pod=pod, log=log, boot_epoch=self.result.boot_epoch
+                observed,
+                pod=pod,
+                workflow=flight.workflow,
+                log=log,
+                boot_epoch=self.result.boot_epoch,
             )
-        except MarkerError as exc:
+        except BenchError as exc:
             self._fail(flight, str(exc))
             return
         self.result.samples.append(sample)
 
-    def _read_pod(self, flight: _Flight) -> tuple[Json | None, str | None]:
-        timeout = self.timeouts.api_request
-        try:
-            if flight.pod_name is None:
-                # The watch has not delivered the pod yet; find it by its label.
-                found = (
-                    json.loads(
-                        self.core.list_namespaced_pod(
-                            self.namespace,
-                            label_selector=f"{common.LABEL_WORKFLOW}={flight.name}",
-                            _preload_content=False,
-                            _request_timeout=timeout,
-                        ).data
-                    ).get("items")
-                    or []
-                )
-                if len(found) != 1:
-                    flight.pod_state += f"; {len(found)} pods found by label"
-                    return None, None
-                flight.pod_name = found[0]["metadata"]["name"]
-            pod = json.loads(
-                self.core.read_namespaced_pod(
-                    flight.pod_name,
-                    self.namespace,
-                    _preload_content=False,
-                    _request_timeout=timeout,
-                ).data
+    def _read_pod(self, flight: _Flight) -> tuple[Json, str]:
+        core = self.clients.core
+        timeout = self.timeouts.api_call
+        if flight.pod_name is None:
+            # The watch has not delivered the pod yet; find it by its label.
+            found = (
+                json.loads(
+                    core.list_namespaced_pod(
+                        self.namespace,
+                        label_selector=f"{contract.WORKFLOW_LABEL}={flight.name}",
+                        _preload_content=False,
+                        _request_timeout=timeout,
+                    ).data
+                ).get("items")
+                or []
             )
-            log = self.core.read_namespaced_pod_log(
+            if len(found) != 1:
+                raise BenchError(f"{flight.name}: {len(found)} pods found by label")
+            flight.pod_name = found[0]["metadata"]["name"]
+        pod = json.loads(
+            core.read_namespaced_pod(
                 flight.pod_name,
                 self.namespace,
-                container=common.MAIN,
+                _preload_content=False,
                 _request_timeout=timeout,
-            )
-        except ApiException as exc:
-            flight.pod_state += f"; reading pod/log failed: {exc.status} {exc.reason}"
-            return None, None
+            ).data
+        )
+        log = core.read_namespaced_pod_log(
+            flight.pod_name,
+            self.namespace,
+            container=contract.MAIN,
+            _request_timeout=timeout,
+        )
         return pod, str(log)
 
-    def run(self) -> LayoutResult:
-        selector = (
-            f"{manifests.session_selector(self.settings.session_id)},"
-            f"{manifests.LAYOUT}={self.layout}"
+    def _pump(self, kind: str, list_call: Any) -> streaming.Pump:
+        return streaming.Pump(
+            kind=kind,
+            list_call=list_call,
+            label_selector=kube.session_selector(self.workflows.labels[kube.SESSION]),
+            out=self.queue,
+            watch_window=self.settings.watch_window,
+            api_call=self.timeouts.api_call,
         )
+
+    def run(self) -> LayoutResult:
+        custom = self.clients.custom
         pumps = [
-            watching.Pump(
-                kind="pod",
-                list_call=partial(self.core.list_namespaced_pod, self.namespace),
-                label_selector=selector,
-                out=self.queue,
-                timeouts=self.timeouts,
+            self._pump(
+                "pod", partial(self.clients.core.list_namespaced_pod, self.namespace)
             ),
-            watching.Pump(
-                kind="workflow",
-                list_call=partial(
-                    self.custom.list_namespaced_custom_object,
-                    common.GROUP,
-                    "v1alpha1",
+            self._pump(
+                "workflow",
+                partial(
+                    custom.list_namespaced_custom_object,
+                    contract.WORKFLOW_GROUP,
+                    contract.WORKFLOW_VERSION,
                     self.namespace,
-                    "workflows",
+                    contract.WORKFLOWS,
                 ),
-                label_selector=selector,
-                out=self.queue,
-                timeouts=self.timeouts,
             ),
         ]
         for pump in pumps:
             pump.start()
         try:
             for pump in pumps:
-                if not pump.ready.wait(self.timeouts.api_request):
+                if not pump.ready.wait(self.timeouts.api_call):
                     raise WaitTimeout(
                         describe=f"the initial {pump.kind} list",
-                        timeout=self.timeouts.api_request,
+                        timeout=self.timeouts.api_call,
                         last_observed="the list request has not returned",
                     )
             self._loop()
@@ -317,47 +301,47 @@ class _Run:
         return self.result
 
     def _loop(self) -> None:
-        self.result.boot_epoch = clocks.boot_epoch()
+        self.result.boot_epoch = moments.boot_epoch()
         while True:
             while (
-                len(self.flying) < self.settings.concurrency
-                and self.submitted < self.settings.count
+                len(self.flying) < self.settings.inflight
+                and self.submitted < self.settings.workflows
             ):
                 self._submit()
             while self.finished:
                 self._collect(self.finished.pop(0))
-            if not self.flying and self.submitted >= self.settings.count:
+            if not self.flying and self.submitted >= self.settings.workflows:
                 return
             try:
                 item = self.queue.get(timeout=self._next_deadline())
             except queue.Empty:
                 self._check_deadlines()
                 continue
-            if isinstance(item, watching.WatchFailed):
-                raise BenchError(f"the {item.kind} watch failed: {item.error!r}") from (
-                    item.error
-                )
-            self._on_event(item)
+            if isinstance(item, streaming.WatchFailed):
+                raise BenchError(
+                    f"the {item.kind} watch failed: {item.error!r}"
+                ) from item.error
+            if item.kind == "pod":
+                self._on_pod(item)
+            else:
+                self._on_workflow(item)
             self._check_deadlines()
 
 
 def run_layout(
-    core: Any, custom: Any, *, namespace: str, layout: str, settings: BenchSettings
+    clients: kube.Clients,
+    workflows: Workflows,
+    *,
+    image: str,
+    settings: BenchSettings,
 ) -> LayoutResult:
-    """Run one layout's workflows and return its measurements."""
+    """Run one layout's workflows in `workflows`' namespace; return its measurements."""
     started = time.monotonic()
-    load_before = evidence.load_snapshot(core, settings)
-    result = _Run(
-        core, custom, namespace=namespace, layout=layout, settings=settings
-    ).run()
-    result.load = {
-        "before": load_before,
-        "after": evidence.load_snapshot(core, settings),
-    }
+    result = _Run(clients, workflows, image=image, settings=settings).run()
     logger.info(
         "[%s] Layout %s done in %.1fs: %d samples, %d failures.",
-        namespace,
-        layout,
+        workflows.namespace,
+        result.layout,
         time.monotonic() - started,
         len(result.samples),
         len(result.failures),

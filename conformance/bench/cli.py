@@ -1,108 +1,135 @@
-"""Command line: `python -m reference_impl.bench --cluster wpc [--count 50] ...`.
+"""The `bench` and `bench-compare` verbs of `python -m conformance`.
 
-Only parses arguments; the work is `running.run`.
+Only parses arguments into `BenchSettings` and a `ClusterChoice`; the work is
+`running.run` (measure) and `tables` (print). `conformance.__main__` adds
+these verbs to its parser and calls `main_bench` / `main_compare`.
 """
 
 from __future__ import annotations
 
 import argparse
-import logging
+import dataclasses
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 
-from reference_impl.bench import reporting
-from reference_impl.bench import running
-from reference_impl.bench.errors import BenchError
-from reference_impl.bench.settings import LAYOUTS
-from reference_impl.bench.settings import BenchSettings
+from conformance.bench import reporting
+from conformance.bench import running
+from conformance.bench import tables
+from conformance.bench.settings import BenchSettings
+from conformance.harness import layouts
+from conformance.implementations.contexts import ClusterChoice
 
 
-def _layouts(text: str) -> tuple[str, ...]:
-    chosen = tuple(part.strip() for part in text.split(",") if part.strip())
-    bad = [layout for layout in chosen if layout not in LAYOUTS]
-    if bad or not chosen:
-        raise argparse.ArgumentTypeError(
-            f"layouts must be a comma-separated subset of {','.join(LAYOUTS)}"
-        )
-    return chosen
-
-
-def _positive(text: str) -> int:
+def positive(text: str) -> int:
+    """An argparse type: an integer of at least 1."""
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return value
 
 
-def _instance(text: str) -> tuple[str, str]:
-    layout, sep, instance = text.partition("=")
-    if not sep or layout not in LAYOUTS or not instance:
-        raise argparse.ArgumentTypeError("expected LAYOUT=INSTANCE_ID")
-    return layout, instance
-
-
-def _parser() -> argparse.ArgumentParser:
-    defaults = BenchSettings()
-    parser = argparse.ArgumentParser(
-        prog="python -m reference_impl.bench",
-        description="Pod startup and throughput of one-pod workflows, per layout.",
-    )
-    parser.add_argument("--cluster", required=True, help="cluster name, e.g. wpc")
-    parser.add_argument(
-        "--kubeconfig",
-        help="kubeconfig path (default: `python -m clusters kubeconfig --name CLUSTER`)",
-    )
-    parser.add_argument("--count", type=_positive, default=defaults.count)
-    parser.add_argument(
-        "--concurrency",
-        type=_positive,
-        default=defaults.concurrency,
-        help="workflows in flight per layout",
-    )
-    parser.add_argument(
-        "--layouts", type=_layouts, default=defaults.layouts, help="legacy,initless"
-    )
-    parser.add_argument(
-        "--instance",
-        type=_instance,
-        action="append",
-        default=[],
-        metavar="LAYOUT=ID",
-        help="controller instance ID of a layout (default wpc-<layout>)",
-    )
-    parser.add_argument("--report", type=Path, default=Path("reports/bench.json"))
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the benchmark; print the table; return the process exit code."""
-    args = _parser().parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(message)s"
-    )
-    defaults = BenchSettings()
-    settings = BenchSettings(
-        count=args.count,
-        concurrency=args.concurrency,
-        layouts=args.layouts,
-        instance_ids={**defaults.instance_ids, **dict(args.instance)},
-    )
+def layout_selection(text: str) -> tuple[str, ...]:
+    """An argparse type: `legacy`, `initless` or `both`."""
     try:
-        kubeconfig = args.kubeconfig or running.find_kubeconfig(args.cluster)
-        document = running.run(
-            settings,
-            kubeconfig=kubeconfig,
-            cluster=args.cluster,
-            report_path=args.report,
-        )
-    except BenchError as exc:
-        sys.stderr.write(f"error: {exc}\n")
-        return 1
-    sys.stdout.write(reporting.table(document))
-    sys.stdout.write(f"\nmethod: {reporting.METHOD}\nreport: {args.report}\n")
+        return layouts.parse_selection(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
+    """The `bench` verb's flags, with `BenchSettings`' defaults."""
+    defaults = BenchSettings()
+    parser.add_argument(
+        "--implementation",
+        default=defaults.implementation,
+        help="profile: bundled name (reference, argo-workflows) or path to a YAML",
+    )
+    parser.add_argument(
+        "--layout",
+        type=layout_selection,
+        default=defaults.layouts,
+        help="legacy, initless or both (default both)",
+    )
+    parser.add_argument(
+        "--workflows",
+        type=positive,
+        default=defaults.workflows,
+        help=f"one-pod workflows per layout (default {defaults.workflows})",
+    )
+    parser.add_argument(
+        "--inflight",
+        type=positive,
+        default=defaults.inflight,
+        help=f"workflows in flight per layout (default {defaults.inflight})",
+    )
+    parser.add_argument(
+        "--skip-prepare",
+        action="store_true",
+        help="do not run the profile's prepare commands (images already loaded)",
+    )
+    parser.add_argument("--reports-dir", type=Path, default=defaults.reports_dir)
+    parser.add_argument(
+        "--timeout-scale",
+        type=float,
+        default=1.0,
+        help="multiply every named timeout",
+    )
+    parser.add_argument("--provider", default="local")
+    parser.add_argument("--cluster", "--cluster-name", default="wpc")
+    parser.add_argument(
+        "--kubeconfig", type=Path, help="use this cluster as it is (no `clusters`)"
+    )
+    parser.add_argument(
+        "--allow-foreign-cluster",
+        action="store_true",
+        help="run against a cluster without the WPC marker ConfigMap",
+    )
+
+
+def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
+    """The `bench-compare` verb's two result files."""
+    parser.add_argument("first", type=Path, help="result YAML (numerator)")
+    parser.add_argument("second", type=Path, help="result YAML (denominator)")
+
+
+def settings_of(args: argparse.Namespace) -> BenchSettings:
+    """The settings the parsed `bench` arguments ask for."""
+    defaults = BenchSettings()
+    return dataclasses.replace(
+        defaults,
+        implementation=args.implementation,
+        workflows=args.workflows,
+        inflight=args.inflight,
+        layouts=args.layout,
+        prepare=not args.skip_prepare,
+        reports_dir=args.reports_dir,
+        timeouts=defaults.timeouts.scaled(args.timeout_scale),
+    )
+
+
+def cluster_of(args: argparse.Namespace) -> ClusterChoice:
+    """The cluster the parsed `bench` arguments name."""
+    return ClusterChoice(
+        kubeconfig=args.kubeconfig,
+        provider=args.provider,
+        cluster=args.cluster,
+        allow_foreign=args.allow_foreign_cluster,
+    )
+
+
+def main_bench(args: argparse.Namespace) -> int:
+    """Run the benchmark; print its table and where the result went."""
+    settings = settings_of(args)
+    document = running.run(settings, cluster=cluster_of(args))
+    sys.stdout.write(tables.run_table(document))
+    path = settings.reports_dir / f"bench-{document['implementation']['name']}.yaml"
+    sys.stdout.write(f"\nmethod: {reporting.METHOD}\nresult: {path}\n")
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def main_compare(args: argparse.Namespace) -> int:
+    """Print two results side by side, per layout, with first / second."""
+    first = reporting.read(args.first)
+    second = reporting.read(args.second)
+    sys.stdout.write(tables.compare_table(first, second))
+    return 0

@@ -1,8 +1,58 @@
-"""Kubernetes timestamps (RFC 3339, `2026-11-22T03:23:12Z`) as epoch seconds."""
+"""When a milestone happened: the host's clocks, API timestamps, and both combined.
+
+The user command reads `/proc/uptime`, which is CLOCK_BOOTTIME in centiseconds.
+Containers get no time namespace from containerd, so inside a pod it is the
+node kernel's boot clock; when the node is this host, it is the clock
+`boottime()` reads here, and a watch event stamped with `boottime()` can be
+subtracted from it directly. `boot_epoch()` maps boot-clock readings to wall
+time, to compare them with the API's timestamps. `skew_ok` checks that a
+container shares this host's clock.
+
+The API reports every milestone of a pod (`creationTimestamp`, a condition's
+`lastTransitionTime`, a container's `startedAt`/`finishedAt`, a node's
+`finishedAt`) in RFC 3339 truncated to the whole second, so on its own it
+places the milestone somewhere in `[stamp, stamp + 1)`. A watch on this host
+delivers the object that first shows the milestone a little *after* it
+happened, on a clock with sub-millisecond resolution. Together they narrow
+the interval to `[stamp, min(stamp + 1, seen)]`; `estimate` returns its
+midpoint, so each milestone is off by at most half a second, and usually far
+less when the watch delivered within the same second. Both clocks are this
+host's (the local node is this host; `samples` checks it).
+"""
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
 from datetime import datetime
+
+CLOCK_SKEW_LOW = -1.5
+"""Lowest acceptable `(container date +%s) - uptime - host boot epoch`, seconds.
+`date +%s` truncates to the second, so the true value can be down to -1."""
+
+CLOCK_SKEW_HIGH = 5.0
+"""Highest acceptable skew: `date` runs after `read`, a fork later, on a loaded host."""
+
+
+def boottime() -> float:
+    """Seconds since boot on CLOCK_BOOTTIME, the clock behind `/proc/uptime`."""
+    return time.clock_gettime(time.CLOCK_BOOTTIME)
+
+
+def boot_epoch(samples: int = 5) -> float:
+    """Wall-clock time of boot (`time.time() - boottime()`), from the tightest sample."""
+    readings = []
+    for _ in range(max(1, samples)):
+        before = boottime()
+        wall = time.time()
+        after = boottime()
+        readings.append((after - before, wall - (before + after) / 2))
+    return min(readings)[1]
+
+
+def skew_ok(skew: float) -> bool:
+    """Whether a container's boot-epoch skew means it shares this host's clock."""
+    return CLOCK_SKEW_LOW <= skew <= CLOCK_SKEW_HIGH
 
 
 def epoch(stamp: str) -> float:
@@ -14,3 +64,34 @@ def epoch(stamp: str) -> float:
     if moment.tzinfo is None:
         raise ValueError(f"timestamp without a time zone: {stamp!r}")
     return moment.timestamp()
+
+
+API_RESOLUTION = 1.0
+"""The API truncates its timestamps to whole seconds."""
+
+
+@dataclass(frozen=True)
+class Moment:
+    """What the sources say about one milestone, in wall-clock epoch seconds."""
+
+    api: float | None
+    """The API's timestamp (truncated to the second), if it reports one."""
+    seen: float | None
+    """When a watch on this host first delivered an object showing it."""
+
+    def estimate(self) -> float | None:
+        """Midpoint of the interval both sources allow (see the module docstring)."""
+        if self.api is None:
+            return self.seen
+        upper = self.api + API_RESOLUTION
+        if self.seen is not None:
+            # A watch cannot show a milestone before it happened; a `seen`
+            # before `api` only means the second boundary fell in between.
+            upper = max(self.api, min(upper, self.seen))
+        return (self.api + upper) / 2
+
+
+def later(*moments: float | None) -> float | None:
+    """The latest of the known moments (None if none is known)."""
+    known = [m for m in moments if m is not None]
+    return max(known) if known else None

@@ -1,155 +1,175 @@
-"""The benchmark's results as JSON (`reports/bench.json`) and as a printed table."""
+"""The benchmark's result as a YAML document (`BenchResult`) and as a printed table.
+
+The document's shape is `conformance/bench/bench.schema.json`; a layout entry
+holds its counts, makespan, workflows per minute, a summary (n, median, p90,
+min, max) of the pod startup and of every phase, the load it shared the
+machine with, its failures and every raw sample. `ratios` compares the
+layouts of the run (init-less / legacy), and `comparing` compares two runs.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from reference_impl.bench import figures
-from reference_impl.bench.results import LayoutResult
-from reference_impl.bench.settings import BenchSettings
+import jsonschema
+import yaml
 
-SCHEMA = "wpc.dev/bench/v1"
+from conformance.bench import figures
+from conformance.bench import samples
+from conformance.bench.results import LayoutResult
+from conformance.bench.settings import BenchSettings
+from conformance.errors import DataError
+from conformance.implementations import profiles
+from conformance.implementations.contexts import RunContext
 
-SERIES = {
-    "pod_startup_s": "pod_startup",
-    "created_to_user_s": "created_to_user",
-    "created_to_started_s": "created_to_started",
-    "started_to_user_s": "started_to_user",
-    "seen_after_created_s": "seen_after_created",
-    "submit_to_pod_seen_s": "submit_to_pod_seen",
-    "workflow_duration_s": "workflow_duration",
-    "clock_skew_s": "clock_skew",
-}
-"""JSON key of each summarized series -> `Sample` field."""
+API_VERSION = "wpc.dev/v1alpha1"
+KIND = "BenchResult"
+SCHEMA_PATH = Path(__file__).with_name("bench.schema.json")
 
 METHOD = (
-    "pod_startup = pod first seen by a watch on this host (CLOCK_BOOTTIME at event "
-    "arrival) -> user command's first instruction (`read </proc/uptime` in the main "
-    "container, the same boot clock, 10 ms). Cross-checks use the API's whole-second "
-    "creationTimestamp and main startedAt. Throughput = succeeded / (first submit -> "
-    "last finish) with `concurrency` workflows in flight."
+    "Black-box, from this host: each milestone is the midpoint of what the API's "
+    "whole-second timestamp (creationTimestamp, PodScheduled, "
+    "PodReadyToStartContainers, Initialized, wait/supervisor startedAt, the pod "
+    "node's finishedAt) and the arrival of the first watch event showing it allow; "
+    "handshake READY is the status marker's mtime and main's first instruction and "
+    "exit are CLOCK_BOOTTIME read by the user command (10 ms), all on this host's "
+    "clocks. Phases are gaps between consecutive milestones. Throughput = "
+    "succeeded / (first submit -> last finish) with `inflight` workflows in flight."
 )
+
+SERIES = {
+    "podStartup": "pod_startup",
+    "submitToPod": "submit_to_pod",
+    "workflowDuration": "workflow_duration",
+    "mainExitCheck": "main_exit_check",
+    "clockSkew": "clock_skew",
+}
+"""Document key of each summarized `Sample` series -> its field."""
 
 
 def layout_json(result: LayoutResult) -> dict[str, Any]:
     """One layout's figures, summaries, failures and raw samples."""
-    makespan = None
-    if result.first_submit_boot is not None and result.last_finish_boot is not None:
-        makespan = result.last_finish_boot - result.first_submit_boot
+    makespan = result.makespan
     succeeded = len(result.samples)
     entry: dict[str, Any] = {
-        "instance_id": result.instance_id,
-        "count": result.count,
-        "concurrency": result.concurrency,
+        "instanceId": result.instance_id,
+        "namespace": result.namespace,
+        "workflows": result.count,
+        "inflight": result.inflight,
         "succeeded": succeeded,
         "failed": len(result.failures),
-        "makespan_s": makespan,
-        "workflows_per_minute": (
+        "makespanSeconds": makespan,
+        "workflowsPerMinute": (
             figures.per_minute(count=succeeded, seconds=makespan) if makespan else None
         ),
     }
     for key, attribute in SERIES.items():
         values = [getattr(sample, attribute) for sample in result.samples]
         entry[key] = figures.summarize(values).as_json()
+    entry["phases"] = {
+        phase: figures.summarize(
+            [s.phases.get(phase) for s in result.samples]
+        ).as_json()
+        for phase in samples.PHASES
+    }
     entry["load"] = result.load
-    entry["host_boot_epoch"] = result.boot_epoch
+    entry["hostBootEpoch"] = result.boot_epoch
     entry["failures"] = result.failures
+    entry["evidence"] = result.evidence
     entry["samples"] = [sample.as_json() for sample in result.samples]
     return entry
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None or b == 0 else a / b
+
+
+def ratios(top: dict[str, Any], bottom: dict[str, Any]) -> dict[str, Any]:
+    """`top / bottom` of two layout entries: throughput, and medians of every series."""
+    return {
+        "workflowsPerMinute": _ratio(
+            top["workflowsPerMinute"], bottom["workflowsPerMinute"]
+        ),
+        "podStartupMedian": _ratio(
+            top["podStartup"]["median"], bottom["podStartup"]["median"]
+        ),
+        "phaseMedians": {
+            phase: _ratio(
+                top["phases"][phase]["median"], bottom["phases"][phase]["median"]
+            )
+            for phase in samples.PHASES
+        },
+    }
 
 
 def report(
     results: Sequence[LayoutResult],
     *,
     settings: BenchSettings,
-    cluster: str,
-    namespace: str,
-    started_at: str,
+    profile: profiles.Profile,
+    context: RunContext,
 ) -> dict[str, Any]:
-    """The whole run as one JSON document."""
-    return {
-        "schema": SCHEMA,
-        "cluster": cluster,
-        "namespace": namespace,
-        "session_id": settings.session_id,
-        "started_at": started_at,
+    """The whole run as one document (see the module docstring)."""
+    layouts = {r.layout: layout_json(r) for r in results}
+    document: dict[str, Any] = {
+        "apiVersion": API_VERSION,
+        "kind": KIND,
+        "implementation": {
+            "name": profile.name,
+            "version": profile.version,
+            "profile": str(profile.path),
+        },
+        "sessionId": context.session_id,
+        "startedAt": context.started_at,
+        "environment": {
+            key: context.environment.get(key)
+            for key in ("provider", "kubernetesVersion", "containerRuntimeVersions")
+        },
+        "images": context.images,
         "method": METHOD,
         "settings": {
-            "count": settings.count,
-            "concurrency": settings.concurrency,
+            "workflows": settings.workflows,
+            "inflight": settings.inflight,
             "layouts": list(settings.layouts),
-            "instance_ids": settings.instance_ids,
-            "image": settings.image,
-            "timeouts": asdict(settings.timeouts),
+            "pickedUp": settings.picked_up,
+            "timeouts": dataclasses.asdict(settings.timeouts),
         },
-        "layouts": {r.layout: layout_json(r) for r in results},
+        "layouts": layouts,
+        "ratios": {},
     }
+    if {"legacy", "initless"} <= set(layouts):
+        document["ratios"]["initlessOverLegacy"] = ratios(
+            layouts["initless"], layouts["legacy"]
+        )
+    return document
+
+
+def validate(document: dict[str, Any], *, source: Path) -> None:
+    """DataError (naming `source` and the key) unless `document` has the documented shape."""
+    schema = json.loads(SCHEMA_PATH.read_text())
+    try:
+        jsonschema.validate(document, schema)
+    except jsonschema.ValidationError as exc:
+        where = "/".join(str(part) for part in exc.absolute_path) or "<top level>"
+        raise DataError(f"{source}: not a {KIND}: {where}: {exc.message}") from exc
 
 
 def write(document: dict[str, Any], path: Path) -> None:
-    """Write the JSON report, creating its directory."""
+    """Check the document against its schema, then write it as YAML."""
+    validate(document, source=path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=2, sort_keys=False) + "\n")
+    path.write_text(yaml.safe_dump(document, sort_keys=False))
 
 
-def _seconds(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}"
-
-
-def _pair(summary: dict[str, Any]) -> str:
-    return f"{_seconds(summary['median'])} / {_seconds(summary['p90'])}"
-
-
-def _rows(entry: dict[str, Any]) -> list[tuple[str, str]]:
-    rate = entry["workflows_per_minute"]
-    load = entry.get("load") or {}
-    before = (load.get("before") or {}).get("loadavg_1_5_15")
-    after = (load.get("after") or {}).get("loadavg_1_5_15")
-    return [
-        (
-            "workflows",
-            f"{entry['succeeded']}/{entry['count']} ok, {entry['failed']} failed",
-        ),
-        ("in flight", str(entry["concurrency"])),
-        ("makespan (s)", _seconds(entry["makespan_s"])),
-        ("workflows per minute", "-" if rate is None else f"{rate:.1f}"),
-        ("pod startup median / p90 (s)", _pair(entry["pod_startup_s"])),
-        ("  creationTimestamp -> user cmd", _pair(entry["created_to_user_s"])),
-        ("  creationTimestamp -> startedAt", _pair(entry["created_to_started_s"])),
-        ("  startedAt -> user cmd", _pair(entry["started_to_user_s"])),
-        ("submit -> pod seen", _pair(entry["submit_to_pod_seen_s"])),
-        ("workflow duration", _pair(entry["workflow_duration_s"])),
-        (
-            "load 1m before -> after",
-            f"{before[0]:.1f} -> {after[0]:.1f}" if before and after else "-",
-        ),
-    ]
-
-
-def table(document: dict[str, Any]) -> str:
-    """A fixed-width table: one column per layout, one row per figure."""
-    layouts = list(document["layouts"])
-    columns = [_rows(document["layouts"][name]) for name in layouts]
-    labels = [label for label, _ in columns[0]] if columns else []
-    cells = [
-        [label] + [column[i][1] for column in columns] for i, label in enumerate(labels)
-    ]
-    header = ["", *layouts]
-    widths = [max(len(row[i]) for row in [header, *cells]) for i in range(len(header))]
-    lines = [
-        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
-        for row in [header, *cells]
-    ]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    failures = [
-        f"  {name}: {f['workflow']}: {f['reason']}"
-        for name in layouts
-        for f in document["layouts"][name]["failures"]
-    ]
-    if failures:
-        lines += ["", "failures:", *failures]
-    return "\n".join(lines) + "\n"
+def read(path: Path) -> dict[str, Any]:
+    """A result written by `write` (checked against the schema again)."""
+    try:
+        document: dict[str, Any] = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise DataError(f"cannot read bench result {path}: {exc}") from exc
+    validate(document, source=path)
+    return document

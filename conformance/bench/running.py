@@ -1,104 +1,151 @@
-"""A whole benchmark run: namespace, each layout in turn, cleanup, report."""
+"""A whole benchmark run: profile, cluster, then per layout install, measure, clean up.
+
+Preparing is the suite's own (`implementations.preparing.prepare_run`: the
+cluster's kubeconfig and marker check, its fingerprint; the profile's
+`prepare` commands through the same `Driver`); then each layout gets its own
+instance and namespace (`installing`), one after the other, and the YAML
+result is written once every layout is done.
+"""
 
 from __future__ import annotations
 
+import json
 import logging
-import subprocess
-import sys
-import uuid
-from dataclasses import replace
-from datetime import UTC
-from datetime import datetime
+import os
 from pathlib import Path
 from typing import Any
 
-from plumbing import commands
-from reference_impl.bench import benchmarking
-from reference_impl.bench import namespaces
-from reference_impl.bench import reporting
-from reference_impl.bench.errors import BenchError
-from reference_impl.bench.errors import CommandError
-from reference_impl.bench.settings import BenchSettings
+from conformance.bench import benchmarking
+from conformance.bench import installing
+from conformance.bench import reporting
+from conformance.bench.results import LayoutResult
+from conformance.bench.settings import BenchSettings
+from conformance.errors import DataError
+from conformance.harness import evidence
+from conformance.harness import kube
+from conformance.harness.workflows import Workflows
+from conformance.implementations import driving
+from conformance.implementations import preparing
+from conformance.implementations import profiles
+from conformance.implementations.contexts import ClusterChoice
 
 logger = logging.getLogger(__name__)
 
-KUBECONFIG_LOOKUP_TIMEOUT = 60.0
-"""Seconds `python -m clusters kubeconfig` may take to print a path."""
 
-
-def find_kubeconfig(cluster: str, *, python: str = sys.executable) -> str:
-    """The cluster's kubeconfig path, from `python -m clusters kubeconfig --name CLUSTER`.
-
-    A subprocess, so that this package still does not import `clusters`.
-    """
-    command = [python, "-m", "clusters", "kubeconfig", "--name", cluster]
-    try:
-        out = commands.capture(
-            command, timeout=KUBECONFIG_LOOKUP_TIMEOUT, error=CommandError
-        )
-    except subprocess.TimeoutExpired as exc:  # `capture` lets a timeout through
-        raise CommandError(
-            command=command, returncode=-1, output=f"timed out: {exc}"
-        ) from exc
-    path = out.strip().splitlines()[-1:]
-    if not path:
-        raise CommandError(command=command, returncode=0, output="no path printed")
-    return path[0]
-
-
-def _clients(kubeconfig: str) -> tuple[Any, Any, Any]:
-    from kubernetes import client
-    from kubernetes import config
-
-    try:
-        api = config.new_client_from_config(config_file=kubeconfig)  # type: ignore[no-untyped-call]
-    except (config.ConfigException, OSError) as exc:
-        raise BenchError(f"cannot load kubeconfig {kubeconfig}: {exc}") from exc
-    return (
-        client.CoreV1Api(api),
-        client.RbacAuthorizationV1Api(api),
-        client.CustomObjectsApi(api),
+def load_snapshot(clients: kube.Clients, *, timeout: float) -> dict[str, Any]:
+    """The host's load and the cluster's activity, to judge how shared the run was."""
+    running = json.loads(
+        clients.core.list_pod_for_all_namespaces(
+            field_selector="status.phase=Running",
+            _preload_content=False,
+            _request_timeout=timeout,
+        ).data
     )
+    return {
+        "loadavg_1_5_15": list(os.getloadavg()),
+        "cpus": os.cpu_count(),
+        "running_pods_cluster_wide": len(running.get("items") or []),
+    }
 
 
-def run(
-    settings: BenchSettings, *, kubeconfig: str, cluster: str, report_path: Path
-) -> dict[str, Any]:
-    """Benchmark every layout in `settings` in a fresh namespace; write and return the report."""
-    if not settings.session_id:
-        settings = replace(settings, session_id=f"bench-{uuid.uuid4().hex[:8]}")
-    unknown = [lay for lay in settings.layouts if lay not in settings.instance_ids]
-    if unknown:
-        raise BenchError(f"no controller instance ID known for layout(s) {unknown}")
-    core, rbac, custom = _clients(kubeconfig)
-    name = namespaces.unique_name()
-    started_at = datetime.now(UTC).isoformat(timespec="seconds")
-    results = []
-    namespaces.create(
-        core,
-        rbac,
-        name=name,
-        session_id=settings.session_id,
-        timeouts=settings.timeouts,
-    )
-    try:
-        for layout in settings.layouts:
-            logger.info("[%s] Benchmarking layout %s.", name, layout)
-            results.append(
-                benchmarking.run_layout(
-                    core, custom, namespace=name, layout=layout, settings=settings
-                )
-            )
-    finally:
-        namespaces.delete(
-            core, name=name, session_id=settings.session_id, timeouts=settings.timeouts
+def result_path(settings: BenchSettings, profile: profiles.Profile) -> Path:
+    """`<reports>/bench-<implementation>.yaml`."""
+    return settings.reports_dir / f"bench-{profile.name}.yaml"
+
+
+def _tools_image(profile: profiles.Profile) -> str:
+    image = profile.images.get("tools")
+    if not image:
+        raise DataError(
+            f"{profile.path}: images.tools: the benchmark runs its user command in "
+            "the profile's tools image (sh, date, stat), and the profile has none"
         )
-    document = reporting.report(
-        results,
-        settings=settings,
+    return image
+
+
+def _layout(
+    clients: kube.Clients,
+    driver: driving.Driver,
+    *,
+    layout: str,
+    image: str,
+    session_id: str,
+    settings: BenchSettings,
+) -> LayoutResult:
+    instance = installing.bench_instance(
+        driver.profile, layout=layout, instance_id=settings.instance_id(layout)
+    )
+    api_call = settings.timeouts.api_call
+    with (
+        installing.installed(driver, instance),
+        installing.namespace(
+            clients, layout=layout, session_id=session_id, settings=settings
+        ) as (name, labels),
+    ):
+        before = load_snapshot(clients, timeout=api_call)
+        workflows = Workflows(
+            clients=clients,
+            namespace=name,
+            labels=labels,
+            instance=instance,
+            timeouts=settings.timeouts,
+        )
+        result = benchmarking.run_layout(
+            clients, workflows, image=image, settings=settings
+        )
+        result.load = {
+            "before": before,
+            "after": load_snapshot(clients, timeout=api_call),
+        }
+        if result.failures:
+            folder = settings.reports_dir / "bench-evidence" / name
+            evidence.collect_namespace(evidence.Collector(folder), clients, name)
+            result.evidence = str(folder)
+    return result
+
+
+def run(settings: BenchSettings, *, cluster: ClusterChoice) -> dict[str, Any]:
+    """Benchmark every selected layout the profile claims; write and return the result."""
+    profile = profiles.load(settings.implementation)
+    image = _tools_image(profile)
+    layouts = tuple(layout for layout in settings.layouts if layout in profile.layouts)
+    if not layouts:
+        raise DataError(
+            f"{profile.path}: claims none of the layouts asked for "
+            f"({', '.join(settings.layouts)})"
+        )
+    log_dir = settings.reports_dir / "logs"
+    context = preparing.prepare_run(
         cluster=cluster,
-        namespace=name,
-        started_at=started_at,
+        profile=profile,
+        layouts=layouts,
+        skip_install=True,
+        log_dir=log_dir,
+        timeout=settings.timeouts.install,
     )
-    reporting.write(document, report_path)
+    driver = driving.Driver(
+        profile=profile,
+        values=context.placeholders,
+        log_dir=log_dir,
+        timeout=settings.timeouts.install,
+    )
+    if settings.prepare:
+        logger.info("Preparing %s for layouts %s.", profile.name, ", ".join(layouts))
+        driver.prepare(layouts)
+    clients = kube.connect(context.kubeconfig)
+    results = [
+        _layout(
+            clients,
+            driver,
+            layout=layout,
+            image=image,
+            session_id=context.session_id,
+            settings=settings,
+        )
+        for layout in layouts
+    ]
+    document = reporting.report(
+        results, settings=settings, profile=profile, context=context
+    )
+    reporting.write(document, result_path(settings, profile))
     return document

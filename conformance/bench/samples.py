@@ -1,45 +1,80 @@
-"""One workflow's measurements, computed from what the cluster reported.
+"""One workflow's milestones and startup phases, from what the cluster reported.
 
-Times come from three clocks, all on this host when the node is this host:
+Every milestone becomes a wall-clock moment on this host (see `moments`):
 
-- the boot clock (CLOCK_BOOTTIME, `/proc/uptime`): when the benchmark submitted
-  the workflow, first saw its pod in a watch and saw it finish, and when the
-  user command started (10 ms resolution);
-- the wall clock: the same watch moment, for comparison with
-- the API's timestamps: pod `creationTimestamp` and the main container's
-  `startedAt`, both truncated to whole seconds by the API.
+=====================  ======================================================
+created                pod `creationTimestamp` / the pod's first watch event
+scheduled              `PodScheduled` condition
+sandbox_ready          `PodReadyToStartContainers` condition (sandbox, network)
+initialized            `Initialized` condition (legacy: the `init` container
+                       staged argoexec; a pod without init containers is
+                       initialized from the start)
+aux_started            `startedAt` of `wait` or `supervisor`
+ready                  the status marker's mtime, READY's write (initless only)
+first_instruction      main's first instruction (boot-clock marker, 10 ms)
+main_exit              main's last instruction (boot-clock marker, 10 ms)
+node_completed         the pod node's `finishedAt` / the workflow watch event
+                       that first shows the node done
+=====================  ======================================================
 
-`pod_startup` (first seen -> user command started) is the headline figure; the
-second-resolution differences are cross-checks.
+The phases are the gaps between consecutive milestones, so they add up to
+created -> node completed. "Sandbox and image volume ready" ends when regular
+containers may start: the later of `sandbox_ready` and `initialized`. The
+kubelet mounts an image volume (the initless executor binary) after the
+sandbox and before the first container, and reports nothing for it, so in the
+init-less layout that mount falls into "aux container started".
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict
 from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
-from reference_impl.bench import clocks
-from reference_impl.bench import markers
-from reference_impl.bench import timestamps
-from reference_impl.bench.errors import ClockError
+from conformance.bench import markers
+from conformance.bench import moments
+from conformance.bench import workloads
+from conformance.errors import ClockError
 
 Json = dict[str, Any]
+
+PHASES = {
+    "scheduled": ("created", "scheduled"),
+    "sandbox_ready": ("scheduled", "containers_may_start"),
+    "aux_started": ("containers_may_start", "aux_started"),
+    "handshake_ready": ("aux_started", "ready"),
+    "first_instruction": ("before_main", "first_instruction"),
+    "user_command": ("first_instruction", "main_exit"),
+    "node_completed": ("main_exit", "node_completed"),
+}
+"""Phase -> (from milestone, to milestone). `before_main` is `ready` where the
+layout has a handshake, `aux_started` otherwise."""
+
+PHASE_TITLES = {
+    "scheduled": "scheduled",
+    "sandbox_ready": "sandbox + image volume ready",
+    "aux_started": "aux container started",
+    "handshake_ready": "handshake READY",
+    "first_instruction": "main's first instruction",
+    "user_command": "user command ran",
+    "node_completed": "main exit -> node completed",
+}
+"""How the table names each phase (issue #10's words)."""
 
 
 @dataclass(frozen=True)
 class Observed:
-    """What the benchmark itself saw of one workflow, on this host's clocks."""
+    """What the benchmark itself saw of one workflow, on this host's boot clock."""
 
     workflow: str
     submitted_boot: float
     """Boot clock just before the create request was sent."""
-    pod_seen_boot: float | None
-    """Boot clock when a watch event first carried the workflow's pod."""
-    pod_seen_wall: float | None
-    """Wall clock at the same moment."""
+    seen_boot: dict[str, float]
+    """Pod milestone (and `node_completed`) -> boot clock of the first watch event
+    showing it."""
     finished_boot: float | None
-    """Boot clock when a watch event first carried the finished phase."""
+    """Boot clock when a watch event first carried the workflow's finished phase."""
     phase: str
     """Last observed workflow phase."""
 
@@ -51,84 +86,120 @@ class Sample:
     workflow: str
     pod: str | None
     phase: str
-    pod_startup: float | None
-    """Pod first seen by the watch -> user command started (boot clock, +-10 ms)."""
-    created_to_user: float | None
-    """Pod creationTimestamp (truncated) -> user command started."""
-    created_to_started: float | None
-    """Pod creationTimestamp -> main container startedAt (both whole seconds)."""
-    started_to_user: float | None
-    """Main container startedAt (truncated) -> user command started."""
-    seen_after_created: float | None
-    """Watch delivery time -> creationTimestamp; sanity check, expect 0 <= x < 1+lag."""
-    submit_to_pod_seen: float | None
-    """Create request sent -> pod first seen (controller reaction + pod creation)."""
-    workflow_duration: float | None
-    """Create request sent -> finished phase seen."""
-    clock_skew: float | None
-    """Container `date +%s` - uptime - host boot epoch; see `clocks.skew_ok`."""
+    milestones: dict[str, float | None] = field(default_factory=dict)
+    """Milestone -> seconds after the pod was created."""
+    phases: dict[str, float | None] = field(default_factory=dict)
+    """Phase (`PHASES`) -> its duration."""
+    pod_startup: float | None = None
+    """Pod created -> main's first instruction: the headline figure."""
+    submit_to_pod: float | None = None
+    """Create request sent -> pod created (controller reaction + pod creation)."""
+    workflow_duration: float | None = None
+    """Create request sent -> finished workflow phase seen."""
+    main_exit_check: float | None = None
+    """Main's `finishedAt` (estimated) - its last instruction: the emissary's exit."""
+    clock_skew: float | None = None
+    """Container `date +%s` - uptime - host boot epoch; see `moments.skew_ok`."""
 
     def as_json(self) -> dict[str, Any]:
-        """The sample as a JSON object."""
+        """The sample as plain data."""
         return asdict(self)
-
-
-def main_started_at(pod: Json) -> str | None:
-    """The main container's `startedAt` (running or terminated), if reported."""
-    for status in (pod.get("status") or {}).get("containerStatuses") or []:
-        if status.get("name") != "main":
-            continue
-        state = status.get("state") or {}
-        for key in ("running", "terminated"):
-            started = (state.get(key) or {}).get("startedAt")
-            if started:
-                return str(started)
-    return None
 
 
 def _minus(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else a - b
 
 
-def measure(
-    observed: Observed,
-    *,
-    pod: Json | None,
-    log: str | None,
-    boot_epoch: float,
-) -> Sample:
-    """Combine the benchmark's observations with the pod and its main log.
+def _moment(
+    stamp: str | None, seen_boot: float | None, boot_epoch: float
+) -> moments.Moment:
+    return moments.Moment(
+        api=moments.epoch(stamp) if stamp else None,
+        seen=None if seen_boot is None else seen_boot + boot_epoch,
+    )
 
-    Raises MarkerError when a log is given without one start marker, and
-    ClockError when the container's clock is not this host's.
-    """
-    marker = markers.parse(log) if log is not None else None
-    user_boot = marker.uptime if marker else None
-    user_wall = user_boot + boot_epoch if user_boot is not None else None
-    skew = marker.wall - marker.uptime - boot_epoch if marker else None
-    if skew is not None and not clocks.skew_ok(skew):
+
+def _check_clock(workflow: str, skew: float) -> None:
+    if not moments.skew_ok(skew):
         raise ClockError(
-            f"[{observed.workflow}] the container's boot epoch differs from this "
-            f"host's by {skew:+.2f}s (allowed {clocks.CLOCK_SKEW_LOW}.."
-            f"{clocks.CLOCK_SKEW_HIGH}); /proc/uptime in the pod is not this host's "
+            f"[{workflow}] the container's boot epoch differs from this "
+            f"host's by {skew:+.2f}s (allowed {moments.CLOCK_SKEW_LOW}.."
+            f"{moments.CLOCK_SKEW_HIGH}); /proc/uptime in the pod is not this host's "
             "boot clock, so the node is another machine and startup cannot be "
             "measured this way"
         )
-    metadata = (pod or {}).get("metadata") or {}
-    created = metadata.get("creationTimestamp")
-    created_wall = timestamps.epoch(created) if created else None
-    started = main_started_at(pod or {})
-    started_wall = timestamps.epoch(started) if started else None
+
+
+def milestones(
+    observed: Observed,
+    *,
+    pod: Json,
+    workflow: Json | None,
+    marker: markers.StartMarker | None,
+    boot_epoch: float,
+) -> dict[str, float | None]:
+    """Every milestone as a wall-clock epoch moment (None where unknown)."""
+    seen = observed.seen_boot
+    found: dict[str, float | None] = {
+        name: _moment(read(pod), seen.get(name), boot_epoch).estimate()
+        for name, read in workloads.POD_MILESTONES.items()
+    }
+    found["containers_may_start"] = moments.later(
+        found["sandbox_ready"], found["initialized"]
+    )
+    found["ready"] = marker.ready_wall if marker else None
+    found["before_main"] = found["ready"] or found["aux_started"]
+    found["first_instruction"] = marker.uptime + boot_epoch if marker else None
+    found["main_exit"] = marker.end_uptime + boot_epoch if marker else None
+    node_stamp = workloads.node_finished_at(workflow) if workflow else None
+    found["node_completed"] = _moment(
+        node_stamp, seen.get("node_completed"), boot_epoch
+    ).estimate()
+    return found
+
+
+def measure(
+    observed: Observed,
+    *,
+    pod: Json,
+    workflow: Json | None,
+    log: str,
+    boot_epoch: float,
+) -> Sample:
+    """Combine the benchmark's observations with the pod, its workflow and main's log.
+
+    Raises MarkerError when the log lacks the markers, and ClockError when the
+    container's clock is not this host's.
+    """
+    marker = markers.parse(log)
+    skew = marker.wall - marker.uptime - boot_epoch
+    _check_clock(observed.workflow, skew)
+    found = milestones(
+        observed, pod=pod, workflow=workflow, marker=marker, boot_epoch=boot_epoch
+    )
+    created = found["created"]
+    phases = {
+        name: _minus(found[end], found[start]) for name, (start, end) in PHASES.items()
+    }
+    finished = _moment(
+        workloads.finished_at(pod, "main"),
+        observed.seen_boot.get("main_finished"),
+        boot_epoch,
+    ).estimate()
+    submitted = observed.submitted_boot + boot_epoch
     return Sample(
         workflow=observed.workflow,
-        pod=metadata.get("name"),
+        pod=(pod.get("metadata") or {}).get("name"),
         phase=observed.phase,
-        pod_startup=_minus(user_boot, observed.pod_seen_boot),
-        created_to_user=_minus(user_wall, created_wall),
-        created_to_started=_minus(started_wall, created_wall),
-        started_to_user=_minus(user_wall, started_wall),
-        seen_after_created=_minus(observed.pod_seen_wall, created_wall),
-        submit_to_pod_seen=_minus(observed.pod_seen_boot, observed.submitted_boot),
+        milestones={
+            name: _minus(value, created)
+            for name, value in found.items()
+            if name not in {"before_main", "containers_may_start"}
+        },
+        phases=phases,
+        pod_startup=_minus(found["first_instruction"], created),
+        submit_to_pod=_minus(created, submitted),
         workflow_duration=_minus(observed.finished_boot, observed.submitted_boot),
+        main_exit_check=_minus(finished, found["main_exit"]),
         clock_skew=skew,
     )

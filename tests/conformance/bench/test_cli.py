@@ -1,93 +1,96 @@
 """We test these aspects of the command line and the package surface: the
-public names, argument parsing into settings (layouts, counts, instance IDs),
-the kubeconfig lookup through a `python -m clusters` subprocess (a fake
-interpreter here), and the workflow manifest's labels and instance ID.
+public names, the `bench` and `bench-compare` verbs of `python -m conformance`
+with the defaults the issue asks for, parsing into settings (layouts,
+counts, timeout scale, cluster choice), the workflow the bench submits, and
+the bench's own controller instance, refused where it would land in a
+shared instance's namespace.
 """
 
 from __future__ import annotations
 
-import argparse
-import stat
-from pathlib import Path
+import dataclasses
 
 import pytest
 
-import reference_impl.bench
-from reference_impl.bench import __main__ as cli
-from reference_impl.bench import clocks
-from reference_impl.bench import manifests
-from reference_impl.bench import markers
-from reference_impl.bench import running
-from reference_impl.bench.errors import CommandError
+import conformance.bench
+from conformance.__main__ import _parser
+from conformance.bench import cli
+from conformance.bench import installing
+from conformance.bench import markers
+from conformance.bench import workloads
+from conformance.errors import HarnessError
+from conformance.implementations import profiles
 
 
 def test_public_names_are_pinned():
-    assert reference_impl.bench.__all__ == [
-        "BenchError",
-        "BenchSettings",
-        "Timeouts",
-        "run",
-    ]
+    assert conformance.bench.__all__ == ["BenchSettings", "run"]
 
 
 def test_defaults_match_the_issue():
-    args = cli._parser().parse_args(["--cluster", "wpc"])
-    assert (args.count, args.concurrency) == (50, 5)
-    assert args.layouts == ("legacy", "initless")
-    assert str(args.report) == "reports/bench.json"
+    args = _parser().parse_args(["bench"])
+    settings = cli.settings_of(args)
+    assert (settings.workflows, settings.inflight) == (50, 5)
+    assert settings.layouts == ("legacy", "initless")
+    assert settings.implementation == "reference"
+    assert settings.prepare is True
+    assert cli.cluster_of(args).cluster == "wpc"
 
 
-def test_layouts_and_instances_parse():
-    args = cli._parser().parse_args(
-        ["--cluster", "c", "--layouts", "initless", "--instance", "initless=other"]
+def test_flags_become_settings():
+    args = _parser().parse_args(
+        [
+            "bench",
+            "--implementation",
+            "argo-workflows",
+            "--layout",
+            "initless",
+            "--workflows",
+            "10",
+            "--inflight",
+            "2",
+            "--skip-prepare",
+            "--timeout-scale",
+            "2",
+        ]
     )
-    assert args.layouts == ("initless",)
-    assert args.instance == [("initless", "other")]
+    settings = cli.settings_of(args)
+    assert settings.layouts == ("initless",)
+    assert (settings.workflows, settings.inflight, settings.prepare) == (10, 2, False)
+    assert settings.timeouts.workflow_completed == 360.0
 
 
-@pytest.mark.parametrize("text", ["", "legacy,sideways"])
-def test_unknown_layouts_are_rejected(text):
-    with pytest.raises(argparse.ArgumentTypeError):
-        cli._layouts(text)
+@pytest.mark.parametrize("argv", [["--layout", "sideways"], ["--workflows", "0"]])
+def test_bad_values_are_rejected(argv, capsys):
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["bench", *argv])
 
 
-def _fake_python(tmp_path: Path, body: str) -> str:
-    path = tmp_path / "python"
-    path.write_text(f"#!/bin/sh\n{body}\n")
-    path.chmod(path.stat().st_mode | stat.S_IEXEC)
-    return str(path)
+def test_compare_takes_two_files():
+    args = _parser().parse_args(["bench-compare", "a.yaml", "b.yaml"])
+    assert (str(args.first), str(args.second)) == ("a.yaml", "b.yaml")
 
 
-def test_kubeconfig_is_the_last_line_clusters_prints(tmp_path):
-    python = _fake_python(tmp_path, 'echo "noise"; echo "/k/$5.kubeconfig"')
-    assert running.find_kubeconfig("wpc", python=python) == "/k/wpc.kubeconfig"
-
-
-def test_a_failed_kubeconfig_lookup_carries_the_command_and_output(tmp_path):
-    python = _fake_python(tmp_path, 'echo "no cluster $5" >&2; exit 3')
-    with pytest.raises(CommandError) as info:
-        running.find_kubeconfig("gone", python=python)
-    message = str(info.value)
-    assert "exit code 3" in message
-    assert "-m clusters kubeconfig --name gone" in message
-    assert "no cluster gone" in message
-
-
-def test_workflow_carries_session_layout_and_instance_labels():
-    body = manifests.workflow(
-        layout="legacy", instance_id="wpc-legacy", session_id="s1", image="img:1"
-    )
-    labels = body["metadata"]["labels"]
-    assert labels["workflows.argoproj.io/controller-instanceid"] == "wpc-legacy"
-    assert labels[manifests.SESSION] == "s1"
-    assert body["spec"]["podMetadata"]["labels"][manifests.LAYOUT] == "legacy"
+def test_workflow_carries_the_script_and_labels_its_pods():
+    body = workloads.workflow(image="img:1", layout="legacy", labels={"a": "b"})
+    assert body["spec"]["podMetadata"]["labels"] == {"a": "b"}
     container = body["spec"]["templates"][0]["container"]
     assert container["args"] == [markers.SCRIPT]
     assert container["imagePullPolicy"] == "IfNotPresent"
+    assert body["metadata"]["generateName"] == "wpc-bench-legacy-"
 
 
-@pytest.mark.parametrize(
-    ("skew", "ok"), [(-1.0, True), (0.0, True), (4.0, True), (-2.0, False), (95, False)]
-)
-def test_clock_skew_bounds(skew, ok):
-    assert clocks.skew_ok(skew) is ok
+def test_the_bench_instance_is_its_own():
+    profile = profiles.load("reference")
+    instance = installing.bench_instance(
+        profile, layout="initless", instance_id="wpc-bench-initless"
+    )
+    assert instance.namespace == "wpc-bench-initless"
+    assert instance.namespace != profile.instance("initless").namespace
+
+
+def test_a_profile_with_one_controller_namespace_is_refused():
+    profile = dataclasses.replace(
+        profiles.load("reference"), controller_namespace="argo"
+    )
+    with pytest.raises(HarnessError, match="shared namespace argo"):
+        installing.bench_instance(profile, layout="legacy", instance_id="wpc-bench-x")
