@@ -128,7 +128,7 @@ class _Run:
         flight.phase = status.get("phase") or ""
         flight.message = status.get("message") or ""
         flight.workflow = event.obj
-        if workloads.node_finished_at(event.obj):
+        if workloads.node_done(event.obj):
             flight.seen_boot.setdefault("node_completed", event.boot)
         if flight.phase in contract.COMPLETED:
             flight.finished_boot = event.boot

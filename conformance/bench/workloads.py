@@ -98,10 +98,16 @@ def pod_node(workflow: Json) -> Json | None:
     return found[0] if len(found) == 1 else None
 
 
+def node_done(workflow: Json) -> bool:
+    """Whether the workflow's pod node has completed."""
+    node = pod_node(workflow)
+    return node is not None and node.get("phase") in contract.NODE_DONE
+
+
 def node_finished_at(workflow: Json) -> str | None:
     """`finishedAt` of the pod node once the node is done, else None."""
     node = pod_node(workflow)
-    if node is None or node.get("phase") not in contract.NODE_DONE:
+    if node is None or not node_done(workflow):
         return None
     stamp = node.get("finishedAt")
     return str(stamp) if stamp else None
