@@ -10,14 +10,19 @@ container shares this host's clock.
 
 The API reports every milestone of a pod (`creationTimestamp`, a condition's
 `lastTransitionTime`, a container's `startedAt`/`finishedAt`, a node's
-`finishedAt`) in RFC 3339 truncated to the whole second, so on its own it
-places the milestone somewhere in `[stamp, stamp + 1)`. A watch on this host
-delivers the object that first shows the milestone a little *after* it
-happened, on a clock with sub-millisecond resolution. Together they narrow
-the interval to `[stamp, min(stamp + 1, seen)]`; `estimate` returns its
-midpoint, so each milestone is off by at most half a second, and usually far
-less when the watch delivered within the same second. Both clocks are this
-host's (the local node is this host; `samples` checks it).
+`finishedAt`) truncated to the whole second, so on its own it places the
+milestone in `[stamp, stamp + 1)`. A watch on this host delivers the object
+that first shows it a little *after* it happened, with sub-millisecond
+resolution. Together they bound it to `[stamp, min(stamp + 1, seen)]`, and
+which end to take depends on who wrote the stamp:
+
+- `Moment.latest()`, the upper bound, for stamps their writer sets at the
+  moment it writes them (creation, conditions, the node's `finishedAt`): the
+  watch then lags by one API round trip (tens of ms), so the bound is tight;
+- `Moment.estimate()`, the interval's midpoint, for container `startedAt` and
+  `finishedAt`: the runtime's own time, which the kubelet notices only at its
+  next relist (up to a second later), so the truth can lie anywhere in the
+  interval; the midpoint is off by at most half a second, about zero on average.
 """
 
 from __future__ import annotations
@@ -79,16 +84,27 @@ class Moment:
     seen: float | None
     """When a watch on this host first delivered an object showing it."""
 
+    def _upper(self, api: float) -> float:
+        upper = api + API_RESOLUTION
+        if self.seen is not None:
+            # A watch cannot show a milestone before it happened; a `seen`
+            # before `api` only means the second boundary fell in between.
+            upper = max(api, min(upper, self.seen))
+        return upper
+
     def estimate(self) -> float | None:
         """Midpoint of the interval both sources allow (see the module docstring)."""
         if self.api is None:
             return self.seen
-        upper = self.api + API_RESOLUTION
-        if self.seen is not None:
-            # A watch cannot show a milestone before it happened; a `seen`
-            # before `api` only means the second boundary fell in between.
-            upper = max(self.api, min(upper, self.seen))
-        return (self.api + upper) / 2
+        return (self.api + self._upper(self.api)) / 2
+
+    def latest(self) -> float | None:
+        """The latest moment both sources allow; the API's mid-second without a watch."""
+        if self.api is None:
+            return self.seen
+        if self.seen is None:
+            return self.api + API_RESOLUTION / 2
+        return self._upper(self.api)
 
 
 def later(*moments: float | None) -> float | None:

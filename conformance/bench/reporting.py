@@ -31,14 +31,15 @@ KIND = "BenchResult"
 SCHEMA_PATH = Path(__file__).with_name("bench.schema.json")
 
 METHOD = (
-    "Black-box, from this host: each milestone is the midpoint of what the API's "
-    "whole-second timestamp (creationTimestamp, PodScheduled, "
-    "PodReadyToStartContainers, Initialized, wait/supervisor startedAt, the pod "
-    "node's finishedAt) and the arrival of the first watch event showing it allow; "
-    "handshake READY is the status marker's mtime and main's first instruction and "
-    "exit are CLOCK_BOOTTIME read by the user command (10 ms), all on this host's "
-    "clocks. Phases are gaps between consecutive milestones. Throughput = "
-    "succeeded / (first submit -> last finish) with `inflight` workflows in flight."
+    "Black-box, from this host: each milestone is bounded by the API's whole-second "
+    "timestamp (creationTimestamp, PodScheduled, PodReadyToStartContainers, "
+    "Initialized, wait/supervisor startedAt, the pod node's finishedAt) and the "
+    "arrival of the first watch event showing it; stamps written when they happen "
+    "take the upper bound, container startedAt/finishedAt (noticed at the kubelet's "
+    "next relist) the midpoint. Handshake READY is the status marker's mtime; main's "
+    "first instruction and exit are CLOCK_BOOTTIME read by the user command (10 ms). "
+    "Phases are gaps between consecutive milestones. Throughput = succeeded / "
+    "(first submit -> last finish) with `inflight` workflows in flight."
 )
 
 SERIES = {
@@ -84,21 +85,20 @@ def layout_json(result: LayoutResult) -> dict[str, Any]:
     return entry
 
 
-def _ratio(a: float | None, b: float | None) -> float | None:
-    return None if a is None or b is None or b == 0 else a / b
-
-
 def ratios(top: dict[str, Any], bottom: dict[str, Any]) -> dict[str, Any]:
-    """`top / bottom` of two layout entries: throughput, and medians of every series."""
+    """`top / bottom` of two layout entries: throughput, and medians of every series.
+
+    A median below `figures.RATIO_FLOOR` gives no ratio (None).
+    """
     return {
-        "workflowsPerMinute": _ratio(
+        "workflowsPerMinute": figures.ratio(
             top["workflowsPerMinute"], bottom["workflowsPerMinute"]
         ),
-        "podStartupMedian": _ratio(
+        "podStartupMedian": figures.ratio(
             top["podStartup"]["median"], bottom["podStartup"]["median"]
         ),
         "phaseMedians": {
-            phase: _ratio(
+            phase: figures.ratio(
                 top["phases"][phase]["median"], bottom["phases"][phase]["median"]
             )
             for phase in samples.PHASES

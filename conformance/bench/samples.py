@@ -1,6 +1,7 @@
 """One workflow's milestones and startup phases, from what the cluster reported.
 
-Every milestone becomes a wall-clock moment on this host (see `moments`):
+Every milestone becomes a wall-clock moment on this host (see `moments` for
+how an API timestamp and a watch arrival are combined):
 
 =====================  ======================================================
 created                pod `creationTimestamp` / the pod's first watch event
@@ -90,6 +91,9 @@ class Sample:
     """Milestone -> seconds after the pod was created."""
     phases: dict[str, float | None] = field(default_factory=dict)
     """Phase (`PHASES`) -> its duration."""
+    sources: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    """Milestone -> its API timestamp (`api`, whole second) and first watch arrival
+    (`seen`), seconds after the pod was created: the raw data behind `milestones`."""
     pod_startup: float | None = None
     """Pod created -> main's first instruction: the headline figure."""
     submit_to_pod: float | None = None
@@ -140,10 +144,11 @@ def milestones(
 ) -> dict[str, float | None]:
     """Every milestone as a wall-clock epoch moment (None where unknown)."""
     seen = observed.seen_boot
-    found: dict[str, float | None] = {
-        name: _moment(read(pod), seen.get(name), boot_epoch).estimate()
-        for name, read in workloads.POD_MILESTONES.items()
-    }
+    found: dict[str, float | None] = {}
+    for name, read in workloads.POD_MILESTONES.items():
+        moment = _moment(read(pod), seen.get(name), boot_epoch)
+        lagged = name in workloads.RUNTIME_STAMPS
+        found[name] = moment.estimate() if lagged else moment.latest()
     found["containers_may_start"] = moments.later(
         found["sandbox_ready"], found["initialized"]
     )
@@ -154,8 +159,20 @@ def milestones(
     node_stamp = workloads.node_finished_at(workflow) if workflow else None
     found["node_completed"] = _moment(
         node_stamp, seen.get("node_completed"), boot_epoch
-    ).estimate()
+    ).latest()
     return found
+
+
+def _raw(
+    observed: Observed, *, pod: Json, workflow: Json | None
+) -> list[tuple[str, str | None, float | None]]:
+    seen = observed.seen_boot
+    raw = [
+        (name, read(pod), seen.get(name))
+        for name, read in workloads.POD_MILESTONES.items()
+    ]
+    node_stamp = workloads.node_finished_at(workflow) if workflow else None
+    return [*raw, ("node_completed", node_stamp, seen.get("node_completed"))]
 
 
 def measure(
@@ -178,6 +195,13 @@ def measure(
         observed, pod=pod, workflow=workflow, marker=marker, boot_epoch=boot_epoch
     )
     created = found["created"]
+    sources = {
+        name: {
+            "api": _minus(moments.epoch(stamp) if stamp else None, created),
+            "seen": _minus(None if boot is None else boot + boot_epoch, created),
+        }
+        for name, stamp, boot in _raw(observed, pod=pod, workflow=workflow)
+    }
     phases = {
         name: _minus(found[end], found[start]) for name, (start, end) in PHASES.items()
     }
@@ -197,6 +221,7 @@ def measure(
             if name not in {"before_main", "containers_may_start"}
         },
         phases=phases,
+        sources=sources,
         pod_startup=_minus(found["first_instruction"], created),
         submit_to_pod=_minus(created, submitted),
         workflow_duration=_minus(observed.finished_boot, observed.submitted_boot),

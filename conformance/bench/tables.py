@@ -2,7 +2,8 @@
 
 Each column is one layout entry of a `BenchResult`; a ratio column divides
 one column by another (medians and throughput only: a ratio of p90s of ten
-samples says little). Durations are seconds, `median / p90`.
+samples says little; none for medians below `figures.RATIO_FLOOR`).
+Durations are seconds, `median / p90`.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from conformance.bench import figures
 from conformance.bench import samples
 
 Entry = dict[str, Any]
@@ -64,9 +66,8 @@ def _rows(entry: Entry) -> list[tuple[str, str, float | None]]:
 
 
 def _ratio(top: float | None, bottom: float | None) -> str:
-    if top is None or bottom is None or bottom == 0:
-        return ""
-    return f"{top / bottom:.2f}"
+    value = figures.ratio(top, bottom)
+    return "" if value is None else f"{value:.2f}"
 
 
 def render(

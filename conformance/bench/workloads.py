@@ -124,6 +124,11 @@ POD_MILESTONES: dict[str, Callable[[Json], str | None]] = {
 }
 """Milestone -> its API timestamp in a pod (None while not reached), in pod order."""
 
+RUNTIME_STAMPS = frozenset({"aux_started", "main_started", "main_finished"})
+"""Milestones whose stamp is the container runtime's own time, which the kubelet
+reports only after its next relist (`moments.Moment.estimate`); the others are
+written when they happen (`moments.Moment.latest`)."""
+
 
 def reached(pod: Json) -> set[str]:
     """The pod milestones this object shows as reached."""

@@ -111,6 +111,14 @@ def test_both_layouts_give_initless_over_legacy_ratios():
     assert ratios["phaseMedians"]["scheduled"] == pytest.approx(2.0)
 
 
+def test_medians_below_the_resolution_give_no_ratio():
+    document = _document(_result("legacy", scale=0.1), _result("initless"))
+    # legacy phase medians are 0.02 s: below figures.RATIO_FLOOR.
+    ratios = document["ratios"]["initlessOverLegacy"]
+    assert ratios["phaseMedians"]["scheduled"] is None
+    assert ratios["podStartupMedian"] == pytest.approx(10.0)
+
+
 def test_one_layout_has_no_ratios():
     assert _document(_result("legacy"))["ratios"] == {}
 

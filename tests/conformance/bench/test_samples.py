@@ -115,25 +115,27 @@ def test_legacy_phases_come_from_consecutive_milestones():
     )
     phases = dict(sample.phases)
     assert phases.pop("handshake_ready") is None  # no supervisor, no marker
-    # Each milestone is the midpoint of [API second, min(second + 1, arrival)]:
-    # created 100.125, scheduled 100.15, Initialized 102.2 (later than the
-    # sandbox's 101.25), wait 102.45, node 104.3; the markers are exact.
+    # Stamps written when they happen take the latest moment allowed,
+    # min(second + 1, arrival): created 100.25, scheduled 100.3, Initialized
+    # 102.4 (later than the sandbox's 101.5), node 104.6; container stamps
+    # the midpoint of [second, arrival]: wait 102.45. The markers are exact.
     assert phases == near(
         {
-            "scheduled": 0.025,
-            "sandbox_ready": 2.05,
-            "aux_started": 0.25,
+            "scheduled": 0.05,
+            "sandbox_ready": 2.1,
+            "aux_started": 0.05,
             "first_instruction": 0.35,
             "user_command": 0.05,
-            "node_completed": 1.45,
+            "node_completed": 1.75,
         }
     )
-    assert sample.pod_startup == near(2.675)
-    assert sample.submit_to_pod == near(0.125)
+    assert sample.pod_startup == near(2.55)
+    assert sample.submit_to_pod == near(0.25)
     assert sample.workflow_duration == near(5.0)
     assert sample.main_exit_check == near(0.25)  # finishedAt 103.1
     assert sample.clock_skew == near(-0.8)
-    assert sample.milestones["first_instruction"] == near(2.675)
+    assert sample.milestones["first_instruction"] == near(2.55)
+    assert sample.sources["main_finished"] == near({"api": 2.75, "seen": 2.95})
     assert sample.milestones["ready"] is None
 
 
@@ -146,8 +148,8 @@ def test_initless_phases_include_the_handshake():
         log=_log(uptime=102.7, mtime="2026-11-22 02:38:22.600000000 +0000"),
         boot_epoch=BOOT_EPOCH,
     )
-    assert sample.phases["sandbox_ready"] == near(1.1)  # sandbox 101.25
-    assert sample.phases["aux_started"] == near(0.9)  # 102.15
+    assert sample.phases["sandbox_ready"] == near(1.2)  # sandbox 101.5
+    assert sample.phases["aux_started"] == near(0.65)  # 102.15
     assert sample.phases["handshake_ready"] == near(0.45)
     assert sample.phases["first_instruction"] == near(0.1)
 
