@@ -52,6 +52,7 @@ class _Flight:
     pod_name: str | None = None
     pod_state: str = "no pod seen"
     seen_boot: dict[str, float] = field(default_factory=dict)
+    stamps: dict[str, str] = field(default_factory=dict)
     finished_boot: float | None = None
     workflow: Json | None = None
 
@@ -117,8 +118,10 @@ class _Run:
             return
         flight.pod_name = flight.pod_name or metadata.get("name")
         flight.pod_state = workloads.pod_state(event.obj)
-        for milestone in workloads.reached(event.obj):
-            flight.seen_boot.setdefault(milestone, event.boot)
+        for milestone, stamp in workloads.reached(event.obj).items():
+            if milestone not in flight.seen_boot:
+                flight.seen_boot[milestone] = event.boot
+                flight.stamps[milestone] = stamp
 
     def _on_workflow(self, event: streaming.Event) -> None:
         flight = self.flying.get((event.obj.get("metadata") or {}).get("name", ""))
@@ -198,6 +201,7 @@ class _Run:
             workflow=flight.name,
             submitted_boot=flight.submitted_boot,
             seen_boot=dict(flight.seen_boot),
+            stamps=dict(flight.stamps),
             finished_boot=flight.finished_boot,
             phase=flight.phase,
         )

@@ -16,13 +16,14 @@ that first shows it a little *after* it happened, with sub-millisecond
 resolution. Together they bound it to `[stamp, min(stamp + 1, seen)]`, and
 which end to take depends on who wrote the stamp:
 
-- `Moment.latest()`, the upper bound, for stamps their writer sets at the
-  moment it writes them (creation, conditions, the node's `finishedAt`): the
-  watch then lags by one API round trip (tens of ms), so the bound is tight;
-- `Moment.estimate()`, the interval's midpoint, for container `startedAt` and
-  `finishedAt`: the runtime's own time, which the kubelet notices only at its
-  next relist (up to a second later), so the truth can lie anywhere in the
-  interval; the midpoint is off by at most half a second, about zero on average.
+- `Moment.latest()`, the upper bound, for stamps the API server writes in the
+  very request the watch delivers (creation, the binding's PodScheduled): the
+  watch lags by one round trip (tens of ms), so the bound is tight;
+- `Moment.estimate()`, the interval's midpoint, for the kubelet's stamps (its
+  conditions, container `startedAt`/`finishedAt`): they reach the API through
+  its status manager after its next relist, up to a second or more later on a
+  loaded node, so the truth can lie anywhere in the interval; the midpoint is
+  off by at most half a second, about zero on average.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """One workflow's milestones and startup phases, from what the cluster reported.
 
 Every milestone becomes a wall-clock moment on this host (see `moments` for
-how an API timestamp and a watch arrival are combined):
+how an API timestamp and a watch arrival are combined, and
+`workloads.WRITTEN_IN_THE_WATCHED_REQUEST` for which end each one takes):
 
 =====================  ======================================================
 created                pod `creationTimestamp` / the pod's first watch event
@@ -14,8 +15,9 @@ aux_started            `startedAt` of `wait` or `supervisor`
 ready                  the status marker's mtime, READY's write (initless only)
 first_instruction      main's first instruction (boot-clock marker, 10 ms)
 main_exit              main's last instruction (boot-clock marker, 10 ms)
-node_completed         the pod node's `finishedAt` / the workflow watch event
-                       that first shows the node done
+node_completed         the workflow watch event that first shows the pod node
+                       done (the node's `finishedAt` is the pod's last container
+                       exit in Argo, so it only stands in when no event showed it)
 =====================  ======================================================
 
 The phases are the gaps between consecutive milestones, so they add up to
@@ -74,6 +76,8 @@ class Observed:
     seen_boot: dict[str, float]
     """Pod milestone (and `node_completed`) -> boot clock of the first watch event
     showing it."""
+    stamps: dict[str, str]
+    """Pod milestone -> its API timestamp in that first event."""
     finished_boot: float | None
     """Boot clock when a watch event first carried the workflow's finished phase."""
     phase: str
@@ -145,10 +149,12 @@ def milestones(
     """Every milestone as a wall-clock epoch moment (None where unknown)."""
     seen = observed.seen_boot
     found: dict[str, float | None] = {}
-    for name, read in workloads.POD_MILESTONES.items():
-        moment = _moment(read(pod), seen.get(name), boot_epoch)
-        lagged = name in workloads.RUNTIME_STAMPS
-        found[name] = moment.estimate() if lagged else moment.latest()
+    for name, stamp, boot in _raw(observed, pod=pod, workflow=workflow):
+        if name == "node_completed":
+            continue
+        moment = _moment(stamp, boot, boot_epoch)
+        tight = name in workloads.WRITTEN_IN_THE_WATCHED_REQUEST
+        found[name] = moment.latest() if tight else moment.estimate()
     found["containers_may_start"] = moments.later(
         found["sandbox_ready"], found["initialized"]
     )
@@ -156,10 +162,15 @@ def milestones(
     found["before_main"] = found["ready"] or found["aux_started"]
     found["first_instruction"] = marker.uptime + boot_epoch if marker else None
     found["main_exit"] = marker.end_uptime + boot_epoch if marker else None
-    node_stamp = workloads.node_finished_at(workflow) if workflow else None
-    found["node_completed"] = _moment(
-        node_stamp, seen.get("node_completed"), boot_epoch
-    ).latest()
+    # The node is completed when the controller writes it so: the workflow event
+    # that first shows it, one round trip late. Its `finishedAt` is no help:
+    # Argo sets it to the pod's last container exit, before the controller acts.
+    completed = seen.get("node_completed")
+    found["node_completed"] = (
+        completed + boot_epoch
+        if completed is not None
+        else _moment(found_stamp(workflow), None, boot_epoch).latest()
+    )
     return found
 
 
@@ -168,11 +179,16 @@ def _raw(
 ) -> list[tuple[str, str | None, float | None]]:
     seen = observed.seen_boot
     raw = [
-        (name, read(pod), seen.get(name))
+        (name, observed.stamps.get(name) or read(pod), seen.get(name))
         for name, read in workloads.POD_MILESTONES.items()
     ]
-    node_stamp = workloads.node_finished_at(workflow) if workflow else None
-    return [*raw, ("node_completed", node_stamp, seen.get("node_completed"))]
+    node = ("node_completed", found_stamp(workflow), seen.get("node_completed"))
+    return [*raw, node]
+
+
+def found_stamp(workflow: Json | None) -> str | None:
+    """The pod node's `finishedAt`, if the workflow shows it done."""
+    return workloads.node_finished_at(workflow) if workflow else None
 
 
 def measure(

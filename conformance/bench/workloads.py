@@ -124,15 +124,28 @@ POD_MILESTONES: dict[str, Callable[[Json], str | None]] = {
 }
 """Milestone -> its API timestamp in a pod (None while not reached), in pod order."""
 
-RUNTIME_STAMPS = frozenset({"aux_started", "main_started", "main_finished"})
-"""Milestones whose stamp is the container runtime's own time, which the kubelet
-reports only after its next relist (`moments.Moment.estimate`); the others are
-written when they happen (`moments.Moment.latest`)."""
+WRITTEN_IN_THE_WATCHED_REQUEST = frozenset({"created", "scheduled"})
+"""Milestones the API server stamps in the very write the watch delivers (the
+pod's creation, the binding's PodScheduled), so the arrival lags by one round
+trip and the upper bound is tight (`moments.Moment.latest`). The kubelet's
+stamps (its conditions, container states) reach the API through its status
+manager after its next relist, up to a second or more later under load, so
+they take the interval's midpoint (`moments.Moment.estimate`)."""
 
 
-def reached(pod: Json) -> set[str]:
-    """The pod milestones this object shows as reached."""
-    return {name for name, read in POD_MILESTONES.items() if read(pod)}
+def reached(pod: Json) -> dict[str, str]:
+    """The pod milestones this object shows as reached, with their API stamps.
+
+    Taken at first sight: a condition such as PodReadyToStartContainers turns
+    False again once the pod has completed, so the final pod may no longer
+    carry its stamp.
+    """
+    found = {}
+    for name, read in POD_MILESTONES.items():
+        stamp = read(pod)
+        if stamp:
+            found[name] = str(stamp)
+    return found
 
 
 def pod_state(pod: Json) -> str:

@@ -104,6 +104,7 @@ def test_a_pod_event_records_first_arrivals_only():
     run._on_pod(_event("pod", _pod("wf-1", **scheduled), boot=12.0))
     flight = run.flying["wf-1"]
     assert flight.seen_boot == {"created": 10.0, "scheduled": 11.0}
+    assert flight.stamps["scheduled"] == "2026-11-22T02:38:20Z"
     assert flight.pod_name == "wf-1-pod"
 
 

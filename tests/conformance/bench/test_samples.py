@@ -86,6 +86,7 @@ def _observed(**seen: float) -> samples.Observed:
         workflow="wf-1",
         submitted_boot=100.0,
         seen_boot=arrivals,
+        stamps={},
         finished_boot=105.0,
         phase="Succeeded",
     )
@@ -115,15 +116,16 @@ def test_legacy_phases_come_from_consecutive_milestones():
     )
     phases = dict(sample.phases)
     assert phases.pop("handshake_ready") is None  # no supervisor, no marker
-    # Stamps written when they happen take the latest moment allowed,
-    # min(second + 1, arrival): created 100.25, scheduled 100.3, Initialized
-    # 102.4 (later than the sandbox's 101.5), node 104.6; container stamps
-    # the midpoint of [second, arrival]: wait 102.45. The markers are exact.
+    # The API server's stamps take the latest moment allowed, min(second + 1,
+    # arrival): created 100.25, scheduled 100.3; the kubelet's the midpoint of
+    # [second, min(second + 1, arrival)]: Initialized 102.2 (later than the
+    # sandbox's 101.25), wait 102.45; the node its arrival, 104.6. The markers
+    # are exact.
     assert phases == near(
         {
             "scheduled": 0.05,
-            "sandbox_ready": 2.1,
-            "aux_started": 0.05,
+            "sandbox_ready": 1.9,
+            "aux_started": 0.25,
             "first_instruction": 0.35,
             "user_command": 0.05,
             "node_completed": 1.75,
@@ -148,8 +150,8 @@ def test_initless_phases_include_the_handshake():
         log=_log(uptime=102.7, mtime="2026-11-22 02:38:22.600000000 +0000"),
         boot_epoch=BOOT_EPOCH,
     )
-    assert sample.phases["sandbox_ready"] == near(1.2)  # sandbox 101.5
-    assert sample.phases["aux_started"] == near(0.65)  # 102.15
+    assert sample.phases["sandbox_ready"] == near(0.95)  # sandbox 101.25
+    assert sample.phases["aux_started"] == near(0.9)  # 102.15
     assert sample.phases["handshake_ready"] == near(0.45)
     assert sample.phases["first_instruction"] == near(0.1)
 
@@ -197,10 +199,53 @@ def test_a_log_without_markers_is_a_marker_error():
 
 def test_milestones_reached_by_a_pod_object():
     pod = _pod("wait", initialized=102)
-    assert workloads.reached(pod) == set(workloads.POD_MILESTONES)
+    assert set(workloads.reached(pod)) == set(workloads.POD_MILESTONES)
     assert workloads.reached({"metadata": {"creationTimestamp": stamp(100)}}) == {
-        "created"
+        "created": stamp(100)
     }
+
+
+def test_the_stamp_seen_first_wins_over_the_final_pod():
+    # PodReadyToStartContainers turns False once the pod completed.
+    final = _pod("wait", initialized=102)
+    final["status"]["conditions"][1]["status"] = "False"
+    observed = samples.Observed(
+        workflow="wf-1",
+        submitted_boot=100.0,
+        seen_boot=_observed().seen_boot,
+        stamps={"sandbox_ready": stamp(101)},
+        finished_boot=105.0,
+        phase="Succeeded",
+    )
+    sample = samples.measure(
+        observed,
+        pod=final,
+        workflow=WORKFLOW,
+        log=_log(uptime=102.8),
+        boot_epoch=BOOT_EPOCH,
+    )
+    assert sample.sources["sandbox_ready"]["api"] == near(0.75)
+
+
+def test_without_a_workflow_event_the_node_finished_at_stands_in():
+    arrivals = dict(_observed().seen_boot)
+    del arrivals["node_completed"]
+    observed = samples.Observed(
+        workflow="wf-1",
+        submitted_boot=100.0,
+        seen_boot=arrivals,
+        stamps={},
+        finished_boot=105.0,
+        phase="Succeeded",
+    )
+    sample = samples.measure(
+        observed,
+        pod=_pod("wait", initialized=102),
+        workflow=WORKFLOW,
+        log=_log(uptime=102.8),
+        boot_epoch=BOOT_EPOCH,
+    )
+    assert sample.milestones["node_completed"] == near(104.5 - 100.25)
 
 
 def test_pod_state_names_each_containers_state_reason_and_exit_code():
