@@ -75,5 +75,12 @@ NEGATIVE_CONTROLS := $(if $(filter reference,$(IMPLEMENTATION)),$(wildcard repor
 conformance: setup
 	$(PY) -m conformance run --implementation $(IMPLEMENTATION) --layout $(LAYOUT) --provider $(PROVIDER) --cluster $(CLUSTER) -n $(WORKERS) $(if $(NEGATIVE_CONTROLS),--negative-controls $(NEGATIVE_CONTROLS)) $(foreach v,$(PROFILE_VARS),--profile-var $(v))
 
+# Pod startup by phase and workflows per minute of IMPLEMENTATION, per layout, on the
+# shared cluster; the result goes to reports/bench-<implementation>.yaml. Two runs side
+# by side: `$(PY) -m conformance bench-compare reports/bench-A.yaml reports/bench-B.yaml`.
+WORKFLOWS ?= 50
+INFLIGHT ?= 5
+BENCH_ARGS ?=
+
 bench: setup
-	$(PY) -m reference_impl.bench --cluster $(CLUSTER)
+	$(PY) -m conformance bench --implementation $(IMPLEMENTATION) --layout $(LAYOUT) --workflows $(WORKFLOWS) --inflight $(INFLIGHT) --provider $(PROVIDER) --cluster $(CLUSTER) $(BENCH_ARGS)

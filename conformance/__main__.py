@@ -1,7 +1,9 @@
 """`python -m conformance`: argument parsing only (work in `launching`, `preflight`).
 
-run          cluster up, install, the suite in the selected layouts, reports
-load-images  build an implementation's images and load them into the cluster
+run            cluster up, install, the suite in the selected layouts, reports
+bench          pod startup by phase and throughput of an implementation, per layout
+bench-compare  two bench results side by side, with ratios
+load-images    build an implementation's images and load them into the cluster
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 from clusters.errors import ClusterError
 from conformance import launching
 from conformance import preflight
+from conformance.bench import cli as bench_cli
 from conformance.errors import ConformanceError
 from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
@@ -43,6 +46,16 @@ def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
         "-n", "--workers", type=int, default=0, help="pytest-xdist workers"
     )
     run.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
+    bench = sub.add_parser(
+        "bench",
+        help="pod startup by phase and workflows per minute, per layout",
+        description=bench_cli.__doc__,
+    )
+    bench_cli.add_bench_arguments(bench)
+    compare = sub.add_parser(
+        "bench-compare", help="two bench results side by side, with ratios"
+    )
+    bench_cli.add_compare_arguments(compare)
     load = sub.add_parser(
         "load-images", help="build and load images named by a command"
     )
@@ -95,6 +108,10 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
     try:
         if args.verb == "uninstall":
             return _uninstall(args)
+        if args.verb == "bench":
+            return bench_cli.main_bench(args)
+        if args.verb == "bench-compare":
+            return bench_cli.main_compare(args)
         if args.verb == "load-images":
             refs = images.load_images(
                 command=args.command,

@@ -11,10 +11,16 @@ mapping (`conformance.report.outcomes`) turns each branch into a test outcome::
     │   │                exit code, output tail, log path; also a
     │   │                `plumbing.errors.CommandFailed`)
     │   └── ClusterRefused  the cluster lacks the WPC marker (see --allow-foreign-cluster)
-    └── WaitTimeout      an awaited state was not reached in time  -> outcome "failed"
-                         (also an AssertionError: the implementation did not do
-                         what the clause requires within its limit; and a
-                         `plumbing.errors.WaitTimeout`)
+    ├── WaitTimeout      an awaited state was not reached in time  -> outcome "failed"
+    │                    (also an AssertionError: the implementation did not do
+    │                    what the clause requires within its limit; and a
+    │                    `plumbing.errors.WaitTimeout`)
+    └── BenchError       the benchmark (`conformance.bench`) cannot measure what it
+        │                promises
+        ├── MarkerError  the user command's start or end marker is missing or
+        │                malformed (the log tail is in the message)
+        └── ClockError   the pod's boot clock is not this host's, so the node is
+                         another machine and the boot-clock method does not apply
 
 `conformance.spec.SpecError` (the spec loader's error) is separate: a broken
 spec is a suite bug and stops collection.
@@ -55,3 +61,15 @@ class WaitTimeout(ConformanceError, plumbing_errors.WaitTimeout, AssertionError)
     An AssertionError too: within a test body it is the implementation that did
     not do what a clause requires in time (outcome "failed", not "error").
     """
+
+
+class BenchError(ConformanceError):
+    """The benchmark cannot measure what it promises; the message says why."""
+
+
+class MarkerError(BenchError):
+    """The user command's marker is missing from its log or cannot be parsed."""
+
+
+class ClockError(BenchError):
+    """The container's boot clock disagrees with this host's: not the same machine."""

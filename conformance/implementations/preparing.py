@@ -189,6 +189,20 @@ def _placeholders(
     }
 
 
+def load_tools_image(cluster: ClusterChoice) -> None:
+    """Build and load the suite's own tools image, whatever the profile.
+
+    Scenarios and the benchmark run their user commands from it.
+    """
+    logger.info("Building and loading the suite's tools image.")
+    images.load_images(
+        command=[sys.executable, "-m", "conformance.tools", "contexts"],
+        provider=cluster.provider,
+        cluster=cluster.cluster,
+        workdir=Environment.from_env().cache_dir / "images" / "tools",
+    )
+
+
 def prepare_run(
     *,
     cluster: ClusterChoice,
@@ -219,15 +233,7 @@ def prepare_run(
         timeout=timeouts.install,
     )
     if not skip_install:
-        # The suite's own image, whatever the profile: scenarios run their main
-        # containers from it.
-        logger.info("Building and loading the suite's tools image.")
-        images.load_images(
-            command=[sys.executable, "-m", "conformance.tools", "contexts"],
-            provider=cluster.provider,
-            cluster=cluster.cluster,
-            workdir=Environment.from_env().cache_dir / "images" / "tools",
-        )
+        load_tools_image(cluster)
         logger.info("Preparing %s (the profile's prepare commands).", profile.name)
         driver.prepare(layouts)
         for instance in instances:

@@ -1,4 +1,4 @@
-"""We test these aspects of `reference_impl.bench.figures`: linear-interpolation
+"""We test these aspects of `conformance.bench.figures`: linear-interpolation
 percentiles (agreeing with `statistics.quantiles(method="inclusive")`), the
 median of odd and even counts, summaries that skip missing values, and rates.
 """
@@ -9,7 +9,7 @@ import statistics
 
 import pytest
 
-from reference_impl.bench import figures
+from conformance.bench import figures
 
 
 def test_median_of_an_odd_count_is_the_middle_value():

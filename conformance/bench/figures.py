@@ -62,3 +62,15 @@ def per_minute(*, count: int, seconds: float) -> float | None:
     if seconds <= 0:
         return None
     return count * 60.0 / seconds
+
+
+RATIO_FLOOR = 0.05
+"""Below this many seconds a median is within the method's resolution (10 ms
+markers, API round trips), so a ratio of it would be noise: no ratio is given."""
+
+
+def ratio(top: float | None, bottom: float | None) -> float | None:
+    """`top / bottom`, or None when either is unknown or below `RATIO_FLOOR`."""
+    if top is None or bottom is None or min(top, bottom) < RATIO_FLOOR:
+        return None
+    return top / bottom

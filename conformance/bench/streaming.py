@@ -1,12 +1,15 @@
-"""Watches that stamp every event with this host's clocks the moment it arrives.
+"""Event streams that stamp every event with this host's clocks the moment it arrives.
 
-A `Pump` lists, then watches, one kind of object in the bench namespace on a
-thread of its own and puts each event on a queue as an `Event`, stamped with
-the boot clock and the wall clock on arrival; the main loop never polls. The
-objects stay plain JSON (`deserialize=False`), so arrival is not delayed by
-model building. A watch request ends after `Timeouts.watch_window` and is
-re-opened from the last resourceVersion (re-listed after a 410 Gone); a
-failure is put on the queue as a `WatchFailed` for the main loop to raise.
+The harness's `watch_until` waits for one state; the benchmark instead needs
+*every* event of many pods and workflows at once, each with its arrival time,
+while it keeps submitting. A `Pump` lists, then watches, one kind of object in
+the bench namespace on a thread of its own and puts each event on a queue as
+an `Event`, stamped with the boot clock and the wall clock on arrival; the
+main loop never polls. The objects stay plain JSON (`deserialize=False`), so
+arrival is not delayed by model building. A watch request ends after
+`BenchSettings.watch_window` and is re-opened from the last resourceVersion
+(re-listed after a 410 Gone); a failure is put on the queue as a `WatchFailed`
+for the main loop to raise.
 """
 
 from __future__ import annotations
@@ -23,8 +26,7 @@ from typing import Any
 from kubernetes import watch
 from kubernetes.client.exceptions import ApiException
 
-from reference_impl.bench import clocks
-from reference_impl.bench.settings import Timeouts
+from conformance.bench import moments
 
 Json = dict[str, Any]
 logger = logging.getLogger(__name__)
@@ -66,13 +68,15 @@ class Pump:
         list_call: Callable[..., Any],
         label_selector: str,
         out: queue.Queue[Item],
-        timeouts: Timeouts,
+        watch_window: float,
+        api_call: float,
     ) -> None:
         self.kind = kind
         self._list_call = list_call
         self._selector = label_selector
         self._out = out
-        self._timeouts = timeouts
+        self._window = watch_window
+        self._api_call = api_call
         self._stop = threading.Event()
         self.ready = threading.Event()
         """Set once the initial list is done: events from then on are not missed."""
@@ -90,7 +94,7 @@ class Pump:
 
     def join(self) -> bool:
         """Wait (bounded by one watch window) for the thread; return whether it ended."""
-        self._thread.join(timeout=self._timeouts.watch_window + 5.0)
+        self._thread.join(timeout=self._window + 5.0)
         return not self._thread.is_alive()
 
     def _emit(self, event_type: str, obj: Json) -> None:
@@ -99,7 +103,7 @@ class Pump:
                 kind=self.kind,
                 type=event_type,
                 obj=obj,
-                boot=clocks.boottime(),
+                boot=moments.boottime(),
                 wall=time.time(),
             )
         )
@@ -108,7 +112,7 @@ class Pump:
         response = self._list_call(
             label_selector=self._selector,
             _preload_content=False,
-            _request_timeout=self._timeouts.api_request,
+            _request_timeout=self._api_call,
         )
         body = json.loads(response.data)
         for obj in body.get("items") or []:
@@ -125,7 +129,7 @@ class Pump:
     def _watch(self) -> None:
         version = self._list()
         self.ready.set()
-        window = int(self._timeouts.watch_window)
+        window = max(1, int(self._window))
         while not self._stop.is_set():
             stream = watch.Watch().stream(  # type: ignore[no-untyped-call]
                 self._list_call,
@@ -133,12 +137,12 @@ class Pump:
                 resource_version=version,
                 allow_watch_bookmarks=True,
                 timeout_seconds=window,
-                _request_timeout=window + self._timeouts.api_request,
+                _request_timeout=window + self._api_call,
                 deserialize=False,
             )
             try:
                 for raw in stream:
-                    boot, wall = clocks.boottime(), time.time()
+                    boot, wall = moments.boottime(), time.time()
                     obj = raw.get("object") or {}
                     version = obj.get("metadata", {}).get("resourceVersion", version)
                     if raw.get("type") != "BOOKMARK":
