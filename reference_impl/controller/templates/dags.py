@@ -293,12 +293,16 @@ def _assess(
     target_ids = {op.node_id(naming.task_name(dag_node["name"], t)): t for t in targets}
     branch: dict[str, str] = dict.fromkeys(target_ids, "")
     queue = [(c, "Succeeded") for c in dag_node.get("children") or []]
-    seen: set[str] = set()
+    # A node is visited once per branch phase, not once: an Omitted task reached first
+    # from a branch that succeeded must be reached again from one that failed, or a
+    # failure only partly handled by `depends` would pass as success (#16; upstream's
+    # `uniquePhaseNodeQueue` in workflow/controller/phase_node.go keys on node and phase).
+    seen: set[tuple[str, str]] = set()
     while queue:
         node_id, phase = queue.pop(0)
-        if node_id in seen:
+        if (node_id, phase) in seen:
             continue
-        seen.add(node_id)
+        seen.add((node_id, phase))
         node = op.nodes.get(node_id)
         if node is None or not inference.fulfilled(node):
             return "Running"
