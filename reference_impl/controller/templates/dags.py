@@ -18,6 +18,7 @@ from reference_impl.controller.formats import naming
 from reference_impl.controller.templates import arguments
 from reference_impl.controller.templates import inference
 from reference_impl.controller.templates import scopes
+from reference_impl.controller.templates import timeouts
 from reference_impl.controller.templates import validation
 from reference_impl.controller.templates.execution import ExecuteOptions
 from reference_impl.controller.templates.execution import TemplateError
@@ -226,6 +227,8 @@ def _execute_task(
     child_opts = ExecuteOptions(boundary_id=dag_node["id"], on_exit=opts.on_exit)
     try:
         op.execute_template(node_name, task.get("template", ""), args, child_opts)
+    except timeouts.TimedOut:
+        return  # the node is already Failed with `timeout`, as upstream leaves it
     except TemplateError as err:
         op.mark_node(node_name, "Error", f"task '{node_name}' errored: {err}")
 

@@ -27,6 +27,7 @@ from reference_impl.controller.templates import inference
 from reference_impl.controller.templates import leaves
 from reference_impl.controller.templates import retries
 from reference_impl.controller.templates import steps
+from reference_impl.controller.templates import timeouts
 from reference_impl.controller.templates.execution import ExecuteOptions
 from reference_impl.controller.templates.execution import TemplateError
 from reference_impl.controller.templates.execution import template_type
@@ -269,6 +270,8 @@ class Operation:
             return self._fail_template(node_name, template_name, opts, str(err))
         if node is not None and inference.fulfilled(node):
             return node
+        if node is not None:
+            timeouts.check(self, node_name, processed, node)
         if has_retry:
             return retries.execute(self, node_name, processed, opts)
         return self.execute_processed(node_name, processed, opts)

@@ -15,6 +15,7 @@ from reference_impl.controller.formats import naming
 from reference_impl.controller.templates import arguments
 from reference_impl.controller.templates import inference
 from reference_impl.controller.templates import scopes
+from reference_impl.controller.templates import timeouts
 from reference_impl.controller.templates.execution import ExecuteOptions
 from reference_impl.controller.templates.execution import TemplateError
 
@@ -121,6 +122,8 @@ def _execute_group(
         child_name = naming.step_name(group_name, step["name"])
         try:
             op.execute_template(child_name, step.get("template", ""), args, child_opts)
+        except timeouts.TimedOut as err:
+            return op.mark_node(group_name, "Failed", str(err))
         except TemplateError as err:
             op.add_child(group_name, child_name)
             message = (

@@ -203,6 +203,7 @@ def _check_template(
                     f"templates.{name}.{direction}.artifacts.{artifact.get('name')}: "
                     "plugin artifacts are not supported by the reference controller"
                 )
+    _check_timeouts(template, kind)
     if kind in ("container", "script"):
         _check_leaf(template, kind)
     else:
@@ -214,6 +215,25 @@ def _check_template(
             _check_steps(by_name, template, checked)
         else:
             _check_dag(by_name, template, checked)
+
+
+def _check_timeouts(template: Json, kind: str) -> None:
+    """Reject `timeout`/`pendingTimeout` where upstream's `validateTemplate` does (#16)."""
+    type_name = {"steps": "Steps", "dag": "DAG"}.get(kind)
+    timeout = template.get("timeout")
+    if timeout:
+        if type_name:
+            raise errors.ValidationError(
+                f"{type_name} template doesn't support timeout field"
+            )
+        if re.fullmatch(r"[+-]?\d+", str(timeout)):
+            raise errors.ValidationError(
+                f"{template['name']} has invalid duration format in timeout"
+            )
+    if template.get("pendingTimeout") and type_name:
+        raise errors.ValidationError(
+            f"{type_name} template doesn't support pendingTimeout field"
+        )
 
 
 def _check_leaf(template: Json, kind: str) -> None:
