@@ -25,6 +25,7 @@ from reference_impl.controller.templates import dags
 from reference_impl.controller.templates import execution
 from reference_impl.controller.templates import inference
 from reference_impl.controller.templates import leaves
+from reference_impl.controller.templates import parallelism
 from reference_impl.controller.templates import retries
 from reference_impl.controller.templates import steps
 from reference_impl.controller.templates import timeouts
@@ -243,7 +244,8 @@ class Operation:
     ) -> Json:
         """Execute the named template as node `node_name` and return the node (`executeTemplate`).
 
-        Raises TemplateError after marking the node Error when the template cannot run.
+        Raises TemplateError after marking the node Error when the template cannot run,
+        and `parallelism.ParallelismReached` when a limit keeps it from running now.
         """
         node = self.node(node_name)
         template = self.templates.get(template_name)
@@ -272,6 +274,7 @@ class Operation:
             return node
         if node is not None:
             timeouts.check(self, node_name, processed, node)
+        parallelism.check(self, processed, node, opts.boundary_id)
         if has_retry:
             return retries.execute(self, node_name, processed, opts)
         return self.execute_processed(node_name, processed, opts)

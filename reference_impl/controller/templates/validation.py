@@ -206,6 +206,10 @@ def _check_template(
     _check_timeouts(template, kind)
     if kind in ("container", "script"):
         _check_leaf(template, kind)
+        if template.get("parallelism") is not None:
+            raise errors.ValidationError(
+                f"templates.{name}.parallelism is only valid for steps and dag templates"
+            )
     else:
         if template.get("activeDeadlineSeconds") is not None:
             raise errors.ValidationError(
@@ -367,16 +371,29 @@ def _check_cycles(name: str, tasks: list[Json]) -> None:
 
 
 def _check_unsupported_fields(prefix: str, item: Json) -> None:
-    for field in (
-        "withItems",
-        "withParam",
-        "withSequence",
-        "when",
-        "templateRef",
-        "inline",
-        "hooks",
-    ):
+    for field in ("templateRef", "inline", "hooks"):
         if item.get(field) is not None:
             raise errors.ValidationError(
                 f"{prefix}.{field} is not supported by the reference controller"
             )
+    _check_loop(prefix, item)
+
+
+def _check_loop(prefix: str, item: Json) -> None:
+    """Reject what upstream's `addItemsToScope` rejects (validate.go)."""
+    defined = [
+        f
+        for f in ("withItems", "withParam", "withSequence")
+        if (item.get(f) if f != "withSequence" else item.get(f) is not None)
+    ]
+    if len(defined) > 1:
+        raise errors.ValidationError(
+            f"{prefix} only one of withItems, withParam, withSequence can be specified"
+        )
+    sequence = item.get("withSequence")
+    if sequence is not None and (
+        sequence.get("count") is not None and sequence.get("end") is not None
+    ):
+        raise errors.ValidationError(
+            f"{prefix} only one of count or end can be defined in withSequence"
+        )
