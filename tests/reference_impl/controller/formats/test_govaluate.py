@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from reference_impl.controller.formats import govaluate_stages as stages
+from reference_impl.controller.formats import govaluate_times
 from reference_impl.controller.formats import govaluate_tokens as tokens
 
 
@@ -61,7 +62,7 @@ def test_words_numbers_strings_and_symbols_become_govaluates_tokens():
     ],
 )
 def test_quoted_times_become_unix_seconds(text, unix):
-    assert tokens.parse_time(text) == unix
+    assert govaluate_times.parse_time(text) == unix
 
 
 @pytest.mark.parametrize(
