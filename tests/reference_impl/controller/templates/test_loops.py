@@ -1,7 +1,8 @@
 """We test these aspects of loop items (upstream `processItem`, `generateNodeName`,
 `expandSequence`, `wfv1.Item`): node names and `{{item}}` values for strings, numbers,
 booleans, maps and lists; `withSequence` with count, end, start, reversal and format; and
-`withParam` parsing with upstream's messages, including the plainly-false `when` exemption.
+`withParam` parsing with upstream's messages, including the plainly-false `when` exemption;
+and the loop and `parallelism` fields validation rejects.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import pytest
 from reference_impl.controller import errors
 from reference_impl.controller.formats import gojson
 from reference_impl.controller.templates import loops
+from reference_impl.controller.templates import validation
+from tests.reference_impl.controller.conftest import workflow
 
 
 @pytest.mark.parametrize(
@@ -122,3 +125,37 @@ def test_expand_fails_on_an_unresolved_variable_unless_skipped():
     assert (
         loops.expand(step, {})[0]["arguments"]["parameters"][0]["value"] == "{{nope}}"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "{name: main, steps: [[{name: a, template: c, withItems: [1], withParam: '[]'}]]}",
+            "templates.main.steps[0].a only one of withItems, withParam, withSequence "
+            "can be specified",
+        ),
+        (
+            "{name: main, dag: {tasks: [{name: a, template: c, "
+            "withSequence: {count: '1', end: '2'}}]}}",
+            "templates.main.tasks.a only one of count or end can be defined in withSequence",
+        ),
+        (
+            "{name: main, parallelism: 2, container: {image: busybox}}",
+            "templates.main.parallelism is only valid for steps and dag templates",
+        ),
+    ],
+)
+def test_validation_rejects_loops_and_parallelism_where_argo_does(text, message):
+    wf = workflow(
+        f"""
+spec:
+  entrypoint: main
+  templates:
+  - {text}
+  - {{name: c, container: {{image: busybox}}}}
+"""
+    )
+    with pytest.raises(errors.ValidationError) as caught:
+        validation.validate(wf)
+    assert str(caught.value) == message
