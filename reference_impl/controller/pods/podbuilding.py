@@ -55,6 +55,8 @@ class PodRequest:
     on_exit: bool = False
     workflow_deadline: datetime.datetime | None = None
     execution_deadline: datetime.datetime | None = None
+    template_deadline: datetime.datetime | None = None
+    """The node's `startedAt` plus the template's `timeout`, enforced by activeDeadlineSeconds."""
 
 
 def build_pod(
@@ -204,6 +206,7 @@ def build_pod(
     if settings.has_fault(Fault.WRONG_CONTAINER_ORDER):
         spec["containers"].sort(key=lambda c: c["name"] == layout.aux_name)
     reference_additions.apply(pod, fault_passthrough=settings.fault_passthrough)
+    _apply_template_deadline(pod, request)
     return pod
 
 
@@ -246,6 +249,25 @@ def _active_deadline_seconds(
     if names & {"ARGO_DEBUG_PAUSE_BEFORE", "ARGO_DEBUG_PAUSE_AFTER"}:
         return True, None
     return True, result
+
+
+def _apply_template_deadline(pod: Json, request: PodRequest) -> None:
+    """Let the template's `timeout` set activeDeadlineSeconds, as the end of upstream's `build` does.
+
+    Upstream compares `now - deadline` (not `deadline - now`) with the current value, so
+    a pending timeout replaces a template's or workflow's smaller activeDeadlineSeconds
+    too; the reference does the same. Raises PodBuildError `<node> exceeded its deadline`
+    when one second or less is left.
+    """
+    deadline = request.template_deadline
+    if deadline is None:
+        return
+    current = pod["spec"].get("activeDeadlineSeconds")
+    if current is None or (request.now - deadline).total_seconds() < current:
+        seconds = int((deadline - request.now).total_seconds())
+        if seconds <= 1:
+            raise errors.PodBuildError(f"{request.node_name} exceeded its deadline")
+        pod["spec"]["activeDeadlineSeconds"] = seconds
 
 
 def _env_deadline(request: PodRequest) -> datetime.datetime | None:

@@ -366,6 +366,9 @@ class _ClusterEffects:
     def terminate_pod(self, namespace: str, name: str) -> None:
         self._controller.cleaner.enqueue(namespace, name, decisions.Action.TERMINATE)
 
+    def delete_pod(self, namespace: str, name: str) -> None:
+        self._controller.cleaner.enqueue(namespace, name, decisions.Action.DELETE)
+
 
 def _thread(name: str, target: Any, *args: Any) -> None:
     threading.Thread(target=target, args=args, name=name, daemon=True).start()

@@ -26,6 +26,7 @@ from reference_impl.controller.formats import durations
 from reference_impl.controller.formats import naming
 from reference_impl.controller.formats import timestamps
 from reference_impl.controller.templates import inference
+from reference_impl.controller.templates import parallelism
 from reference_impl.controller.templates import progress
 from reference_impl.controller.templates import validation
 from reference_impl.controller.templates.execution import ExecuteOptions
@@ -77,6 +78,10 @@ def reconcile(op: Operation) -> None:
             op.spec.get("arguments") or {},
             ExecuteOptions(),
         )
+    except parallelism.ParallelismReached:
+        # A normal back-pressure, not an error: try again later (operator.go `operate`).
+        op.requeue(op.settings.requeue_seconds)
+        return
     except TemplateError as err:
         mark_workflow_phase(op, "Error", f"error in entry template execution: {err}")
         return
@@ -106,6 +111,9 @@ def _run_exit_handler(op: Operation) -> Json | bool | None:
             op.spec.get("arguments") or {},
             ExecuteOptions(on_exit=True, hooked=True),
         )
+    except parallelism.ParallelismReached:
+        op.requeue(op.settings.requeue_seconds)
+        return False
     except TemplateError as err:
         mark_workflow_phase(op, "Error", f"error in exit template execution : {err}")
         return False

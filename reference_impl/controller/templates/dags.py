@@ -3,21 +3,26 @@
 Mirrors Argo's `workflow/controller/dag.go`: node `<dag>.<task>` per task; a task whose
 `depends` condition is false is Omitted (`omitted: depends condition not met`); the DAG
 fails when a target task's branch failed (fail-fast by default) and fails at once when the
-workflow is shutting down. `depends` supports task names, `.Succeeded|Failed|Errored|
-Skipped|Omitted|Daemoned`, `&&`, `||`, `!` and parentheses.
+workflow is shutting down (`depends` is evaluated in `depends`). A task whose `when` is
+false is Skipped; a looping task is a TaskGroup node `<dag>.<task>` whose children are the
+items `<dag>.<task>(<index>:<item>)` (#13).
 """
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 from typing import Any
 
 from reference_impl.controller import errors
 from reference_impl.controller.formats import naming
-from reference_impl.controller.templates import arguments
+from reference_impl.controller.templates import conditions
+from reference_impl.controller.templates import depends
 from reference_impl.controller.templates import inference
+from reference_impl.controller.templates import loops
+from reference_impl.controller.templates import parallelism
+from reference_impl.controller.templates import references
 from reference_impl.controller.templates import scopes
+from reference_impl.controller.templates import timeouts
 from reference_impl.controller.templates import validation
 from reference_impl.controller.templates.execution import ExecuteOptions
 from reference_impl.controller.templates.execution import TemplateError
@@ -26,9 +31,6 @@ if TYPE_CHECKING:
     from reference_impl.controller.templates.operation import Operation
 
 Json = dict[str, Any]
-_TOKEN = re.compile(
-    r"\s*(&&|\|\||!|\(|\)|[A-Za-z0-9][-A-Za-z0-9_]*(?:\.[A-Z][A-Za-z]+)?)"
-)
 
 
 def execute(
@@ -63,13 +65,11 @@ def execute(
     if phase in inference.FAILED_OR_ERROR:
         return op.mark_node(node_name, phase)
     scope = scopes.Scope(params=op.global_params())
-    for task in dag["tasks"]:
-        task_node = op.node(naming.task_name(node_name, task["name"]))
-        if task_node is not None:
-            scopes.add_node(
-                scope, op.nodes, kind="tasks", name=task["name"], node=task_node
-            )
     try:
+        for task in dag["tasks"]:
+            task_node = op.node(naming.task_name(node_name, task["name"]))
+            if task_node is not None:
+                _add_task(op, scope, node, task["name"], task_node)
         outputs = scopes.template_outputs(template, scope)
     except errors.WorkflowError as err:
         return op.mark_node(node_name, "Error", str(err))
@@ -78,96 +78,10 @@ def execute(
     return op.mark_node(node_name, "Succeeded")
 
 
-def depends_logic(task: Json, tasks: dict[str, Json]) -> str:
-    """Return the task's `depends` expression, expanding `dependencies` like Argo."""
-    if task.get("depends"):
-        return str(task["depends"])
-    return " && ".join(
-        _expand(name, tasks.get(name, {})) for name in task.get("dependencies") or []
-    )
-
-
-def evaluate_depends(
-    logic: str, results: dict[str, str], tasks: dict[str, Json]
-) -> bool:
-    """Evaluate a `depends` expression given each dependency's phase.
-
-    Raises WorkflowError `unable to evaluate expression '<logic>'` for a malformed one.
-    """
-    tokens: list[str] = [t for t in _TOKEN.findall(logic) if t]
-    if "".join(tokens) != re.sub(r"\s+", "", logic):
-        raise errors.WorkflowError(f"unable to evaluate expression '{logic}'")
-    position = 0
-
-    def peek() -> str | None:
-        return tokens[position] if position < len(tokens) else None
-
-    def take() -> str:
-        nonlocal position
-        position += 1
-        return tokens[position - 1]
-
-    def disjunction() -> bool:
-        value = conjunction()
-        while peek() == "||":
-            take()
-            value = conjunction() or value
-        return value
-
-    def conjunction() -> bool:
-        value = unary()
-        while peek() == "&&":
-            take()
-            value = unary() and value
-        return value
-
-    def unary() -> bool:
-        token = peek()
-        if token == "!":
-            take()
-            return not unary()
-        if token == "(":
-            take()
-            value = disjunction()
-            if take() != ")":
-                raise errors.WorkflowError(f"unable to evaluate expression '{logic}'")
-            return value
-        if token is None or token in ("&&", "||", ")"):
-            raise errors.WorkflowError(f"unable to evaluate expression '{logic}'")
-        take()
-        if "." not in token:
-            return evaluate_depends(
-                _expand(token, tasks.get(token, {})), results, tasks
-            )
-        name, result = token.split(".", 1)
-        return _matches(results.get(name, ""), result)
-
-    try:
-        value = disjunction()
-    except IndexError:
-        raise errors.WorkflowError(f"unable to evaluate expression '{logic}'") from None
-    if position != len(tokens):
-        raise errors.WorkflowError(f"unable to evaluate expression '{logic}'")
-    return value
-
-
-def _expand(name: str, task: Json) -> str:
-    results = [f"{name}.Succeeded", f"{name}.Skipped", f"{name}.Daemoned"]
-    continue_on = task.get("continueOn") or {}
-    if continue_on.get("error"):
-        results.append(f"{name}.Errored")
-    if continue_on.get("failed"):
-        results.append(f"{name}.Failed")
-    return "(" + " || ".join(results) + ")"
-
-
-def _matches(phase: str, result: str) -> bool:
-    return {"Errored": "Error"}.get(result, result) == phase
-
-
 def _leaf_tasks(tasks: list[Json]) -> list[str]:
+    """Return the tasks nothing depends on, sorted as upstream's `findLeafTaskNames` does."""
     depended = {d for t in tasks for d in validation.dependencies_of(t)}
-    return [t["name"] for t in tasks if t["name"] not in depended]
+    return sorted(t["name"] for t in tasks if t["name"] not in depended)
 
 
 def _execute_task(
@@ -178,6 +92,7 @@ def _execute_task(
     visited: set[str],
     opts: ExecuteOptions,
 ) -> None:
+    """Run a task once its dependencies allow (`executeDAGTask`)."""
     if name in visited:
         return
     visited.add(name)
@@ -196,17 +111,18 @@ def _execute_task(
         if any(d is None or not inference.fulfilled(d) for d in dependency_nodes):
             return
         results = {
-            d: str(n.get("phase"))
+            d: depends.task_results(n, op.nodes)
             for d, n in zip(dependencies, dependency_nodes, strict=True)
             if n
         }
         try:
             proceed = (
-                evaluate_depends(depends_logic(task, tasks), results, tasks)
+                depends.evaluate_depends(
+                    depends.depends_logic(task, tasks), results, tasks
+                )
                 if dependencies
                 else True
             )
-            args = _resolve_arguments(op, dag_node, tasks, task)
         except errors.WorkflowError as err:
             _skip(op, dag_node, tasks, task, "Error", str(err))
             return
@@ -220,26 +136,120 @@ def _execute_task(
                 "omitted: depends condition not met",
             )
             return
-        _connect(op, dag_node, tasks, task, node_name)
-    else:
-        args = _resolve_arguments(op, dag_node, tasks, task)
-    child_opts = ExecuteOptions(boundary_id=dag_node["id"], on_exit=opts.on_exit)
+    scope = _scope(op, dag_node, tasks)
     try:
-        op.execute_template(node_name, task.get("template", ""), args, child_opts)
-    except TemplateError as err:
-        op.mark_node(node_name, "Error", f"task '{node_name}' errored: {err}")
+        resolved = references.resolve(task, scope)
+        expanded = references.expand(resolved, scope.params)
+    except errors.WorkflowError as err:
+        if existing is None:
+            _skip(op, dag_node, tasks, task, "Error", str(err))
+        return
+    group = existing if (existing or {}).get("type") == "TaskGroup" else None
+    if loops.has_loop(task):
+        if not expanded:
+            if existing is None:
+                _skip(op, dag_node, tasks, task, "Skipped", loops.EMPTY_MESSAGE)
+            return
+        if group is None:
+            _connect(op, dag_node, tasks, task, node_name, None)
+            group = op.init_node(
+                node_name,
+                node_type="TaskGroup",
+                template_name=str(task.get("template", "")),
+                boundary_id=dag_node["id"],
+                phase="Running",
+            )
+    if not _run_expanded(op, dag_node, tasks, task, expanded, group, opts):
+        return
+    if group is not None:
+        _complete_group(op, group, dag_node, expanded)
 
 
-def _resolve_arguments(
-    op: Operation, dag_node: Json, tasks: dict[str, Json], task: Json
-) -> Json:
+def _run_expanded(
+    op: Operation,
+    dag_node: Json,
+    tasks: dict[str, Json],
+    task: Json,
+    expanded: list[Json],
+    group: Json | None,
+    opts: ExecuteOptions,
+) -> bool:
+    """Start the (expanded) task's nodes; False when the task must stop for this pass."""
+    child_opts = ExecuteOptions(boundary_id=dag_node["id"], on_exit=opts.on_exit)
+    for item in expanded:
+        child_name = naming.task_name(dag_node["name"], item["name"])
+        if op.node(child_name) is None:
+            _connect(op, dag_node, tasks, task, child_name, group)
+            when = str(item.get("when") or "")
+            try:
+                proceed = conditions.should_execute(when)
+            except errors.WorkflowError as err:
+                _init_skipped(op, dag_node, task, child_name, "Error", str(err))
+                continue
+            if not proceed:
+                message = conditions.skipped_message(when)
+                _init_skipped(op, dag_node, task, child_name, "Skipped", message)
+                continue
+        args = item.get("arguments") or {}
+        try:
+            op.execute_template(child_name, item.get("template", ""), args, child_opts)
+        except parallelism.ParallelismReached as reached:
+            if reached.node is None:
+                return False
+        except timeouts.TimedOut:
+            return False  # the node is already Failed with `timeout`, as upstream leaves it
+        except TemplateError as err:
+            op.mark_node(child_name, "Error", f"task '{child_name}' errored: {err}")
+            return False
+    return True
+
+
+def _complete_group(
+    op: Operation, group: Json, dag_node: Json, expanded: list[Json]
+) -> None:
+    """Give a TaskGroup its phase once every item is done: the last failure, else Succeeded."""
+    phase = "Succeeded"
+    for item in expanded:
+        child = op.node(naming.task_name(dag_node["name"], item["name"]))
+        if child is None or not inference.fulfilled(child):
+            return
+        if child.get("phase") in inference.FAILED_OR_ERROR:
+            phase = str(child["phase"])
+    op.mark_node(group["name"], phase)
+
+
+def _scope(op: Operation, dag_node: Json, tasks: dict[str, Json]) -> scopes.Scope:
+    """Return what a task can see of the finished tasks (`buildLocalScopeFromTask`)."""
     scope = scopes.Scope(params=op.global_params())
     for other in tasks:
         other_node = op.node(naming.task_name(dag_node["name"], other))
-        if other_node is not None and inference.fulfilled(other_node):
-            scopes.add_node(scope, op.nodes, kind="tasks", name=other, node=other_node)
-    return arguments.resolve_arguments(
-        task.get("arguments") or {}, scope.params, scope.artifacts
+        if other_node is None or not inference.fulfilled(other_node):
+            continue
+        _add_task(op, scope, dag_node, other, other_node)
+    return scope
+
+
+def _add_task(
+    op: Operation, scope: scopes.Scope, dag_node: Json, name: str, node: Json
+) -> None:
+    if node.get("type") == "TaskGroup":
+        children = scopes.loop_children(
+            op.nodes, boundary_id=dag_node["id"], prefix=node["name"]
+        )
+        scopes.add_aggregate(scope, kind="tasks", name=name, children=children)
+    scopes.add_node(scope, op.nodes, kind="tasks", name=name, node=node)
+
+
+def _init_skipped(
+    op: Operation, dag_node: Json, task: Json, name: str, phase: str, message: str
+) -> None:
+    op.init_node(
+        name,
+        node_type="Skipped",
+        template_name=str(task.get("template", "")),
+        boundary_id=dag_node["id"],
+        phase=phase,
+        message=message,
     )
 
 
@@ -252,21 +262,23 @@ def _skip(
     message: str,
 ) -> None:
     node_name = naming.task_name(dag_node["name"], task["name"])
-    op.init_node(
-        node_name,
-        node_type="Skipped",
-        template_name=task.get("template", ""),
-        boundary_id=dag_node["id"],
-        phase=phase,
-        message=message,
-    )
-    _connect(op, dag_node, tasks, task, node_name)
+    _init_skipped(op, dag_node, task, node_name, phase, message)
+    _connect(op, dag_node, tasks, task, node_name, None)
 
 
 def _connect(
-    op: Operation, dag_node: Json, tasks: dict[str, Json], task: Json, node_name: str
+    op: Operation,
+    dag_node: Json,
+    tasks: dict[str, Json],
+    task: Json,
+    node_name: str,
+    group: Json | None,
 ) -> None:
+    """Hang a node off its TaskGroup, else its dependencies' outbound nodes, else the DAG."""
     dependencies = validation.dependencies_of(task)
+    if group is not None:
+        op.add_child(group["name"], node_name)
+        return
     if not dependencies:
         op.add_child(dag_node["name"], node_name)
         return
@@ -293,16 +305,26 @@ def _assess(
     target_ids = {op.node_id(naming.task_name(dag_node["name"], t)): t for t in targets}
     branch: dict[str, str] = dict.fromkeys(target_ids, "")
     queue = [(c, "Succeeded") for c in dag_node.get("children") or []]
-    seen: set[str] = set()
+    # A node is visited once per branch phase, not once: an Omitted task reached first
+    # from a branch that succeeded must be reached again from one that failed, or a
+    # failure only partly handled by `depends` would pass as success (#16; upstream's
+    # `uniquePhaseNodeQueue` in workflow/controller/phase_node.go keys on node and phase).
+    seen: set[tuple[str, str]] = set()
+    to_complete: dict[str, str] = {}
     while queue:
         node_id, phase = queue.pop(0)
-        if node_id in seen:
+        if (node_id, phase) in seen:
             continue
-        seen.add(node_id)
+        seen.add((node_id, phase))
         node = op.nodes.get(node_id)
-        if node is None or not inference.fulfilled(node):
-            return "Running"
-        if node.get("phase") in inference.COMPLETED:
+        if node is None:
+            return _complete_groups(op, to_complete, "Running")
+        if not inference.fulfilled(node):
+            group_phase = _completable_group_phase(op, node)
+            if group_phase is None:
+                return _complete_groups(op, to_complete, "Running")
+            to_complete[node["name"]] = phase = group_phase
+        elif node.get("phase") in inference.COMPLETED:
             phase = str(node["phase"])
         if node_id in branch and branch[node_id] not in inference.FAILED_OR_ERROR:
             branch[node_id] = phase
@@ -332,6 +354,31 @@ def _assess(
             result = phase
             if fail_fast:
                 break
+    return _complete_groups(op, to_complete, result)
+
+
+def _completable_group_phase(op: Operation, node: Json) -> str | None:
+    """Return the phase a Running TaskGroup whose items are all done should have, else None.
+
+    Such a group is never revisited by task execution, so the assessment completes it, as
+    upstream's `completableTaskGroupPhase` does.
+    """
+    children = node.get("children") or []
+    if node.get("type") != "TaskGroup" or not children:
+        return None
+    phase = "Succeeded"
+    for child_id in children:
+        child = op.nodes.get(child_id)
+        if child is None or not inference.fulfilled(child):
+            return None
+        if child.get("phase") in inference.FAILED_OR_ERROR:
+            phase = str(child["phase"])
+    return phase
+
+
+def _complete_groups(op: Operation, to_complete: dict[str, str], result: str) -> str:
+    for name, phase in to_complete.items():
+        op.mark_node(name, phase)
     return result
 
 

@@ -44,6 +44,10 @@ class Effects(Protocol):
         """Queue `terminateContainers` for the pod (SIGTERM now, SIGKILL after the grace period)."""
         ...
 
+    def delete_pod(self, namespace: str, name: str) -> None:
+        """Queue the pod's deletion (a node that timed out while Pending frees its resources)."""
+        ...
+
 
 @dataclasses.dataclass(frozen=True)
 class ExecuteOptions:

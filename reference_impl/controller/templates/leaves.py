@@ -9,6 +9,7 @@ from typing import Any
 
 from reference_impl.controller import errors
 from reference_impl.controller.pods import podbuilding
+from reference_impl.controller.templates import timeouts
 from reference_impl.controller.templates.execution import ExecuteOptions
 from reference_impl.controller.templates.execution import TemplateError
 
@@ -47,6 +48,11 @@ def execute(
         return op.mark_node(
             node_name, "Failed", f"workflow shutdown with strategy: {op.shutdown}"
         )
+    try:
+        template_deadline = timeouts.deadline(template, node)
+    except errors.WorkflowError as err:
+        op.mark_node(node_name, "Error", str(err))
+        raise TemplateError(str(err)) from err
     request = podbuilding.PodRequest(
         workflow=op.wf,
         node_name=node_name,
@@ -57,6 +63,7 @@ def execute(
         on_exit=opts.on_exit,
         workflow_deadline=op.workflow_deadline,
         execution_deadline=opts.execution_deadline,
+        template_deadline=template_deadline,
     )
     try:
         pod = podbuilding.build_pod(

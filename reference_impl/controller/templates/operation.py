@@ -25,8 +25,10 @@ from reference_impl.controller.templates import dags
 from reference_impl.controller.templates import execution
 from reference_impl.controller.templates import inference
 from reference_impl.controller.templates import leaves
+from reference_impl.controller.templates import parallelism
 from reference_impl.controller.templates import retries
 from reference_impl.controller.templates import steps
+from reference_impl.controller.templates import timeouts
 from reference_impl.controller.templates.execution import ExecuteOptions
 from reference_impl.controller.templates.execution import TemplateError
 from reference_impl.controller.templates.execution import template_type
@@ -242,7 +244,8 @@ class Operation:
     ) -> Json:
         """Execute the named template as node `node_name` and return the node (`executeTemplate`).
 
-        Raises TemplateError after marking the node Error when the template cannot run.
+        Raises TemplateError after marking the node Error when the template cannot run,
+        and `parallelism.ParallelismReached` when a limit keeps it from running now.
         """
         node = self.node(node_name)
         template = self.templates.get(template_name)
@@ -269,6 +272,9 @@ class Operation:
             return self._fail_template(node_name, template_name, opts, str(err))
         if node is not None and inference.fulfilled(node):
             return node
+        if node is not None:
+            timeouts.check(self, node_name, processed, node)
+        parallelism.check(self, processed, node, opts.boundary_id)
         if has_retry:
             return retries.execute(self, node_name, processed, opts)
         return self.execute_processed(node_name, processed, opts)

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
+import re
 from typing import Any
 
 from reference_impl.controller import errors
+from reference_impl.controller.formats import gojson
 
 Json = dict[str, Any]
 
@@ -52,6 +55,86 @@ def add_node(
             )
     for artifact in outputs.get("artifacts") or []:
         scope.artifacts[f"{prefix}.outputs.artifacts.{artifact['name']}"] = artifact
+
+
+_LOOP_INDEX = re.compile(r"\((\d+):[^()]*\)$")
+
+
+def loop_children(
+    nodes: dict[str, Json], *, boundary_id: str, prefix: str
+) -> list[Json]:
+    """Return the expanded nodes `<prefix>(<i>:<item>)` of a loop in a boundary, by index.
+
+    Retry attempts (`...(0:a)(1)`) are left out, as upstream leaves out `retried` nodes.
+    """
+    found = [
+        n
+        for n in nodes.values()
+        if n.get("boundaryID") == boundary_id
+        and str(n.get("name", "")).startswith(prefix + "(")
+        and _LOOP_INDEX.fullmatch(str(n["name"])[len(prefix) :])
+    ]
+    return sorted(found, key=loop_index)
+
+
+def loop_index(node: Json) -> int:
+    """Return the item index of an expanded node (upstream's `parseLoopIndex`)."""
+    match = _LOOP_INDEX.search(str(node.get("name", "")))
+    return int(match.group(1)) if match else 0
+
+
+def add_aggregate(scope: Scope, *, kind: str, name: str, children: list[Json]) -> None:
+    """Put a loop's outputs into scope as JSON lists (`processAggregateNodeOutputs`).
+
+    `<kind>.<name>.outputs.result` lists the results, `.outputs.parameters` the output
+    parameter maps and `.outputs.parameters.<p>` the values of one parameter, all from the
+    succeeded children in item order. Raises WorkflowError (Go's JSON message) when a
+    result is not JSON, as upstream does.
+    """
+    if not children:
+        return
+    results: list[Any] = []
+    maps: list[dict[str, str]] = []
+    values: dict[str, list[str]] = {}
+    for node in sorted(children, key=loop_index):
+        outputs = node.get("outputs") or {}
+        if not outputs or node.get("phase") != "Succeeded":
+            continue
+        if outputs.get("parameters"):
+            entry = {}
+            for param in outputs["parameters"]:
+                value = "" if param.get("value") is None else str(param["value"])
+                entry[param["name"]] = value
+                values.setdefault(param["name"], []).append(value)
+            maps.append(entry)
+        if outputs.get("result") is not None:
+            try:
+                results.append(gojson.loads(str(outputs["result"])))
+            except ValueError as err:
+                raise errors.WorkflowError(str(err)) from None
+    prefix = f"{kind}.{name}.outputs"
+    scope.params[f"{prefix}.result"] = gojson.dumps(results)
+    scope.params[f"{prefix}.parameters"] = gojson.dumps(maps, sort_all=True)
+    for param_name, param_values in values.items():
+        scope.params[f"{prefix}.parameters.{param_name}"] = _value_list(param_values)
+
+
+def _value_list(values: list[str]) -> str:
+    """Return one parameter's values as a JSON list (`aggregatedJSONValueList`).
+
+    When every value is a JSON object or list, the list holds them decoded; otherwise it
+    holds the strings.
+    """
+    decoded: list[Any] = []
+    for value in values:
+        try:
+            parsed = json.loads(value, parse_int=float)
+        except ValueError:
+            return gojson.dumps(values)
+        if not isinstance(parsed, list | dict):
+            return gojson.dumps(values)
+        decoded.append(parsed)
+    return gojson.dumps(decoded, sort_all=True)
 
 
 def outbound_nodes(nodes: dict[str, Json], node_id: str) -> list[str]:

@@ -3,6 +3,8 @@
 Mirrors Argo's `workflow/controller/steps.go`: node `<parent>[i]` is step group i, node
 `<parent>[i].<step>` a step; a failed step fails its group with `child '<nodeID>' failed`
 unless `continueOn` allows it, and a failed group fails the steps node with that message.
+A step whose `when` is false is a Skipped node; a looping step becomes one child of the
+group per item, `<parent>[i].<step>(<index>:<item>)` (#13).
 """
 
 from __future__ import annotations
@@ -12,9 +14,13 @@ from typing import Any
 
 from reference_impl.controller import errors
 from reference_impl.controller.formats import naming
-from reference_impl.controller.templates import arguments
+from reference_impl.controller.templates import conditions
 from reference_impl.controller.templates import inference
+from reference_impl.controller.templates import loops
+from reference_impl.controller.templates import parallelism
+from reference_impl.controller.templates import references
 from reference_impl.controller.templates import scopes
+from reference_impl.controller.templates import timeouts
 from reference_impl.controller.templates.execution import ExecuteOptions
 from reference_impl.controller.templates.execution import TemplateError
 
@@ -61,12 +67,11 @@ def execute(
         if group_node.get("phase") in inference.FAILED_OR_ERROR:
             _update_outbound(op, node, group_name)
             return op.mark_node(node_name, "Failed", group_node.get("message", ""))
-        for step in group:
-            child = op.node(naming.step_name(group_name, step["name"]))
-            if child is not None:
-                scopes.add_node(
-                    scope, op.nodes, kind="steps", name=step["name"], node=child
-                )
+        try:
+            _add_group_to_scope(op, scope, group, group_name, node)
+        except errors.WorkflowError as err:
+            op.mark_node(node_name, "Error", str(err))
+            raise TemplateError(str(err)) from err
     _update_outbound(op, node, naming.step_group_name(node_name, len(groups) - 1))
     try:
         outputs = scopes.template_outputs(template, scope)
@@ -75,6 +80,33 @@ def execute(
     if outputs is not None:
         node["outputs"] = outputs
     return op.mark_node(node_name, "Succeeded")
+
+
+def _add_group_to_scope(
+    op: Operation, scope: scopes.Scope, group: list[Json], group_name: str, node: Json
+) -> None:
+    """Put a finished group's steps into scope; a loop as its aggregated outputs."""
+    for step in group:
+        child_name = naming.step_name(group_name, step["name"])
+        child = op.node(child_name)
+        if child is not None:
+            scopes.add_node(
+                scope, op.nodes, kind="steps", name=step["name"], node=child
+            )
+            continue
+        expanded = [
+            n
+            for n in scopes.loop_children(
+                op.nodes, boundary_id=node["id"], prefix=child_name
+            )
+            if n.get("type") != "Skipped"
+        ]
+        scopes.add_aggregate(scope, kind="steps", name=step["name"], children=expanded)
+        group_node = op.node(group_name)
+        if group_node is not None:
+            scopes.add_node(
+                scope, op.nodes, kind="steps", name=step["name"], node=group_node
+            )
 
 
 def _connect(op: Operation, node_name: str, index: int) -> None:
@@ -100,6 +132,7 @@ def _execute_group(
     scope: scopes.Scope,
     opts: ExecuteOptions,
 ) -> Json:
+    """Start the group's due steps and assess it (`executeStepGroup`)."""
     group_node = op.node(group_name)
     assert group_node is not None  # initialized by the caller
     children = [op.nodes.get(c) for c in group_node.get("children") or []]
@@ -108,41 +141,99 @@ def _execute_group(
     ):
         return group_node
     try:
-        resolved = [
-            arguments.resolve_arguments(
-                step.get("arguments") or {}, scope.params, scope.artifacts
-            )
-            for step in group
-        ]
+        resolved = [references.resolve(step, scope) for step in group]
+    except references.WhenError as err:
+        return op.mark_node(group_name, "Error", f"failed to resolve references: {err}")
+    except errors.WorkflowError as err:
+        return op.mark_node(group_name, "Error", str(err))
+    try:
+        expanded = _expand(op, resolved, group_name, boundary, scope)
     except errors.WorkflowError as err:
         return op.mark_node(group_name, "Error", str(err))
     child_opts = ExecuteOptions(boundary_id=boundary["id"], on_exit=opts.on_exit)
-    for step, args in zip(group, resolved, strict=True):
+    executed: dict[str, Json] = {}
+    for step in expanded:
         child_name = naming.step_name(group_name, step["name"])
         try:
+            proceed = conditions.should_execute(str(step.get("when") or ""))
+        except errors.WorkflowError as err:
+            if op.node(child_name) is None:
+                _init_skipped(op, child_name, step, boundary, "Error", str(err))
+            op.add_child(group_name, child_name)
+            op.mark_node(child_name, "Error", str(err))
+            return op.mark_node(group_name, "Error", str(err))
+        if not proceed:
+            if op.node(child_name) is None:
+                message = conditions.skipped_message(str(step["when"]))
+                _init_skipped(op, child_name, step, boundary, "Skipped", message)
+                op.add_child(group_name, child_name)
+            continue
+        args = step.get("arguments") or {}
+        try:
             op.execute_template(child_name, step.get("template", ""), args, child_opts)
+        except parallelism.ParallelismReached as reached:
+            if reached.node is None:
+                continue
+        except timeouts.TimedOut as err:
+            return op.mark_node(group_name, "Failed", str(err))
         except TemplateError as err:
             op.add_child(group_name, child_name)
             message = (
                 f"step group deemed errored due to child {child_name} error: {err}"
             )
             return op.mark_node(group_name, "Error", message)
+        executed[op.node_id(child_name)] = step
         op.add_child(group_name, child_name)
-    steps_by_child = {
-        op.node_id(naming.step_name(group_name, s["name"])): s for s in group
-    }
     started = [op.nodes[c] for c in group_node.get("children") or [] if c in op.nodes]
     if not all(inference.fulfilled(c) for c in started):
         if inference.fulfilled(group_node):
             return op.mark_node(group_name, "Running")
         return group_node
     for child in started:
-        step = steps_by_child.get(child["id"], {})
+        step = executed.get(child["id"], {})
         if child.get("phase") in inference.FAILED_OR_ERROR and not _continues_on(
             step, child["phase"]
         ):
             return op.mark_node(group_name, "Failed", f"child '{child['id']}' failed")
     return op.mark_node(group_name, "Succeeded")
+
+
+def _expand(
+    op: Operation,
+    resolved: list[Json],
+    group_name: str,
+    boundary: Json,
+    scope: scopes.Scope,
+) -> list[Json]:
+    """Return the group's steps with loops expanded (`expandStepGroup`).
+
+    A loop without items becomes a Skipped node `Skipped, empty params`.
+    """
+    expanded: list[Json] = []
+    for step in resolved:
+        steps = references.expand(step, scope.params)
+        if loops.has_loop(step) and not steps:
+            child_name = naming.step_name(group_name, step["name"])
+            if op.node(child_name) is None:
+                _init_skipped(
+                    op, child_name, step, boundary, "Skipped", loops.EMPTY_MESSAGE
+                )
+                op.add_child(group_name, child_name)
+        expanded += steps
+    return expanded
+
+
+def _init_skipped(
+    op: Operation, name: str, step: Json, boundary: Json, phase: str, message: str
+) -> None:
+    op.init_node(
+        name,
+        node_type="Skipped",
+        template_name=str(step.get("template", "")),
+        boundary_id=boundary["id"],
+        phase=phase,
+        message=message,
+    )
 
 
 def _continues_on(step: Json, phase: str) -> bool:

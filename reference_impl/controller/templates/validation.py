@@ -203,8 +203,13 @@ def _check_template(
                     f"templates.{name}.{direction}.artifacts.{artifact.get('name')}: "
                     "plugin artifacts are not supported by the reference controller"
                 )
+    _check_timeouts(template, kind)
     if kind in ("container", "script"):
         _check_leaf(template, kind)
+        if template.get("parallelism") is not None:
+            raise errors.ValidationError(
+                f"templates.{name}.parallelism is only valid for steps and dag templates"
+            )
     else:
         if template.get("activeDeadlineSeconds") is not None:
             raise errors.ValidationError(
@@ -214,6 +219,25 @@ def _check_template(
             _check_steps(by_name, template, checked)
         else:
             _check_dag(by_name, template, checked)
+
+
+def _check_timeouts(template: Json, kind: str) -> None:
+    """Reject `timeout`/`pendingTimeout` where upstream's `validateTemplate` does (#16)."""
+    type_name = {"steps": "Steps", "dag": "DAG"}.get(kind)
+    timeout = template.get("timeout")
+    if timeout:
+        if type_name:
+            raise errors.ValidationError(
+                f"{type_name} template doesn't support timeout field"
+            )
+        if re.fullmatch(r"[+-]?\d+", str(timeout)):
+            raise errors.ValidationError(
+                f"{template['name']} has invalid duration format in timeout"
+            )
+    if template.get("pendingTimeout") and type_name:
+        raise errors.ValidationError(
+            f"{type_name} template doesn't support pendingTimeout field"
+        )
 
 
 def _check_leaf(template: Json, kind: str) -> None:
@@ -347,16 +371,29 @@ def _check_cycles(name: str, tasks: list[Json]) -> None:
 
 
 def _check_unsupported_fields(prefix: str, item: Json) -> None:
-    for field in (
-        "withItems",
-        "withParam",
-        "withSequence",
-        "when",
-        "templateRef",
-        "inline",
-        "hooks",
-    ):
+    for field in ("templateRef", "inline", "hooks"):
         if item.get(field) is not None:
             raise errors.ValidationError(
                 f"{prefix}.{field} is not supported by the reference controller"
             )
+    _check_loop(prefix, item)
+
+
+def _check_loop(prefix: str, item: Json) -> None:
+    """Reject what upstream's `addItemsToScope` rejects (validate.go)."""
+    defined = [
+        f
+        for f in ("withItems", "withParam", "withSequence")
+        if (item.get(f) if f != "withSequence" else item.get(f) is not None)
+    ]
+    if len(defined) > 1:
+        raise errors.ValidationError(
+            f"{prefix} only one of withItems, withParam, withSequence can be specified"
+        )
+    sequence = item.get("withSequence")
+    if sequence is not None and (
+        sequence.get("count") is not None and sequence.get("end") is not None
+    ):
+        raise errors.ValidationError(
+            f"{prefix} only one of count or end can be defined in withSequence"
+        )

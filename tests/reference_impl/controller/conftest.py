@@ -39,6 +39,7 @@ class FakeEffects:
     def __init__(self) -> None:
         self.created: list[Json] = []
         self.terminated: list[str] = []
+        self.deleted: list[str] = []
 
     def create_pod(self, pod: Json) -> None:
         if all(p["metadata"]["name"] != pod["metadata"]["name"] for p in self.created):
@@ -46,6 +47,9 @@ class FakeEffects:
 
     def terminate_pod(self, namespace: str, name: str) -> None:
         self.terminated.append(name)
+
+    def delete_pod(self, namespace: str, name: str) -> None:
+        self.deleted.append(name)
 
 
 class Harness:

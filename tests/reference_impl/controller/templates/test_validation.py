@@ -167,13 +167,12 @@ def test_dag_dependencies_must_exist_and_be_acyclic() -> None:
 
 def test_unsupported_step_fields_are_named() -> None:
     text = (
-        "spec: {entrypoint: t, templates: [{name: t, steps: [[{name: a, template: leaf, withItems: [1]}]]}, "
-        + OK_LEAF
-        + "]}"
+        "spec: {entrypoint: t, templates: [{name: t, steps: [[{name: a, template: leaf, "
+        "templateRef: {name: x, template: y}}]]}, " + OK_LEAF + "]}"
     )
     assert (
         check(text)
-        == "templates.t.steps[0].a.withItems is not supported by the reference controller"
+        == "templates.t.steps[0].a.templateRef is not supported by the reference controller"
     )
 
 
