@@ -97,7 +97,7 @@ def _python_version(python: Path) -> str:
 
 
 @contextlib.contextmanager
-def _exclusive(settings: PackagingSettings, name: str) -> Iterator[None]:
+def exclusive(settings: PackagingSettings, name: str) -> Iterator[None]:
     """Hold an exclusive lock on the cache entry `name` (blocks until it is free).
 
     pytest-xdist workers, worktrees and concurrent `make` targets share the
@@ -125,7 +125,7 @@ def ensure_venv(*, settings: PackagingSettings, requirements: Sequence[str]) -> 
     }
     key = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
     venv = settings.packaging_dir / f"venv-{key}"
-    with _exclusive(settings, f"venv-{key}"):
+    with exclusive(settings, f"venv-{key}"):
         stamp = venv / ".complete"
         if not stamp.exists():
             _build_venv(settings=settings, venv=venv, key=key, requirements=pinned)
@@ -203,7 +203,7 @@ def freeze(
         "package": program.package,
     }
     key = build_key(program=program, source_set=source_set, spec=spec)
-    with _exclusive(settings, f"{program.name}-{key}"):
+    with exclusive(settings, f"{program.name}-{key}"):
         return _build(
             program=program,
             settings=settings,
@@ -257,9 +257,8 @@ def _build(
     out.parent.mkdir(parents=True, exist_ok=True)
     static.replace(out)
     shutil.rmtree(work, ignore_errors=True)
-    for stale in out.parent.glob(f"{program.name}-*"):
-        if stale != out:
-            stale.unlink()  # superseded builds; the cache keeps one per program
+    # Other builds of the program stay: the cache is keyed by content and shared
+    # by worktrees that run in parallel, so "stale" may be someone's current one.
     logger.info(
         "Froze %s into %s (%d bytes).", program.package, out, out.stat().st_size
     )
