@@ -197,17 +197,18 @@ def start_once(executable: Path) -> StartRun:
     try:
         inner = int(_read_fifo(proc))
         main = time.monotonic() - t0
-        parent = seen.inner.get(inner, -1)
-        # Installed by now; a poll may have missed it (POLL apart): an upper bound.
-        for since in (seen.owned, seen.handled):
-            if since.get(parent) is None:
-                since[parent] = main
     finally:
         stop.set()
         watcher.join()
         proc.wait(RUN_TIMEOUT)
+    parent = seen.inner.get(inner, -1)
+    # Installed by the time the command ran; a look at /proc may have missed it
+    # (they are POLL apart), so then the command's start is the upper bound.
+    owned, handled = seen.owned.get(parent), seen.handled.get(parent)
     return StartRun(
-        owned=seen.owned.get(parent), handled=seen.handled.get(parent), main=main
+        owned=main if owned is None else owned,
+        handled=main if handled is None else handled,
+        main=main,
     )
 
 

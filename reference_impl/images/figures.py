@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 
 from reference_impl.images.benchmarking import FATAL
+from reference_impl.images.benchmarking import LOST
 from reference_impl.images.benchmarking import StartRun
 
 
@@ -37,12 +38,17 @@ def render_starts(runs: Sequence[StartRun]) -> list[str]:
 
 
 def render_sweep(outcomes: Mapping[float, str]) -> list[str]:
-    """Counts per end, and the window: the latest delay that ended fatally."""
+    """Counts per end, and the windows: the latest delays that ended fatally, or lost it."""
     counts = collections.Counter(outcomes.values())
     fatal = [d for d, end in outcomes.items() if end.startswith(FATAL)]
-    window = f"{max(fatal) * 1000:.0f} ms" if fatal else "none"
+    lost = [d for d, end in outcomes.items() if end == LOST]
     ends = ", ".join(f"{end}: {n}" for end, n in sorted(counts.items()))
     return [
         f"  SIGTERM at {len(outcomes)} delays: {ends}",
-        f"  fatal-signal window (latest fatal delay): {window}",
+        f"  fatal-signal window (latest fatal delay): {_latest(fatal)}",
+        f"  lost-signal window (latest delay it was dropped): {_latest(lost)}",
     ]
+
+
+def _latest(delays: Sequence[float]) -> str:
+    return f"{max(delays) * 1000:.0f} ms" if delays else "none"
