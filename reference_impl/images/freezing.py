@@ -1,5 +1,9 @@
 """Freeze a Python program into one static executable: PyInstaller, then staticx.
 
+Used for the controller. The executor is bundled instead (`bundling`): every
+container of every workflow pod starts it, and self-extraction made that start
+slow and left a window in which a SIGTERM killed it (#13).
+
 Why both (emissary-packaging-notes.md): PyInstaller `--onefile` bundles the
 interpreter and modules but still needs the host's libc and loader; staticx
 bundles those too, so the result runs in a FROM-scratch image and from the
