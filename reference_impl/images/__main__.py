@@ -5,9 +5,10 @@
 clusters build-image --context DIR --tag REF --output TAR` and `python -m
 clusters load-image TAR`.
 
-`bench-start [--executable PATH] [--runs N] [--loads 0,2] [--sweep A:B:STEP]`
+`bench-start [--executable PATH]... [--runs N] [--loads 0,2] [--sweep A:B:STEP]`
 prints argoexec's start-up figures and its early-SIGTERM window per CPU load
 (`benchmarking`); without `--executable` it benchmarks this tree's executor.
+Needs root (a private mount namespace, and a PID namespace per run).
 """
 
 from __future__ import annotations
@@ -43,7 +44,12 @@ def _parser() -> argparse.ArgumentParser:
         "--out", type=Path, help="contexts go here (default: $WPC_CACHE_DIR/contexts)"
     )
     bench = sub.add_parser("bench-start", help="argoexec start-up and signal window")
-    bench.add_argument("--executable", type=Path, help="default: this tree's argoexec")
+    bench.add_argument(
+        "--executable",
+        type=Path,
+        action="append",
+        help="repeatable; their starts alternate (default: this tree's argoexec)",
+    )
     bench.add_argument("--runs", type=int, default=15)
     bench.add_argument(
         "--loads",
@@ -86,13 +92,13 @@ def _build(settings: PackagingSettings, only: list[str] | None, out: Path) -> No
 def _bench(
     settings: PackagingSettings, args: argparse.Namespace, argv: list[str]
 ) -> None:
-    executable = args.executable
-    if executable is None:
+    executables: list[Path] = args.executable or []
+    if not executables:
         context = contexts.executor(
             settings=settings, out=settings.cache_dir / "contexts"
         )
-        executable = context / "rootfs" / "bin" / "argoexec"
-        argv += ["--executable", str(executable)]
+        executables = [context / "rootfs" / "bin" / "argoexec"]
+        argv += ["--executable", str(executables[0])]
     if not args.in_private_mounts:
         # /var/run/argo must be the benchmark's own, not the host's.
         unshare = ["unshare", "--mount", "--propagation", "private"]
@@ -101,17 +107,22 @@ def _bench(
     benchmarking.mount_private_run_dir()
     cores = os.cpu_count() or 1
     for load in (int(part) for part in args.loads.split(",")):
+        starts: dict[Path, list[benchmarking.StartRun]] = {e: [] for e in executables}
         with burning.busy(processes=load * cores):
-            starts = [benchmarking.start_once(executable) for _ in range(args.runs)]
-            ends = benchmarking.sweep(executable, args.sweep)
-        lines = [
-            f"{executable} with {load} busy processes per core "
-            f"({load * cores} on {cores} cores; load average at the end: "
-            f"{os.getloadavg()[0]:.1f}), {args.runs} starts:",
-            *figures.render_starts(starts),
-            *figures.render_sweep(ends),
-        ]
-        sys.stdout.write("\n".join(lines) + "\n")
+            for _ in range(args.runs):
+                for executable in executables:
+                    starts[executable].append(benchmarking.start_once(executable))
+            ends = {e: benchmarking.sweep(e, args.sweep) for e in executables}
+        average = os.getloadavg()[0]
+        for executable in executables:
+            lines = [
+                f"{executable} with {load} busy processes per core ({load * cores} "
+                f"on {cores} cores; 1-min load average at the end: {average:.1f}), "
+                f"{args.runs} starts:",
+                *figures.render_starts(starts[executable]),
+                *figures.render_sweep(ends[executable]),
+            ]
+            sys.stdout.write("\n".join(lines) + "\n")
         sys.stdout.flush()
 
 

@@ -11,6 +11,11 @@ it needs root and `unshare`). Figures per run, all from the end of exec (when
              held from then on)
     handled  that process catches SIGTERM: the emissary's Python handler exists
     main     the user's command runs (it writes its parent's pid into a FIFO)
+    cpu      user + system CPU of the whole run (the part that does not depend on
+             what else the machine is doing)
+
+With several executables, their starts alternate, so that a machine whose
+other load changes (a shared one) weighs on each of them alike.
 
 The signal sweep starts the emissary as PID 1 of a new PID namespace (as in a
 container), sends it SIGTERM from outside (as the kubelet does) at fixed delays
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import resource
 import select
 import shutil
 import signal
@@ -68,6 +74,8 @@ class StartRun:
     owned: float | None
     handled: float | None
     main: float
+    cpu: float
+    """CPU seconds (user + system) of the emissary and everything it waited for."""
 
 
 @dataclass
@@ -189,6 +197,7 @@ def start_once(executable: Path) -> StartRun:
     FIFO.unlink(missing_ok=True)
     os.mkfifo(FIFO)
     script = f"echo $PPID > {FIFO}"
+    cpu_before = _children_cpu()
     proc = _start([str(executable), "emissary", "--", "/bin/sh", "-c", script])
     t0 = time.monotonic()
     seen, stop = _Seen(), threading.Event()
@@ -201,6 +210,7 @@ def start_once(executable: Path) -> StartRun:
         stop.set()
         watcher.join()
         proc.wait(RUN_TIMEOUT)
+    cpu = _children_cpu() - cpu_before
     parent = seen.inner.get(inner, -1)
     # Installed by the time the command ran; a look at /proc may have missed it
     # (they are POLL apart), so then the command's start is the upper bound.
@@ -209,7 +219,14 @@ def start_once(executable: Path) -> StartRun:
         owned=main if owned is None else owned,
         handled=main if handled is None else handled,
         main=main,
+        cpu=cpu,
     )
+
+
+def _children_cpu() -> float:
+    """User + system seconds of every waited-for descendant so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def signal_once(executable: Path, delay: float) -> str:

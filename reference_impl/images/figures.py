@@ -34,6 +34,7 @@ def render_starts(runs: Sequence[StartRun]) -> list[str]:
         f"  exec -> SIGTERM owned (blocked or caught): {_cell([r.owned for r in runs])}",
         f"  exec -> SIGTERM handler installed:         {_cell([r.handled for r in runs])}",
         f"  exec -> user command running:              {_cell([r.main for r in runs])}",
+        f"  CPU per start (user + system):             {_cell([r.cpu for r in runs])}",
     ]
 
 
