@@ -11,24 +11,37 @@ The launcher blocks signals, then execs the bundle's loader on its interpreter
 (`reference_impl.executor.launching` takes the hand-over). Nothing of the
 user's image is used, nothing is unpacked, nothing is written at start.
 
-Why, measured on the project's 2-core machine with `python -m
-reference_impl.images bench-start` (exec -> the user's command runs, median;
-CPU is user+system per start, mean of 20):
+Why, measured on the project's 2-core machine (shared: a 1-min load average of
+7-11 from other work) with `python -m reference_impl.images bench-start
+--executable OLD --executable NEW --runs 20` (starts alternate; exec -> the
+user's command runs, median / p90; CPU per start, median):
 
-    PyInstaller one-file + staticx (before)   110 ms,  ~140 ms CPU; SIGTERM in
-        the first ~100 ms unloaded (seconds under load) killed it with exit 2,
-        or, before staticx's own handler, was dropped by PID 1
-    PyInstaller one-dir via its bundled loader         ~77 ms CPU (its bootloader
-        re-executes itself to set LD_LIBRARY_PATH, which then leaks to the child)
-    this bundle: Debian's python3 -I -S from a zip     ~60 ms CPU
+                              as it is              + 2 busy processes per core
+    one-file + staticx        170 / 334 ms, 139 ms   1023 / 2183 ms, 168 ms
+    this bundle                63 / 120 ms,  66 ms    279 / 1332 ms,  81 ms
+
+    SIGTERM at 0..1500 ms     exit 2 up to 100 ms    exit 2 at 14 of 31 delays,
+    (staticx)                                        up to 900 ms
+    SIGTERM (this bundle)     143 at every delay     143 at every delay
+                              but 0 ms (dropped)     but 0 ms (dropped)
+
+At 0 ms the signal is sent as exec returns, before the launcher's first
+instruction; the kernel drops it for PID 1 (a sender racing an exec, which
+meets any program so; upstream's Go argoexec installs its handlers later).
+
+Earlier probes, same machine: PyInstaller one-dir run by its bundled loader
+took ~77 ms CPU per start (its bootloader re-executes itself to set
+LD_LIBRARY_PATH, which then leaks to the child) against ~60 ms for Debian's
+python3 -I -S reading a zip, so the bundle is a plain interpreter.
 
 Self-extraction was the bulk of the cost (35 MB written per container start),
-and the signal window came from the bootloaders: staticx forwards SIGTERM to a
-child that has no handler yet. Blocking in a launcher closes the window for
-any start-up time, so it does not depend on how loaded the node is; the bundle
-makes the start cheap. The alternatives above keep a forking bootloader
-between PID 1 and Python, where a blocked signal would stay pending on the
-wrong process.
+and the signal window came from the bootloaders: staticx, PID 1, forwards
+SIGTERM to a child that has no handler yet, and reports its death as exit 2.
+Blocking in a launcher closes the window whatever the start-up time, so it no
+longer depends on how loaded the node is; the bundle makes the start cheap.
+The launcher needs the interpreter to be exec()ed in the same process (a
+blocked signal stays pending on the process it was sent to): staticx and
+one-file PyInstaller fork a child, so neither could stay between them.
 
 Cached under $WPC_CACHE_DIR/packaging/bundles/argoexec-<key>, keyed by every
 input (interpreter, sources, this module, the launcher); other entries,
