@@ -36,8 +36,11 @@ def _sources(root: str, excludes: set[str]) -> Iterator[tuple[Path, str]]:
         paths = sorted(base.rglob("*.py"))
     for path in paths:
         rel = path.relative_to(base)
-        if rel.parts[0].removesuffix(".py") in excludes or "__pycache__" in rel.parts:
+        top = rel.parts[0].removesuffix(".py")
+        if top in excludes or "__pycache__" in rel.parts:
             continue
+        if len(rel.parts) > 1 and not top.isidentifier():
+            continue  # not a package: config-3.11-x86_64-linux-gnu/ and the like
         yield path, rel.as_posix()
 
 
