@@ -15,6 +15,7 @@ in every user container, does not pay for the API client or artifact drivers.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import os
 import signal
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reference_impl import common
+from reference_impl.executor import launching
 from reference_impl.executor.errors import ExecutorError
 from reference_impl.executor.protocol import Paths
 
@@ -64,12 +66,22 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None, *, root: Path = Path("/")) -> int:
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    root: Path = Path("/"),
+    executable: Path | None = None,
+) -> int:
     """Run argoexec; return the process exit code.
 
-    `root` is where the pod's filesystem is: `/`, except in tests.
+    `root` is where the pod's filesystem is: `/`, except in tests. `executable`
+    is the launcher this process was started by (`launching`), which `init`
+    copies. Signals stay blocked, as the launcher left them, until the chosen
+    command has installed its handlers.
     """
     args, _ignored = _parser().parse_known_args(argv)
+    if args.command in ("kill", "init"):
+        launching.release_signals()  # no handlers of their own: default dispositions
     if args.command == "kill":
         from reference_impl.executor.files import killing
 
@@ -84,7 +96,7 @@ def main(argv: Sequence[str] | None = None, *, root: Path = Path("/")) -> int:
     _configure_logging(args.loglevel, args.log_format)
     paths = Paths(root=root)
     try:
-        return _dispatch(args, paths)
+        return _dispatch(args, paths, executable)
     except ExecutorError as err:
         # Reached only for errors before a subcommand's own handling (settings).
         from reference_impl.executor.files import exits
@@ -92,11 +104,13 @@ def main(argv: Sequence[str] | None = None, *, root: Path = Path("/")) -> int:
         return exits.finish(paths=paths, error=err)
 
 
-def _dispatch(args: argparse.Namespace, paths: Paths) -> int:
+def _dispatch(args: argparse.Namespace, paths: Paths, executable: Path | None) -> int:
     from reference_impl.executor.clocks import SystemClock
     from reference_impl.executor.settings import ExecutorSettings
 
-    settings = ExecutorSettings.from_env()
+    settings = dataclasses.replace(
+        ExecutorSettings.from_env(), executor_binary=executable
+    )
     clock = SystemClock()
     if args.command == "emissary":
         from reference_impl.executor.commands.emissary import run_emissary
@@ -126,6 +140,7 @@ def _dispatch(args: argparse.Namespace, paths: Paths) -> int:
     # same). Like argoexec, finish saving outputs: the SIGKILL after the grace
     # period is the limit, not the SIGTERM.
     signal.signal(signal.SIGTERM, _note_sigterm)
+    launching.release_signals()
     if args.command == "wait":
         from reference_impl.executor.commands.waiting import run_wait
 

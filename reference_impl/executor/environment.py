@@ -1,11 +1,11 @@
 """The environment the user's command sees: its own, minus what packaging added.
 
-The static argoexec is two bootloaders deep (staticx, then PyInstaller's
-one-file loader), and each adds variables to the environment the Python code
-inherits; the pod adds TMPDIR so that they can unpack at all (see the
-"Executor temp directory" paragraph of `protocol`). None of that may reach the
-user's command, which must see exactly what the container spec gave it.
-Measured on the built binary (PyInstaller 6.22, staticx 0.14):
+The pod adds TMPDIR for argoexec (see the "Executor start-up and temp
+directory" paragraph of `protocol`), and the launcher's hand-over puts back
+what the interpreter's start changed (`launching.adopt`). None of that may
+reach the user's command, which must see exactly what the container spec gave
+it. Earlier packagings (staticx, then PyInstaller's one-file loader) added
+these, still removed should such a build run:
 
     STATICX_BUNDLE_DIR, STATICX_PROG_PATH                 staticx
     _PYI_APPLICATION_HOME_DIR, _PYI_ARCHIVE_FILE,

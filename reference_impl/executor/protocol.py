@@ -6,8 +6,11 @@ Written once, here (mirrored in conformance/SPEC.md). All paths live on the
 2.3, 5.1, 6).
 
 Files
-    /var/run/argo/argoexec          the executor binary, copied by `init` (0555); legacy
-                                    layout only (init-less mains run /argo-bin/bin/argoexec)
+    /var/run/argo/argoexec          the executor's static launcher, copied by `init` (0555);
+                                    legacy layout only (init-less mains run
+                                    /argo-bin/bin/argoexec from the image volume)
+    /var/run/argo/argoexec.bundle/  the interpreter and modules it runs, copied by `init`
+                                    before the launcher (`launching`); not Argo's
     /var/run/argo/template          the template JSON (0444), written by init/supervisor
     /var/run/argo/status            init-less handshake marker, written only by the
                                     supervisor, always atomically: `status.tmp` then rename
@@ -50,13 +53,17 @@ Exit codes
     child's own code (128 + N if signal N ended it); 64 emissary/executor error;
     65 init-less pre-main failure.
 
-Executor temp directory (packaging, not Argo)
-    The static argoexec unpacks itself into $TMPDIR before any Python runs, and
-    user images may have no writable /tmp. Containers that run the emissary get
+Executor start-up and temp directory (packaging, not Argo)
+    argoexec is a static launcher beside an unpacked bundle: nothing is extracted
+    at start. The launcher blocks signals from its first instruction; the
+    executor unblocks them once its handlers exist, so a signal that arrives
+    during start-up is handled then (the emissary forwards it to its child once
+    the child exists), never fatal (`launching`). The controller still sets
     TMPDIR=/var/run/argo plus WPC_EXECUTOR_TMPDIR=/var/run/argo (marker: "TMPDIR
-    was set for the executor"); the controller moves a TMPDIR the user declared
-    to WPC_USER_TMPDIR. The emissary gives its child the environment it would
-    have had without any of this (`environment.user_environment`).
+    was set for the executor") on containers that run the emissary, and moves a
+    TMPDIR the user declared to WPC_USER_TMPDIR; the bundle no longer needs it.
+    The emissary gives its child the environment it would have had without any
+    of this (`environment.user_environment`, `launching.adopt`).
 """
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime
 import os
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
@@ -70,7 +69,8 @@ class ExecutorSettings:
     fault: faults.Fault | None = None
     """WPC_REFERENCE_FAULT: the one deliberate deviation to commit, if any."""
     executor_binary: Path | None = None
-    """The static executable to copy in `init` (STATICX_PROG_PATH / sys.executable)."""
+    """The launcher to copy in `init`, with its bundle beside it (`launching`); set by
+    the CLI from the launch arguments, None when not started by the launcher."""
     child_env: Mapping[str, str] = field(default_factory=dict)
     """The environment for the user's command (`environment.user_environment`)."""
     timings: Timings = field(default_factory=Timings)
@@ -99,7 +99,6 @@ class ExecutorSettings:
                 n for n in env.get(common.ENV_ARTIFACT_PLUGIN_NAMES, "").split(",") if n
             ),
             fault=fault,
-            executor_binary=_executor_binary(env),
             child_env=environment.user_environment(env),
             timings=timings,
         )
@@ -123,13 +122,3 @@ def _grace(value: str) -> float:
     except ValueError:
         return DEFAULT_GRACE
     return float(seconds) if seconds > 0 else DEFAULT_GRACE
-
-
-def _executor_binary(env: Mapping[str, str]) -> Path | None:
-    # staticx runs the real program from its unpack dir; the file to copy is
-    # the static outer executable it names in STATICX_PROG_PATH.
-    if env.get("STATICX_PROG_PATH"):
-        return Path(env["STATICX_PROG_PATH"])
-    if getattr(sys, "frozen", False):
-        return Path(sys.executable)
-    return None

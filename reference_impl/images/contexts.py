@@ -4,8 +4,8 @@ Each context is `<out>/<image>-<key>/` holding `Dockerfile` (copied from this
 package) and `rootfs/`, which the Dockerfile copies to `/`. The key hashes the
 Dockerfile and every file put into the rootfs; a context whose `.complete` stamp
 exists is reused as it stands. The directory is assembled next to its final
-name and renamed into place, so a half-written context never looks complete;
-older contexts of the same image are then removed.
+name and renamed into place, so a half-written context never looks complete.
+Other contexts of the same image are left alone (another worktree's, perhaps).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pathlib import Path
 
 from plumbing import commands
 from reference_impl import common
+from reference_impl.images import bundling
 from reference_impl.images import freezing
 from reference_impl.images.errors import BuildError
 from reference_impl.images.settings import PackagingSettings
@@ -58,7 +59,8 @@ def assemble(
     if (context / STAMP).exists():
         logger.info("Reusing the %s context %s.", name, context)
         return context
-    tmp = context.with_name(context.name + ".tmp")
+    # Per process: another worktree may be assembling the same context right now.
+    tmp = context.with_name(f"{context.name}.tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     rootfs = tmp / "rootfs"
     rootfs.mkdir(parents=True)
@@ -75,25 +77,35 @@ def assemble(
             shutil.copyfile(entry.source, target)
         os.chmod(target, entry.mode)
     (tmp / STAMP).touch()
+    if (context / STAMP).exists():  # the other one finished first: identical
+        shutil.rmtree(tmp)
+        return context
     shutil.rmtree(context, ignore_errors=True)
     tmp.rename(context)
-    for stale in out.glob(f"{name}-*"):
-        if stale != context and (stale / STAMP).exists():
-            shutil.rmtree(stale)  # superseded contexts; one per image is kept
+    # Other contexts of the image stay: keyed by content, they may be the current
+    # ones of another worktree building in parallel.
     logger.info("Prepared the %s context %s.", name, context)
     return context
 
 
 def executor(*, settings: PackagingSettings, out: Path) -> Path:
-    """The argoexec image: /bin/argoexec, and a /tmp for when none is mounted."""
-    binary = freezing.freeze(program=freezing.EXECUTOR, settings=settings)
+    """The argoexec image: /bin/argoexec, its bundle beside it, and a /tmp."""
+    launcher = bundling.build(settings=settings)
+    bundle = launcher.with_name(launcher.name + bundling.BUNDLE_SUFFIX)
+    entries = [
+        RootFile("/bin/argoexec", source=launcher),
+        RootFile("/tmp", mode=0o1777),
+    ]
+    for path in sorted(bundle.rglob("*")):
+        if path.is_file():
+            target = f"/bin/{bundle.name}/{path.relative_to(bundle).as_posix()}"
+            entries.append(
+                RootFile(target, source=path, mode=path.stat().st_mode & 0o755)
+            )
     return assemble(
         name="executor",
         dockerfile=HERE / "executor" / "Dockerfile",
-        entries=[
-            RootFile("/bin/argoexec", source=binary),
-            RootFile("/tmp", mode=0o1777),
-        ],
+        entries=entries,
         out=out,
     )
 

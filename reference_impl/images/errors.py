@@ -2,8 +2,9 @@
 
 ImageError              root
 ├── SourceError         the program imports something that cannot be packaged
-└── BuildError          a packaging command failed (a plumbing CommandFailed:
-                        command, exit code, last log lines, log path)
+├── BuildError          a packaging command failed (a plumbing CommandFailed:
+│                       command, exit code, last log lines, log path)
+└── BundleError         a built executor bundle does not start as it must
 """
 
 from __future__ import annotations
@@ -21,3 +22,7 @@ class SourceError(ImageError):
 
 class BuildError(ImageError, CommandFailed):
     """A packaging command exited non-zero; the message is pasteable as it stands."""
+
+
+class BundleError(ImageError):
+    """The built bundle ran but did not behave; the message quotes what it did."""

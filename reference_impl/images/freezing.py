@@ -1,5 +1,9 @@
 """Freeze a Python program into one static executable: PyInstaller, then staticx.
 
+Used for the controller. The executor is bundled instead (`bundling`): every
+container of every workflow pod starts it, and self-extraction made that start
+slow and left a window in which a SIGTERM killed it (#13).
+
 Why both (emissary-packaging-notes.md): PyInstaller `--onefile` bundles the
 interpreter and modules but still needs the host's libc and loader; staticx
 bundles those too, so the result runs in a FROM-scratch image and from the
@@ -97,7 +101,7 @@ def _python_version(python: Path) -> str:
 
 
 @contextlib.contextmanager
-def _exclusive(settings: PackagingSettings, name: str) -> Iterator[None]:
+def exclusive(settings: PackagingSettings, name: str) -> Iterator[None]:
     """Hold an exclusive lock on the cache entry `name` (blocks until it is free).
 
     pytest-xdist workers, worktrees and concurrent `make` targets share the
@@ -125,7 +129,7 @@ def ensure_venv(*, settings: PackagingSettings, requirements: Sequence[str]) -> 
     }
     key = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
     venv = settings.packaging_dir / f"venv-{key}"
-    with _exclusive(settings, f"venv-{key}"):
+    with exclusive(settings, f"venv-{key}"):
         stamp = venv / ".complete"
         if not stamp.exists():
             _build_venv(settings=settings, venv=venv, key=key, requirements=pinned)
@@ -203,7 +207,7 @@ def freeze(
         "package": program.package,
     }
     key = build_key(program=program, source_set=source_set, spec=spec)
-    with _exclusive(settings, f"{program.name}-{key}"):
+    with exclusive(settings, f"{program.name}-{key}"):
         return _build(
             program=program,
             settings=settings,
@@ -257,9 +261,8 @@ def _build(
     out.parent.mkdir(parents=True, exist_ok=True)
     static.replace(out)
     shutil.rmtree(work, ignore_errors=True)
-    for stale in out.parent.glob(f"{program.name}-*"):
-        if stale != out:
-            stale.unlink()  # superseded builds; the cache keeps one per program
+    # Other builds of the program stay: the cache is keyed by content and shared
+    # by worktrees that run in parallel, so "stale" may be someone's current one.
     logger.info(
         "Froze %s into %s (%d bytes).", program.package, out, out.stat().st_size
     )

@@ -28,6 +28,7 @@ from pathlib import Path
 from types import FrameType
 from typing import BinaryIO
 
+from reference_impl.executor import launching
 from reference_impl.executor.clocks import Clock
 from reference_impl.executor.protocol import Paths
 
@@ -70,11 +71,16 @@ class SignalForwarder:
         """Set once the child has exited (by `finish`)."""
 
     def install(self) -> None:
-        """Catch every forwardable signal (main thread only)."""
+        """Catch every forwardable signal (main thread only), then take delivery.
+
+        Until now the launcher kept them blocked, so none arrived before this
+        handler existed; those pending are handled (queued) at once.
+        """
         for signum in FORWARDED:
             # Intentionally ignore failures: some real-time signals are reserved.
             with contextlib.suppress(OSError, ValueError):
                 self._previous[signum] = signal.signal(signum, self._handle)
+        launching.release_signals()
 
     def restore(self) -> None:
         """Put the previous handlers back."""

@@ -14,6 +14,7 @@ import os
 import shutil
 from pathlib import Path
 
+from reference_impl.executor.launching import BUNDLE_SUFFIX
 from reference_impl.executor.protocol import Paths
 from reference_impl.executor.templates import Template
 
@@ -25,8 +26,20 @@ SCRIPT_MODE = 0o755
 
 
 def copy_executor(*, binary: Path, paths: Paths) -> None:
-    """Copy the executor to /var/run/argo/argoexec (0555), whole or not at all."""
+    """Copy the launcher to /var/run/argo/argoexec (0555) and its bundle beside it.
+
+    Each whole or not at all; the bundle first, so that a launcher in place
+    always finds its bundle. A launcher without a bundle (tests) is copied alone.
+    """
     dest = paths.executor_copy
+    bundle = binary.with_name(binary.name + BUNDLE_SUFFIX)
+    if bundle.is_dir():
+        dest_bundle = dest.with_name(dest.name + BUNDLE_SUFFIX)
+        tmp_bundle = dest_bundle.with_name(dest_bundle.name + ".tmp")
+        shutil.rmtree(tmp_bundle, ignore_errors=True)
+        shutil.copytree(bundle, tmp_bundle, symlinks=True)
+        shutil.rmtree(dest_bundle, ignore_errors=True)  # a retried init's
+        os.replace(tmp_bundle, dest_bundle)
     tmp = dest.with_name(dest.name + ".tmp")
     shutil.copyfile(binary, tmp)
     os.chmod(tmp, EXECUTOR_MODE)

@@ -96,10 +96,10 @@ def test_a_cache_entry_is_built_by_one_process_at_a_time(tmp_path):
 
     settings = PackagingSettings(cache_dir=tmp_path)
     lock_file = settings.packaging_dir / "locks" / "argoexec-k1.lock"
-    with freezing._exclusive(settings, "argoexec-k1"):
+    with freezing.exclusive(settings, "argoexec-k1"):
         with open(lock_file, "w") as other, pytest.raises(BlockingIOError):
             fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        with freezing._exclusive(settings, "argoexec-k2"):
+        with freezing.exclusive(settings, "argoexec-k2"):
             pass  # another entry is not blocked
     with open(lock_file, "w") as other:
         fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released on exit

@@ -1,6 +1,6 @@
 """We test these aspects of `argoexec init` and of init-less input linking (contract 1.5, 2.3):
 
-init copies the executor (0555), writes the template (0444, also when
+init copies the executor (0555) and its bundle beside it, writes the template (0444, also when
 ARGO_TEMPLATE is offloaded to a file), stages the script (0755) and loads
 inputs; without a binary to copy it exits 64 with a message. In init-less
 mains, inputs are symlinked into place, replacing what the image had there,
@@ -43,6 +43,26 @@ def test_init_prepares_the_shared_volumes(paths, store, tmp_path):
     assert paths.script.read_text() == "print(1)"
     assert paths.script.stat().st_mode & 0o777 == 0o755
     assert paths.input_artifact("a").read_text() == "x"
+
+
+def test_init_copies_the_launchers_bundle_beside_it(paths, store, tmp_path):
+    binary = tmp_path / "argoexec"
+    binary.write_bytes(b"launcher")
+    bundle = tmp_path / "argoexec.bundle"
+    (bundle / "lib").mkdir(parents=True)
+    (bundle / "lib" / "python311.zip").write_bytes(b"zip")
+    os.symlink("python311.zip", bundle / "lib" / "link")
+    settings = ExecutorSettings(template_env="{}", executor_binary=binary)
+    assert run_init(settings=settings, paths=paths, stores_for=store.factory) == 0
+    copied = paths.executor_copy.with_name("argoexec.bundle")
+    assert (copied / "lib" / "python311.zip").read_bytes() == b"zip"
+    assert os.readlink(copied / "lib" / "link") == "python311.zip"
+    assert paths.executor_copy.read_bytes() == b"launcher"
+    assert sorted(p.name for p in paths.var_run_argo.iterdir()) == [
+        "argoexec",
+        "argoexec.bundle",
+        "template",
+    ]
 
 
 def test_init_reads_an_offloaded_template(paths, store, tmp_path):
