@@ -16,7 +16,7 @@ WORKERS ?= 4
 # (or set WPC_ARGO_SOURCE and leave source out).
 PROFILE_VARS ?=
 
-.PHONY: negative-controls setup lint test unit-test cluster-test conformance cluster-up cluster-down host-deps bench images
+.PHONY: negative-controls setup lint test unit-test cluster-test conformance cluster-up cluster-down host-deps bench images stress
 
 setup: $(STAMP)
 
@@ -56,7 +56,7 @@ test: setup
 	$(PY) -m reference_impl.artifacts build
 	$(PY) -m pytest -m "not cluster" -n 2 $(PYTEST_ARGS)
 	$(PY) -m clusters up --provider local --name $(CLUSTER)
-	$(PY) -m pytest -m "cluster and not teardown and not negative and not ownership" $(PYTEST_ARGS)
+	$(PY) -m pytest -m "cluster and not teardown and not negative and not ownership and not stress" $(PYTEST_ARGS)
 	$(PY) -m pytest -m "negative" $(PYTEST_ARGS)
 	$(PY) -m conformance run --implementation reference --layout both --provider local --cluster $(CLUSTER) --reports-dir reports/smoke --negative-controls reports/negative-controls.yaml -- -k test_hello_world
 	$(PY) -m pytest -m "ownership" $(PYTEST_ARGS)
@@ -81,6 +81,12 @@ conformance: setup
 WORKFLOWS ?= 50
 INFLIGHT ?= 5
 BENCH_ARGS ?=
+
+# Long load tests on the local cluster: 50 sidecar workflows on a node loaded to 2x its
+# cores must never see the executor killed by an early signal (exit code 2).
+stress: setup
+	$(PY) -m clusters up --provider local --name $(CLUSTER)
+	$(PY) -m pytest -m "stress" $(PYTEST_ARGS)
 
 bench: setup
 	$(PY) -m conformance bench --implementation $(IMPLEMENTATION) --layout $(LAYOUT) --workflows $(WORKFLOWS) --inflight $(INFLIGHT) --provider $(PROVIDER) --cluster $(CLUSTER) $(BENCH_ARGS)

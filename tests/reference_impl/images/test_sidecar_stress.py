@@ -34,7 +34,7 @@ from plumbing import waiting
 from reference_impl import common
 from reference_impl.images import burning
 
-pytestmark = [pytest.mark.cluster, pytest.mark.slow]
+pytestmark = [pytest.mark.cluster, pytest.mark.slow, pytest.mark.stress]
 
 CLUSTER = "wpc"
 COUNT = 50
