@@ -16,7 +16,7 @@ WORKERS ?= 4
 # (or set WPC_ARGO_SOURCE and leave source out).
 PROFILE_VARS ?=
 
-.PHONY: negative-controls setup lint test unit-test cluster-test conformance cluster-up cluster-down host-deps bench images stress
+.PHONY: negative-controls setup lint test unit-test cluster-test conformance cluster-up cluster-down host-deps bench images stress interrupt-test
 
 setup: $(STAMP)
 
@@ -84,9 +84,13 @@ BENCH_ARGS ?=
 
 # Long load tests on the local cluster: 50 sidecar workflows on a node loaded to 2x its
 # cores must never see the executor killed by an early signal (exit code 2).
+interrupt-test: setup
+	$(PY) -m clusters up --provider local --name $(CLUSTER)
+	$(PY) -m pytest tests/clusters/test_local_interrupt.py $(PYTEST_ARGS)
+
 stress: setup
 	$(PY) -m clusters up --provider local --name $(CLUSTER)
-	$(PY) -m pytest -m "stress" $(PYTEST_ARGS)
+	$(PY) -m pytest tests/reference_impl/images/test_sidecar_stress.py $(PYTEST_ARGS)
 
 bench: setup
 	$(PY) -m conformance bench --implementation $(IMPLEMENTATION) --layout $(LAYOUT) --workflows $(WORKFLOWS) --inflight $(INFLIGHT) --provider $(PROVIDER) --cluster $(CLUSTER) $(BENCH_ARGS)

@@ -26,7 +26,9 @@ from plumbing.waiting import NotYet
 from plumbing.waiting import until
 from tests.clusters.conftest import CLUSTER
 
-pytestmark = [pytest.mark.cluster, pytest.mark.recreates_cluster]
+# Not in `make test` yet: a rollback right after containerd starts can leave it running
+# (seen once in CI's dry run; see docs/known-limitations.md). `make interrupt-test` runs it.
+pytestmark = [pytest.mark.cluster, pytest.mark.recreates_cluster, pytest.mark.stress]
 
 CLI = [sys.executable, "-m", "clusters"]
 UP_TIMEOUT = 900  # a cold cache builds every component first

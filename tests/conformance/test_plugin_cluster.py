@@ -116,7 +116,7 @@ def _kubeconfig() -> str:
             "-m",
             "clusters",
             "kubeconfig",
-            "--wpc-provider",
+            "--provider",
             "local",
             "--name",
             "wpc",
