@@ -12,7 +12,8 @@ CLUSTER ?= wpc
 PYTEST_ARGS ?=
 WORKERS ?= 4
 
-.PHONY: negative-controls setup lint test unit-test cluster-test conformance cluster-up cluster-down host-deps bench images
+
+.PHONY: chaos negative-controls setup lint test unit-test cluster-test conformance cluster-up cluster-down host-deps bench images
 
 setup: $(STAMP)
 
@@ -72,3 +73,13 @@ conformance: setup
 
 bench: setup
 	$(PY) -m reference_impl.bench --cluster $(CLUSTER)
+
+# The chaos experiments (chaos/experiments/*.yaml, each run with `chaos run`) against
+# IMPLEMENTATION in LAYOUT (legacy, initless or both); writes reports/chaos-<impl>.yaml,
+# its JUnit twin, and a history and timeline per experiment under reports/chaos/.
+chaos: setup
+	$(PY) -m clusters up --provider $(PROVIDER) --name $(CLUSTER)
+	WPC_CHAOS_IMPLEMENTATION=$(IMPLEMENTATION) WPC_CHAOS_LAYOUT=$(LAYOUT) \
+	WPC_CHAOS_PROVIDER=$(PROVIDER) WPC_CHAOS_CLUSTER=$(CLUSTER) \
+	$(PY) -m pytest -m "chaos and not negative" tests/chaos/test_experiments.py \
+	  --junitxml=reports/chaos-pytest.junit.xml $(PYTEST_ARGS)

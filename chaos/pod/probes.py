@@ -22,7 +22,9 @@ __all__ = [
     "container_is_terminated",
     "main_is_running",
     "pod_is_gone",
+    "pod_is_held_by_finalizer",
     "step_has_new_pod",
+    "workflow_has_running_pods",
 ]
 
 
@@ -72,9 +74,18 @@ def main_is_running(
 
 
 @activity
-def pod_is_gone(step: str, configuration: dict[str, Any] | None = None) -> bool:
+def pod_is_gone(
+    step: str,
+    timeout_seconds: float | None = None,
+    configuration: dict[str, Any] | None = None,
+) -> bool:
     """The pod the last pod fault hit (by uid) no longer exists."""
     session = sessions.current(configuration)
+    timeout = (
+        timeout_seconds * session.settings.timeout_scale
+        if timeout_seconds
+        else session.timeouts.pod_created
+    )
     name, uid = session.memo[f"pod:{step}"]
 
     def gone() -> bool | NotYet:
@@ -92,7 +103,7 @@ def pod_is_gone(step: str, configuration: dict[str, Any] | None = None) -> bool:
 
     until(
         gone,
-        timeout=session.timeouts.pod_created,
+        timeout=timeout,
         interval=session.timeouts.poll_interval,
         describe=f"pod {name} ({uid}) to be gone",
     )
@@ -175,3 +186,85 @@ def container_is_terminated(
             "container_is_terminated", f"{pod.metadata.name}/{container}: {seen}"
         )
     return str(seen)
+
+
+@activity
+def pod_is_held_by_finalizer(
+    step: str, configuration: dict[str, Any] | None = None
+) -> str:
+    """The deleted pod still exists, terminating, held by the status finalizer.
+
+    Waits until its containers have all terminated, so the status the
+    controller must read later is there to read.
+    """
+    session = sessions.current(configuration)
+    name, uid = session.memo[f"pod:{step}"]
+
+    def held() -> Any | NotYet:
+        from kubernetes.client.exceptions import ApiException
+
+        try:
+            pod = session.clients.core.read_namespaced_pod(name, session.namespace)
+        except ApiException as exc:
+            if exc.status == 404:
+                raise Unexpected(
+                    f"pod {name} ({uid}) is gone: the status finalizer did not "
+                    "hold it while the controller was down"
+                ) from exc
+            raise
+        if pod.metadata.uid != uid:
+            raise Unexpected(f"pod {name} was replaced ({pod.metadata.uid})")
+        states = {
+            s.name: finding.state(pod, s.name)
+            for s in pod.status.container_statuses or []
+        }
+        done = bool(states) and all(v.startswith("terminated") for v in states.values())
+        if pod.metadata.deletion_timestamp and done:
+            return pod
+        return NotYet(f"{name}: finalizers {pod.metadata.finalizers}, {states}")
+
+    pod = until(
+        held,
+        timeout=session.timeouts.workflow_completed,
+        interval=session.timeouts.poll_interval,
+        describe=f"pod {name} to terminate while its finalizer holds it",
+    )
+    text = (
+        f"{name} ({uid}) deleted at {pod.metadata.deletion_timestamp} and still "
+        f"there with finalizers {pod.metadata.finalizers}"
+    )
+    session.injected("pod_is_held_by_finalizer", text)
+    return text
+
+
+@activity
+def workflow_has_running_pods(
+    count: int,
+    workflow: str = "main",
+    configuration: dict[str, Any] | None = None,
+) -> int:
+    """Wait until `count` pods of the workflow have `main` running (in-flight pods)."""
+    session = sessions.current(configuration)
+    from conformance.harness.workflows import workflow_pods
+
+    def running() -> list[Any] | NotYet:
+        pods = workflow_pods(
+            session.clients, session.namespace, session.workflow(workflow)
+        )
+        up = [p for p in pods if finding.state(p, "main") == "running"]
+        if len(up) >= count:
+            return up
+        return NotYet(f"{len(up)} of {len(pods)} pods have main running")
+
+    up = until(
+        running,
+        timeout=session.timeouts.user_command_started,
+        interval=session.timeouts.poll_interval,
+        describe=f"{count} pods of the workflow to run main",
+    )
+    session.was_vulnerable(
+        "workflow_has_running_pods",
+        f"{len(up)} pods in flight: "
+        + ", ".join(f"{p.metadata.name} ({p.metadata.uid})" for p in up),
+    )
+    return len(up)

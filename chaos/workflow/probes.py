@@ -17,8 +17,10 @@ from chaos import sessions
 from chaos.activities import activity
 from chaos.errors import Unexpected
 from chaos.pod.finding import RETRY_SUFFIX
+from conformance.harness import NotYet
+from conformance.harness import until
 
-__all__ = ["node_is", "workflow_is_completed"]
+__all__ = ["node_is", "pod_nodes_are", "workflow_is_completed", "workflow_is_running"]
 
 
 def _nodes(workflow: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -126,3 +128,57 @@ def node_is(
     if problems:
         raise Unexpected(f"node {node.get('name')}: {'; '.join(problems)}")
     return f"{node.get('name')}: {phase} {got_message!r}"
+
+
+@activity
+def pod_nodes_are(
+    phase: str,
+    count: int,
+    workflow: str = "main",
+    configuration: dict[str, Any] | None = None,
+) -> int:
+    """Exactly `count` Pod nodes, every one in `phase` (no node lost, none doubled)."""
+    session = sessions.current(configuration)
+    current = session.workflow_ops().get(session.workflow(workflow))
+    pods = [n for n in _nodes(current).values() if n.get("type") == "Pod"]
+    wrong = [n for n in pods if n.get("phase") != phase]
+    if len(pods) != count or wrong:
+        raise Unexpected(f"expected {count} Pod nodes {phase}: {summary(current)}")
+    return len(pods)
+
+
+@activity
+def workflow_is_running(
+    succeeded_nodes: int = 1,
+    workflow: str = "main",
+    configuration: dict[str, Any] | None = None,
+) -> str:
+    """Wait until the workflow runs with at least `succeeded_nodes` Pod nodes done.
+
+    The vulnerable state of a fault aimed at a workflow in mid-flight.
+    """
+    session = sessions.current(configuration)
+    ops = session.workflow_ops()
+    name = session.workflow(workflow)
+
+    def midway() -> dict[str, Any] | NotYet:
+        current = ops.get(name)
+        done = [
+            n
+            for n in _nodes(current).values()
+            if n.get("type") == "Pod" and n.get("phase") == "Succeeded"
+        ]
+        running = (current.get("status") or {}).get("phase") == "Running"
+        if running and len(done) >= succeeded_nodes:
+            return current
+        return NotYet(summary(current))
+
+    current = until(
+        midway,
+        timeout=session.timeouts.workflow_completed,
+        interval=session.timeouts.poll_interval,
+        describe=f"workflow {name} to run with {succeeded_nodes} node(s) done",
+    )
+    text = summary(current)
+    session.was_vulnerable("workflow_is_running", text)
+    return text
