@@ -97,7 +97,7 @@ class Session:
     injections: list[Note] = field(default_factory=list)
     vulnerable: list[Note] = field(default_factory=list)
     failures: list[Failure] = field(default_factory=list)
-    restorers: dict[str, Callable[[], None]] = field(default_factory=dict)
+    restorers: dict[str, Callable[[], object]] = field(default_factory=dict)
     """Undo functions of faults still in force, by fault: the control runs
     what the rollbacks did not (an interrupted run plays no rollbacks)."""
     memo: dict[str, Any] = field(default_factory=dict)
@@ -145,7 +145,7 @@ class Session:
             ) from None
 
     def fault_began(
-        self, label: str, restore: Callable[[], None] | None = None
+        self, label: str, restore: Callable[[], object] | None = None
     ) -> None:
         """Mark the start of a fault; `restore` undoes it if rollbacks never run."""
         self.faults.append(FaultSpan(label=label, start=time.time()))

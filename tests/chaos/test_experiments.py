@@ -77,9 +77,7 @@ CASES = experimenting.cases(_layouts())
     CASES,
     ids=[f"{p.stem}-{layout}" for p, layout in CASES],
 )
-def test_the_experiment_passes_with_its_injection_verified(
-    chaos_target, path, layout
-):
+def test_the_experiment_passes_with_its_injection_verified(chaos_target, path, layout):
     entry = experimenting.run(path, layout=layout, target=chaos_target)
     assert entry["outcome"] == "passed", experimenting.explain(entry)
     assert entry["injectionVerified"]["verified"]
