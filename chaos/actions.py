@@ -13,21 +13,33 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from chaos import servers
 from chaos import sessions
 from chaos import teardown
 from chaos.activities import activity
 from chaos.recorder import HistoryRecorder
+from conformance.harness import executing
 from conformance.harness import kube
 from conformance.harness import namespaces
 from conformance.harness import secrets
+from conformance.harness import servers as harness_servers
 from conformance.harness import workflows as workflow_ops
 
 logger = logging.getLogger(__name__)
 
 WORKFLOWS_DIR = Path(__file__).resolve().parent / "experiments" / "workflows"
-"""The workflow manifests experiments submit (`${<role>_image}` filled in)."""
+"""The workflow manifests experiments submit (`${<role>_image}` filled in, and
+`${server_url}`: the artifact server's, or a port nothing listens on)."""
+SERVER_URL = "server-url"
+"""Memo key: the base URL of the experiment's artifact server."""
 
-__all__ = ["begin_experiment", "end_experiment", "submit_workflow"]
+__all__ = [
+    "begin_experiment",
+    "end_experiment",
+    "open_artifact_server",
+    "start_artifact_server",
+    "submit_workflow",
+]
 
 
 @activity
@@ -68,9 +80,12 @@ def submit_workflow(
 ) -> str:
     """Submit `chaos/experiments/workflows/<manifest>` to the chaos instance."""
     session = sessions.current(configuration)
+    substitutions = {f"{k}_image": v for k, v in session.profile.images.items()}
+    substitutions["server_url"] = str(
+        session.memo.get(SERVER_URL, "http://127.0.0.1:9")
+    )
     body = workflow_ops.load_manifest(
-        WORKFLOWS_DIR / manifest,
-        substitutions={f"{k}_image": v for k, v in session.profile.images.items()},
+        WORKFLOWS_DIR / manifest, substitutions=substitutions
     )
     name = session.workflow_ops().submit(body)
     session.workflows[alias] = name
@@ -92,3 +107,38 @@ def end_experiment(configuration: dict[str, Any] | None = None) -> list[str]:
     teardown.stop_recording(session)
     teardown.delete_namespace(session)
     return left
+
+
+@activity
+def start_artifact_server(
+    script: str = "gated", configuration: dict[str, Any] | None = None
+) -> str:
+    """Start the experiment's artifact server (`chaos.servers`); return its URL."""
+    session = sessions.current(configuration)
+    address = harness_servers.start(
+        session.clients,
+        namespace=session.namespace,
+        name=servers.NAME,
+        labels=session.labels,
+        image=session.profile.images["tools"],
+        script=servers.SCRIPTS[script],
+        timeouts=session.timeouts,
+        grace_seconds=0,
+    )
+    url = f"http://{address}:{harness_servers.PORT}"
+    session.memo[SERVER_URL] = url
+    return url
+
+
+@activity
+def open_artifact_server(configuration: dict[str, Any] | None = None) -> None:
+    """Let the gated artifact server answer (create `/tmp/open` in its pod)."""
+    session = sessions.current(configuration)
+    executing.touch(
+        session.clients,
+        namespace=session.namespace,
+        pod=servers.NAME,
+        path="/tmp/open",
+        timeouts=session.timeouts,
+        container="httpd",
+    )

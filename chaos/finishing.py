@@ -159,6 +159,22 @@ def add_to_report(path: Path, context: RunContext, result: ExperimentResult) -> 
     junit.write(path.with_suffix(".junit.xml"), report)
 
 
+def drop_layouts(path: Path, layouts: tuple[str, ...]) -> None:
+    """Remove every entry of `layouts` from the report (a fresh run of them starts)."""
+    if not path.exists():
+        return
+    report = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    kept = [e for e in report.get("experiments") or [] if e["layout"] not in layouts]
+    if not kept:
+        path.unlink()
+        path.with_suffix(".junit.xml").unlink(missing_ok=True)
+        return
+    report["experiments"] = kept
+    report["summary"] = _summary(kept)
+    write_report(report, path)
+    junit.write(path.with_suffix(".junit.xml"), report)
+
+
 def _summary(entries: list[dict[str, Any]]) -> dict[str, int]:
     def count(outcome: str) -> int:
         return sum(1 for e in entries if e["outcome"] == outcome)

@@ -55,3 +55,10 @@ def container_id(pod: Any, container: str) -> str:
     """The runtime's id of a container (`containerd://<id>` -> `<id>`)."""
     status = pod_readers.status_of(pod, container)
     return str(status.container_id or "").split("://", 1)[-1]
+
+
+def termination_message(pod: Any, container: str) -> str:
+    """The container's termination message ("" when it has none or still runs)."""
+    status = pod_readers.status_of(pod, container)
+    done = status.state.terminated if status.state else None
+    return str((done.message if done else "") or "")

@@ -14,16 +14,20 @@ from chaos import sessions
 from chaos.activities import activity
 from chaos.errors import Unexpected
 from chaos.pod import finding
+from conformance import contract
 from conformance.harness import NotYet
 from conformance.harness import executing
 from conformance.harness import until
 
 __all__ = [
     "container_is_terminated",
+    "init_is_running",
     "main_is_running",
+    "main_waits_for_ready",
     "pod_is_gone",
     "pod_is_held_by_finalizer",
     "step_has_new_pod",
+    "supervisor_is_in_premain",
     "workflow_has_running_pods",
 ]
 
@@ -150,6 +154,9 @@ def container_is_terminated(
     reason: str | None = None,
     workflow: str = "main",
     injection: bool = False,
+    message: str | None = None,
+    message_prefix: str | None = None,
+    timeout_seconds: float | None = None,
     configuration: dict[str, Any] | None = None,
 ) -> str:
     """Wait until the container of the step's pod terminated; check code and reason.
@@ -168,7 +175,9 @@ def container_is_terminated(
 
     pod, seen = until(
         ended,
-        timeout=session.timeouts.workflow_completed,
+        timeout=timeout_seconds * session.settings.timeout_scale
+        if timeout_seconds
+        else session.timeouts.workflow_completed,
         interval=session.timeouts.poll_interval,
         describe=f"{container} of step {step} to terminate",
     )
@@ -176,14 +185,23 @@ def container_is_terminated(
     wrong = (exit_code is not None and int(got_code) != exit_code) or (
         reason is not None and got_reason != reason
     )
+    said = finding.termination_message(pod, container)
+    wrong = (
+        wrong
+        or (message is not None and said != message)
+        or (message_prefix is not None and not said.startswith(message_prefix))
+    )
     if wrong:
         raise Unexpected(
-            f"{pod.metadata.name}/{container}: {seen}, expected "
-            f"reason {reason or 'any'} exit code {exit_code if exit_code is not None else 'any'}"
+            f"{pod.metadata.name}/{container}: {seen} {said!r}, expected "
+            f"message {message or message_prefix or 'any'!r}, "
+            f"reason {reason or 'any'}, "
+            f"exit code {exit_code if exit_code is not None else 'any'}"
         )
     if injection:
         session.injected(
-            "container_is_terminated", f"{pod.metadata.name}/{container}: {seen}"
+            "container_is_terminated",
+            f"{pod.metadata.name}/{container}: {seen}" + (f" {said!r}" if said else ""),
         )
     return str(seen)
 
@@ -268,3 +286,108 @@ def workflow_has_running_pods(
         + ", ".join(f"{p.metadata.name} ({p.metadata.uid})" for p in up),
     )
     return len(up)
+
+
+@activity
+def supervisor_is_in_premain(
+    step: str, workflow: str = "main", configuration: dict[str, Any] | None = None
+) -> str:
+    """Wait until the init-less status marker reads RUNNING and main waits on it.
+
+    Read from `main` (it shares /var/run/argo): the supervisor is in its pre-main
+    work and the user command has not started.
+    """
+    session = sessions.current(configuration)
+    shell = executing.Shell(
+        clients=session.clients, namespace=session.namespace, timeouts=session.timeouts
+    )
+
+    def premain() -> Any | NotYet:
+        pod = _one(session, workflow, step)
+        if isinstance(pod, NotYet):
+            return pod
+        if finding.state(pod, "main") != "running":
+            return NotYet(f"{pod.metadata.name}: main {finding.state(pod, 'main')}")
+        marker = shell.sh(
+            pod.metadata.name, f"cat {contract.STATUS_MARKER} 2>&1", check=False
+        )
+        started = shell.run(pod.metadata.name, ["test", "-e", executing.STARTED])
+        if marker.startswith("RUNNING") and started.returncode != 0:
+            return pod, marker.strip()
+        return NotYet(f"{pod.metadata.name}: marker {marker.strip()!r}")
+
+    pod, marker = until(
+        premain,
+        timeout=session.timeouts.user_command_started,
+        interval=session.timeouts.poll_interval,
+        describe=f"step {step}'s supervisor to be in pre-main",
+    )
+    session.memo[f"pod:{step}"] = (pod.metadata.name, pod.metadata.uid)
+    text = (
+        f"{pod.metadata.name}: status marker {marker}, "
+        "main waiting, user command not started"
+    )
+    session.was_vulnerable("supervisor_is_in_premain", text)
+    return text
+
+
+@activity
+def main_waits_for_ready(
+    step: str, workflow: str = "main", configuration: dict[str, Any] | None = None
+) -> str:
+    """The step's pod is an init-less handshake pod: main waits for READY.
+
+    The vulnerable state of a pre-main fault built into the workload (an
+    artifact that cannot be fetched): `main` must not run the user command.
+    """
+    session = sessions.current(configuration)
+
+    def created() -> Any | NotYet:
+        return _one(session, workflow, step)
+
+    pod = until(
+        created,
+        timeout=session.timeouts.pod_created,
+        interval=session.timeouts.poll_interval,
+        describe=f"a pod for step {step}",
+    )
+    containers = {c.name: c for c in pod.spec.containers}
+    env = {e.name: e.value for e in containers["main"].env or []}
+    if "supervisor" not in containers or env.get("ARGO_WAIT_FOR_READY") != "true":
+        raise Unexpected(
+            f"{pod.metadata.name}: not an init-less handshake pod "
+            f"(containers {sorted(containers)}, ARGO_WAIT_FOR_READY "
+            f"{env.get('ARGO_WAIT_FOR_READY')!r})"
+        )
+    session.memo[f"pod:{step}"] = (pod.metadata.name, pod.metadata.uid)
+    text = f"{pod.metadata.name}: main waits for READY behind supervisor"
+    session.was_vulnerable("main_waits_for_ready", text)
+    return text
+
+
+@activity
+def init_is_running(
+    step: str, workflow: str = "main", configuration: dict[str, Any] | None = None
+) -> str:
+    """Wait until the step's legacy pod is Pending with `init` running (pre-main)."""
+    session = sessions.current(configuration)
+
+    def in_init() -> Any | NotYet:
+        pod = _one(session, workflow, step)
+        if isinstance(pod, NotYet):
+            return pod
+        seen = finding.state(pod, "init")
+        if pod.status.phase == "Pending" and seen == "running":
+            return pod
+        return NotYet(f"{pod.metadata.name}: {pod.status.phase}, init {seen}")
+
+    pod = until(
+        in_init,
+        timeout=session.timeouts.user_command_started,
+        interval=session.timeouts.poll_interval,
+        describe=f"step {step}'s init to run",
+    )
+    session.memo[f"pod:{step}"] = (pod.metadata.name, pod.metadata.uid)
+    text = f"{pod.metadata.name} ({pod.metadata.uid}): Pending, init running"
+    session.was_vulnerable("init_is_running", text)
+    return text

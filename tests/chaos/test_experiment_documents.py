@@ -26,7 +26,14 @@ from chaos.settings import KEYS
 EXPERIMENTS = sorted(
     (Path(__file__).resolve().parents[2] / "chaos" / "experiments").glob("*.yaml")
 )
-VULNERABLE = {"main_is_running", "workflow_has_running_pods", "workflow_is_running"}
+VULNERABLE = {
+    "main_is_running",
+    "workflow_has_running_pods",
+    "workflow_is_running",
+    "init_is_running",
+    "supervisor_is_in_premain",
+    "main_waits_for_ready",
+}
 """Probes that record the workload's vulnerable state."""
 INJECTION = {
     "controller_is_gone",

@@ -10,7 +10,7 @@ layout it declares (selected with WPC_CHAOS_LAYOUT=legacy|initless|both):
 
 The chaos controller instances are installed once for the module (the
 profile's prepare and install, as the suite does) and removed at the end;
-`reports/chaos-<impl>.yaml` starts empty each session. Matrix: the
+`reports/chaos-<impl>.yaml` loses the selected layouts' old entries first. Matrix: the
 implementation named by WPC_CHAOS_IMPLEMENTATION (default reference).
 """
 
@@ -59,7 +59,9 @@ def chaos_target() -> Iterator[experimenting.Target]:
         settings, profile, kubeconfig=kubeconfig, kubectl=kubectl, timeouts=timeouts
     )
     chosen = [instances.chaos_instance(profile, layout) for layout in _layouts()]
-    finishing.report_path(target.reports_dir, profile.name).unlink(missing_ok=True)
+    finishing.drop_layouts(
+        finishing.report_path(target.reports_dir, profile.name), _layouts()
+    )
     instances.install(drv, chosen)
     try:
         yield target

@@ -61,6 +61,12 @@ CONTROLS = (
         probe="step_has_new_pod",
     ),
     Control(
+        "ignore-stale-heartbeat",
+        "supervisor-frozen-before-ready",
+        "initless",
+        probe="container_is_terminated",
+    ),
+    Control(
         "oom-reported-as-error",
         "main-oom-killed",
         "legacy",
