@@ -43,8 +43,14 @@ __all__ = [
 
 
 @activity
-def begin_experiment(configuration: dict[str, Any] | None = None) -> str:
-    """Create the experiment's namespace and start recording its history."""
+def begin_experiment(
+    api_outage_seconds: float = 0.0, configuration: dict[str, Any] | None = None
+) -> str:
+    """Create the experiment's namespace and start recording its history.
+
+    `api_outage_seconds`: how long the recording may lose the API server (an
+    experiment that stops it on purpose); 0 fails the recording at once.
+    """
     session = sessions.current(configuration)
     if session.namespace:
         return session.namespace
@@ -65,7 +71,7 @@ def begin_experiment(configuration: dict[str, Any] | None = None) -> str:
     session.history_path.parent.mkdir(parents=True, exist_ok=True)
     session.history_path.unlink(missing_ok=True)
     session.recorder = HistoryRecorder.for_namespace(
-        recorder_api, name, session.history_path
+        recorder_api, name, session.history_path, outage_seconds=api_outage_seconds
     )
     session.recorder.start()
     logger.info(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -78,3 +79,12 @@ class NodeFaults(Protocol):
         self, cluster: str, container_id: str, signal: int
     ) -> list[int]:
         """Send `signal` to every process of a container; return their pids."""
+
+    def cut_api_access(
+        self, cluster: str, container_id: str
+    ) -> tuple[str, Callable[[], None]]:
+        """Reject a container's connections to the API server, in its pod's network.
+
+        Returns the evidence (a connection attempt refused from inside) and the
+        function that lifts the cut (idempotent).
+        """

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import logging
 import signal as signals
+import threading
 from typing import Any
 
 from chaos import sessions
 from chaos.activities import activity
+from chaos.errors import Unexpected
 from chaos.errors import Unsupported
 from chaos.pod import finding
 from clusters import faults
@@ -15,7 +17,15 @@ from clusters.base import NodeFaults
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["restart_node_component", "signal_step_container"]
+__all__ = [
+    "cut_controller_off",
+    "lift_faults",
+    "restart_node_component",
+    "signal_step_container",
+    "wait_for_fault_end",
+]
+
+CUT = "controller cut off from the API server"
 
 
 def _faults(session: sessions.Session) -> NodeFaults:
@@ -97,3 +107,59 @@ def signal_step_container(
         pids,
     )
     return pids
+
+
+@activity
+def cut_controller_off(
+    seconds: float = 20.0, configuration: dict[str, Any] | None = None
+) -> str:
+    """Reject the controller pod's connections to the API server for `seconds`.
+
+    Returns at once; a timer lifts the cut (`wait_for_fault_end` waits for it,
+    and the rollbacks lift it too if the run stops early). The injection is
+    verified from inside the controller's network: a connection refused.
+    """
+    session = sessions.current(configuration)
+    from chaos.controller import pods as controller_pods
+
+    running = [p for p in controller_pods.listed(session) if controller_pods.ready(p)]
+    if not running:
+        raise Unsupported("no running controller pod to cut off")
+    pod = running[0]
+    container = pod.spec.containers[0].name
+    evidence, lift = _faults(session).cut_api_access(
+        session.settings.cluster, finding.container_id(pod, container)
+    )
+
+    def end() -> None:
+        lift()
+        session.fault_ended(CUT)
+
+    session.fault_began(CUT, restore=end)
+    timer = threading.Timer(seconds, end)
+    timer.daemon = True
+    timer.start()
+    session.memo[CUT] = timer
+    text = f"{pod.metadata.name}/{container} cut off for {seconds:g} s; {evidence}"
+    session.injected("cut_controller_off", text)
+    return text
+
+
+@activity
+def wait_for_fault_end(configuration: dict[str, Any] | None = None) -> None:
+    """Wait until a timed fault (`cut_controller_off`) has been lifted."""
+    session = sessions.current(configuration)
+    timer = session.memo.get(CUT)
+    if timer is not None:
+        timer.join(session.timeouts.controller_ready)
+        if timer.is_alive():
+            raise Unexpected("the timed fault did not end in time")
+
+
+@activity
+def lift_faults(configuration: dict[str, Any] | None = None) -> None:
+    """Rollback: lift every fault still in force (idempotent)."""
+    session = sessions.current(configuration)
+    for label, undo in list(session.restorers.items()):
+        undo()
+        session.fault_ended(label)

@@ -13,14 +13,19 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import sys
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from clusters.base import ComponentRestart
 from clusters.errors import ClusterError
+from clusters.errors import RunError
 from clusters.local import components
 from clusters.local import processes
 from clusters.local.settings import LocalSettings
+from plumbing import commands
 
 logger = logging.getLogger(__name__)
 
@@ -116,3 +121,74 @@ class LocalNodeFaults:
         if not found:
             raise ClusterError(f"no process of container {container_id} on this node")
         return found
+
+    def cut_api_access(
+        self, cluster: str, container_id: str
+    ) -> tuple[str, Callable[[], None]]:
+        """REJECT (TCP reset) the container's pod traffic to the API server.
+
+        The rules go into the pod's own network namespace (OUTPUT chain, entered
+        with nsenter through one of the container's processes), so nothing on
+        the host changes and a pod that dies takes them with it. Both the
+        Service port (443) and the API server's own port are cut.
+        """
+        s = LocalSettings.from_env(cluster)
+        pid = self._first_pid(container_id)
+        enter = ["nsenter", "-t", str(pid), "-n"]
+        rules = [
+            [
+                "OUTPUT",
+                "-p",
+                "tcp",
+                "--dport",
+                port,
+                "-j",
+                "REJECT",
+                "--reject-with",
+                "tcp-reset",
+            ]
+            for port in ("443", str(s.api_port))
+        ]
+        for rule in rules:
+            commands.capture([*enter, "iptables", "-I", *rule], error=RunError)
+        lifted = threading.Event()
+
+        def lift() -> None:
+            if lifted.is_set():
+                return
+            lifted.set()
+            for rule in rules:
+                # intentionally ignore a missing rule or netns: the pod may be gone
+                commands.attempt([*enter, "iptables", "-D", *rule], timeout=10)
+
+        probe = commands.attempt(
+            [*enter, sys.executable, "-c", _CONNECT, s.node_ip, str(s.api_port)],
+            timeout=10,
+        )
+        evidence = (probe.stdout + probe.stderr).strip()
+        if "refused" not in evidence:
+            lift()
+            raise ClusterError(f"the cut did not take: {evidence!r}")
+        return f"from pid {pid}'s network: {evidence}", lift
+
+    @staticmethod
+    def _first_pid(container_id: str) -> int:
+        for entry in sorted(Path("/proc").iterdir(), key=lambda p: p.name):
+            if not entry.name.isdigit():
+                continue
+            try:
+                if container_id in (entry / "cgroup").read_text():
+                    return int(entry.name)
+            except OSError:
+                continue  # intentionally ignore: the process exited while we looked
+        raise ClusterError(f"no process of container {container_id} on this node")
+
+
+_CONNECT = """
+import socket, sys
+try:
+    socket.create_connection((sys.argv[1], int(sys.argv[2])), 3).close()
+    print("connected")
+except OSError as exc:
+    print(f"connect to {sys.argv[1]}:{sys.argv[2]}: {exc}")
+"""

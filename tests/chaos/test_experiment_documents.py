@@ -43,6 +43,7 @@ INJECTION = {
     "container_is_terminated",
     "restart_controller_repeatedly",
     "restart_node_component",
+    "cut_controller_off",
 }
 """Activities that record proof that the fault landed."""
 
