@@ -88,3 +88,11 @@ class NodeFaults(Protocol):
         Returns the evidence (a connection attempt refused from inside) and the
         function that lifts the cut (idempotent).
         """
+
+    def cut_egress(
+        self, cluster: str, container_id: str
+    ) -> tuple[str, Callable[[], None]]:
+        """Reject a container's pod connections to anything but the API server.
+
+        Returns the evidence and the function that lifts the cut (idempotent).
+        """

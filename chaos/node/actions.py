@@ -19,6 +19,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "cut_controller_off",
+    "cut_step_pod_off",
     "lift_faults",
     "restart_node_component",
     "signal_step_container",
@@ -163,3 +164,29 @@ def lift_faults(configuration: dict[str, Any] | None = None) -> None:
     for label, undo in list(session.restorers.items()):
         undo()
         session.fault_ended(label)
+
+
+CUT_POD = "pod cut off from its services"
+
+
+@activity
+def cut_step_pod_off(
+    step: str, workflow: str = "main", configuration: dict[str, Any] | None = None
+) -> str:
+    """Reject the step's pod connections to anything but the API server.
+
+    What the pod sees when its artifact repository is down. Stays in force
+    until `lift_faults` (a rollback) or the pod's end.
+    """
+    session = sessions.current(configuration)
+    pods = finding.step_pods(session, workflow, step)
+    if not pods:
+        raise Unsupported(f"step {step} has no pod")
+    pod = pods[-1]
+    evidence, lift = _faults(session).cut_egress(
+        session.settings.cluster, finding.container_id(pod, "main")
+    )
+    session.fault_began(CUT_POD, restore=lift)
+    text = f"{pod.metadata.name}: {evidence}"
+    session.injected("cut_step_pod_off", text)
+    return text

@@ -92,7 +92,8 @@ def node_is(
 ) -> str:
     """The step's Pod node (attempt `attempt`, in start order) has exactly this state.
 
-    `message` is compared exactly, `message_prefix` as a prefix; `parameters`
+    `message` is compared exactly, `message_prefix` as a prefix (`a|b`: either);
+    `parameters`
     are its output parameters' values; `attempts` is how many Pod nodes the
     step must have had (retries). Reads the workflow as it is now.
     """
@@ -115,7 +116,9 @@ def node_is(
         problems.append(f"phase {node.get('phase')} (expected {phase})")
     if message is not None and got_message != message:
         problems.append(f"message {got_message!r} (expected {message!r})")
-    if message_prefix is not None and not got_message.startswith(message_prefix):
+    if message_prefix is not None and not got_message.startswith(
+        tuple(message_prefix.split("|"))
+    ):
         problems.append(
             f"message {got_message!r} (expected to start {message_prefix!r})"
         )

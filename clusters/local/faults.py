@@ -133,8 +133,6 @@ class LocalNodeFaults:
         Service port (443) and the API server's own port are cut.
         """
         s = LocalSettings.from_env(cluster)
-        pid = self._first_pid(container_id)
-        enter = ["nsenter", "-t", str(pid), "-n"]
         rules = [
             [
                 "OUTPUT",
@@ -149,6 +147,49 @@ class LocalNodeFaults:
             ]
             for port in ("443", str(s.api_port))
         ]
+        return self._reject(
+            container_id, rules, probe_address=(s.node_ip, str(s.api_port))
+        )
+
+    def cut_egress(
+        self, cluster: str, container_id: str
+    ) -> tuple[str, Callable[[], None]]:
+        """REJECT the container's pod TCP traffic to anything but the API server.
+
+        What a pod sees when a service it depends on (an artifact repository)
+        is down: connections refused, while it can still report to the API.
+        """
+        s = LocalSettings.from_env(cluster)
+        keep = f"443,{s.api_port}"
+        rules = [
+            [
+                "OUTPUT",
+                "-p",
+                "tcp",
+                "-m",
+                "multiport",
+                "!",
+                "--dports",
+                keep,
+                "-o",
+                "eth0",
+                "-j",
+                "REJECT",
+                "--reject-with",
+                "tcp-reset",
+            ],
+        ]
+        return self._reject(container_id, rules, probe_address=(s.dns_service_ip, "53"))
+
+    def _reject(
+        self,
+        container_id: str,
+        rules: list[list[str]],
+        *,
+        probe_address: tuple[str, str],
+    ) -> tuple[str, Callable[[], None]]:
+        pid = self._first_pid(container_id)
+        enter = ["nsenter", "-t", str(pid), "-n"]
         for rule in rules:
             commands.capture([*enter, "iptables", "-I", *rule], error=RunError)
         lifted = threading.Event()
@@ -162,8 +203,7 @@ class LocalNodeFaults:
                 commands.attempt([*enter, "iptables", "-D", *rule], timeout=10)
 
         probe = commands.attempt(
-            [*enter, sys.executable, "-c", _CONNECT, s.node_ip, str(s.api_port)],
-            timeout=10,
+            [*enter, sys.executable, "-c", _CONNECT, *probe_address], timeout=10
         )
         evidence = (probe.stdout + probe.stderr).strip()
         if "refused" not in evidence:

@@ -44,6 +44,7 @@ INJECTION = {
     "restart_controller_repeatedly",
     "restart_node_component",
     "cut_controller_off",
+    "cut_step_pod_off",
 }
 """Activities that record proof that the fault landed."""
 
