@@ -53,7 +53,7 @@ test: setup
 	$(PY) -m reference_impl.artifacts build
 	$(PY) -m pytest -m "not cluster" -n 2 $(PYTEST_ARGS)
 	$(PY) -m clusters up --provider local --name $(CLUSTER)
-	$(PY) -m pytest -m "cluster and not teardown and not negative" $(PYTEST_ARGS)
+	$(PY) -m pytest -m "cluster and not teardown and not negative and not chaos" $(PYTEST_ARGS)
 	$(PY) -m pytest -m "negative" $(PYTEST_ARGS)
 	$(PY) -m conformance run --implementation reference --layout both --provider local --cluster $(CLUSTER) --reports-dir reports/smoke --negative-controls reports/negative-controls.yaml -- -k test_hello_world
 	$(PY) -m pytest -m "cluster and teardown" $(PYTEST_ARGS)
