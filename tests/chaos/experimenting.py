@@ -108,7 +108,24 @@ def run(path: Path, *, layout: str, target: Target) -> dict[str, Any]:
         f"`chaos run` left no report entry for {name} ({layout}); exit code "
         f"{proc.returncode}; output tail:\n{(proc.stdout + proc.stderr)[-3000:]}"
     )
-    return dict(entries[0])
+    found = dict(entries[0])
+    found["leaks"] = leaks(name, target)
+    return found
+
+
+def leaks(name: str, target: Target) -> list[str]:
+    """Namespaces the experiment's runs left behind (the suite's leak check, by label)."""
+    from chaos import instances
+    from chaos.settings import ChaosSettings
+    from conformance.harness import kube
+
+    settings = ChaosSettings(provider=target.provider, cluster=target.cluster)
+    clients = kube.connect(instances.locate(settings)[0])
+    selector = f"{kube.MANAGED_BY}={kube.MANAGED_BY_VALUE},{kube.TEST}=chaos-{name}"
+    return [
+        ns.metadata.name
+        for ns in clients.core.list_namespace(label_selector=selector).items
+    ]
 
 
 def _profile_name(target: Target) -> str:
@@ -136,4 +153,6 @@ def explain(entry: dict[str, Any]) -> str:
     ]
     lines += [f"{v['invariant']}: {v['message']}" for v in entry["violations"]]
     lines.append(f"timeline: {entry['timelinePath']}")
+    if entry.get("leaks"):
+        lines.append(f"namespaces left behind: {entry['leaks']}")
     return "\n".join(lines)

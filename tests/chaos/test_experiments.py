@@ -6,7 +6,8 @@ layout it declares (selected with WPC_CHAOS_LAYOUT=legacy|initless|both):
 - `chaos run` of the document ends with a ChaosReport entry whose outcome is
   `passed`: steady state before and after, the fault's injection and the
   workload's vulnerable state verified, no probe expectation failed, and the
-  recorded history breaks no invariant.
+  recorded history breaks no invariant;
+- it leaves no namespace labelled for it behind (the suite's leak check).
 
 The chaos controller instances are installed once for the module (the
 profile's prepare and install, as the suite does) and removed at the end;
@@ -83,3 +84,4 @@ def test_the_experiment_passes_with_its_injection_verified(chaos_target, path, l
     entry = experimenting.run(path, layout=layout, target=chaos_target)
     assert entry["outcome"] == "passed", experimenting.explain(entry)
     assert entry["injectionVerified"]["verified"]
+    assert not entry["leaks"], experimenting.explain(entry)
