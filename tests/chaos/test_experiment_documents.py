@@ -72,3 +72,16 @@ def test_the_document_is_a_valid_wpc_experiment(path):
     assert VULNERABLE & set(method), "no probe records the vulnerable state"
     assert INJECTION & set(method), "no activity proves the injection"
     assert _funcs(experiment["rollbacks"])[-1] == "end_experiment"
+
+
+def test_discovery_lists_every_activity_the_experiments_use():
+    import chaos
+
+    listed = {a["name"] for a in chaos.discover(discover_system=False)["activities"]}
+    used = set()
+    for path in EXPERIMENTS:
+        experiment = yaml.safe_load(path.read_text())
+        for block in ("method", "rollbacks"):
+            used.update(_funcs(experiment[block]))
+        used.update(_funcs(experiment["steady-state-hypothesis"]["probes"]))
+    assert used <= listed, sorted(used - listed)
