@@ -52,7 +52,28 @@ def _probe(s: LocalSettings, component: str, argv: list[str]) -> processes.Probe
         return components.containerd(
             s, bin_dir, Path(argv[argv.index("--config") + 1])
         ).probe
-    return components.apiserver(s, bin_dir).probe
+    return _apiserver_probe(s, argv)
+
+
+def _flag(argv: list[str], name: str, default: str) -> str:
+    prefix = f"--{name}="
+    return next((a[len(prefix) :] for a in argv if a.startswith(prefix)), default)
+
+
+def _apiserver_probe(s: LocalSettings, argv: list[str]) -> processes.Probe:
+    """`/readyz` where this command line serves it (its bind address and port)."""
+    host = _flag(argv, "bind-address", "127.0.0.1")
+    host = "127.0.0.1" if host in ("0.0.0.0", "") else host
+    port = _flag(argv, "secure-port", str(s.api_port))
+    return processes.http_probe(
+        f"https://{host}:{port}/readyz",
+        context=processes.client_context(
+            ca=s.pki_dir / "server-ca.crt",
+            cert=s.pki_dir / "client-admin.crt",
+            key=s.pki_dir / "client-admin.key",
+        ),
+        expect="ok",
+    )
 
 
 def _environ(pid: int) -> dict[str, str]:
