@@ -81,18 +81,16 @@ class NodeFaults(Protocol):
         """Send `signal` to every process of a container; return their pids."""
 
     def cut_api_access(
-        self, cluster: str, container_id: str
+        self, cluster: str, pod_uid: str
     ) -> tuple[str, Callable[[], None]]:
-        """Reject a container's connections to the API server, in its pod's network.
+        """Reject a pod's connections to the API server, in the pod's network.
 
         Returns the evidence (a connection attempt refused from inside) and the
         function that lifts the cut (idempotent).
         """
 
-    def cut_egress(
-        self, cluster: str, container_id: str
-    ) -> tuple[str, Callable[[], None]]:
-        """Reject a container's pod connections to anything but the API server.
+    def cut_egress(self, cluster: str, pod_uid: str) -> tuple[str, Callable[[], None]]:
+        """Reject a pod's connections to anything but the API server.
 
         Returns the evidence and the function that lifts the cut (idempotent).
         """

@@ -129,7 +129,7 @@ def cut_controller_off(
     pod = running[0]
     container = pod.spec.containers[0].name
     evidence, lift = _faults(session).cut_api_access(
-        session.settings.cluster, finding.container_id(pod, container)
+        session.settings.cluster, str(pod.metadata.uid)
     )
 
     def end() -> None:
@@ -184,7 +184,7 @@ def cut_step_pod_off(
         raise Unsupported(f"step {step} has no pod")
     pod = pods[-1]
     evidence, lift = _faults(session).cut_egress(
-        session.settings.cluster, finding.container_id(pod, "main")
+        session.settings.cluster, str(pod.metadata.uid)
     )
     session.fault_began(CUT_POD, restore=lift)
     text = f"{pod.metadata.name}: {evidence}"

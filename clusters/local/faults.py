@@ -144,14 +144,14 @@ class LocalNodeFaults:
         return found
 
     def cut_api_access(
-        self, cluster: str, container_id: str
+        self, cluster: str, pod_uid: str
     ) -> tuple[str, Callable[[], None]]:
         """REJECT (TCP reset) the container's pod traffic to the API server.
 
         The rules go into the pod's own network namespace (OUTPUT chain, entered
-        with nsenter through one of the container's processes), so nothing on
-        the host changes and a pod that dies takes them with it. Both the
-        Service port (443) and the API server's own port are cut.
+        with nsenter through the pod's sandbox process, which outlives container
+        restarts), so nothing on the host changes and a pod that dies takes them
+        with it. Both the Service port (443) and the API server's own port are cut.
         """
         s = LocalSettings.from_env(cluster)
         rules = [
@@ -168,13 +168,9 @@ class LocalNodeFaults:
             ]
             for port in ("443", str(s.api_port))
         ]
-        return self._reject(
-            container_id, rules, probe_address=(s.node_ip, str(s.api_port))
-        )
+        return self._reject(pod_uid, rules, probe_address=(s.node_ip, str(s.api_port)))
 
-    def cut_egress(
-        self, cluster: str, container_id: str
-    ) -> tuple[str, Callable[[], None]]:
+    def cut_egress(self, cluster: str, pod_uid: str) -> tuple[str, Callable[[], None]]:
         """REJECT the container's pod TCP traffic to anything but the API server.
 
         What a pod sees when a service it depends on (an artifact repository)
@@ -200,16 +196,16 @@ class LocalNodeFaults:
                 "tcp-reset",
             ],
         ]
-        return self._reject(container_id, rules, probe_address=(s.dns_service_ip, "53"))
+        return self._reject(pod_uid, rules, probe_address=(s.dns_service_ip, "53"))
 
     def _reject(
         self,
-        container_id: str,
+        pod_uid: str,
         rules: list[list[str]],
         *,
         probe_address: tuple[str, str],
     ) -> tuple[str, Callable[[], None]]:
-        pid = self._first_pid(container_id)
+        pid = self._sandbox_pid(pod_uid)
         enter = ["nsenter", "-t", str(pid), "-n"]
         for rule in rules:
             commands.capture([*enter, "iptables", "-I", *rule], error=RunError)
@@ -220,8 +216,11 @@ class LocalNodeFaults:
                 return
             lifted.set()
             for rule in rules:
-                # intentionally ignore a missing rule or netns: the pod may be gone
-                commands.attempt([*enter, "iptables", "-D", *rule], timeout=10)
+                done = commands.attempt([*enter, "iptables", "-D", *rule], timeout=10)
+                if done.returncode != 0:  # the pod may be gone, and its rules with it
+                    logger.warning(
+                        "Could not lift %s in pod %s: %s", rule, pod_uid, done.stderr
+                    )
 
         probe = commands.attempt(
             [*enter, sys.executable, "-c", _CONNECT, *probe_address], timeout=10
@@ -233,16 +232,23 @@ class LocalNodeFaults:
         return f"from pid {pid}'s network: {evidence}", lift
 
     @staticmethod
-    def _first_pid(container_id: str) -> int:
-        for entry in sorted(Path("/proc").iterdir(), key=lambda p: p.name):
+    def _sandbox_pid(pod_uid: str) -> int:
+        """The pod's sandbox (pause) process: it holds the pod's network namespace."""
+        forms = (pod_uid, pod_uid.replace("-", "_"))
+        members = []
+        for entry in Path("/proc").iterdir():
             if not entry.name.isdigit():
                 continue
             try:
-                if container_id in (entry / "cgroup").read_text():
-                    return int(entry.name)
+                cgroup = (entry / "cgroup").read_text()
+                exe = Path(os.readlink(entry / "exe")).name
             except OSError:
                 continue  # intentionally ignore: the process exited while we looked
-        raise ClusterError(f"no process of container {container_id} on this node")
+            if any(form in cgroup for form in forms):
+                members.append((exe != "pause", int(entry.name)))
+        if not members:
+            raise ClusterError(f"no process of pod {pod_uid} on this node")
+        return min(members)[1]
 
 
 _CONNECT = """
