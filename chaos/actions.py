@@ -74,6 +74,7 @@ def begin_experiment(
         recorder_api, name, session.history_path, outage_seconds=api_outage_seconds
     )
     session.recorder.start()
+    session.recorded = True
     logger.info(
         "[%s] Recording %s to %s.", session.experiment, name, session.history_path
     )

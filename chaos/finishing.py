@@ -200,7 +200,8 @@ def finish(
     try:
         history = load_history(session.history_path)
     except HistoryError as exc:
-        teardown_errors = [*teardown_errors, f"no usable history: {exc}"]
+        if session.recorded:  # a method that never began has no history to judge
+            teardown_errors = [*teardown_errors, f"no usable history: {exc}"]
     else:
         violations = check(history, declared.invariant_settings, declared.invariants)
         write_timeline(

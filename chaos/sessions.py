@@ -102,6 +102,8 @@ class Session:
     what the rollbacks did not (an interrupted run plays no rollbacks)."""
     memo: dict[str, Any] = field(default_factory=dict)
     """What one activity leaves for a later one (a pod's uid, a pid)."""
+    recorded: bool = False
+    """Whether the recording began (so a history must exist)."""
     installed: bool = False
     """Whether this run installed the controller instance (and so removes it)."""
 
