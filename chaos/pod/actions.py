@@ -5,12 +5,16 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from kubernetes.client.exceptions import ApiException
+
 from chaos import sessions
 from chaos.activities import activity
 from chaos.errors import SessionError
 from chaos.pod import finding
+from conformance.errors import HarnessError
 from conformance.harness import executing
 from conformance.harness import namespaces
+from conformance.harness import until
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +66,20 @@ def release_main(
     name, _ = session.memo.get(f"pod:{step}") or (None, None)
     if name is None:
         name = finding.step_pods(session, workflow, step)[-1].metadata.name
-    executing.Shell(
+    shell = executing.Shell(
         clients=session.clients, namespace=session.namespace, timeouts=session.timeouts
-    ).release(name)
+    )
+
+    def released() -> bool:
+        shell.release(name)
+        return True
+
+    # A kubelet that just restarted answers exec with 404 until it knows its
+    # pods again: retry within the budget instead of failing the experiment.
+    until(
+        released,
+        timeout=session.timeouts.api_call,
+        interval=session.timeouts.poll_interval,
+        describe=f"/tmp/go to be created in {name}/main",
+        ignoring=(ApiException, HarnessError),
+    )
