@@ -26,6 +26,7 @@ __all__ = [
     "main_waits_for_ready",
     "pod_is_gone",
     "pod_is_held_by_finalizer",
+    "status_marker_is_stale",
     "step_has_new_pod",
     "supervisor_is_in_premain",
     "workflow_has_running_pods",
@@ -236,6 +237,11 @@ def pod_is_held_by_finalizer(
             s.name: finding.state(pod, s.name)
             for s in pod.status.container_statuses or []
         }
+        if contract.STATUS_FINALIZER not in (pod.metadata.finalizers or []):
+            raise Unexpected(
+                f"pod {name} ({uid}) lost the status finalizer while the controller "
+                f"was down (finalizers {pod.metadata.finalizers}): nothing holds it"
+            )
         done = bool(states) and all(v.startswith("terminated") for v in states.values())
         if pod.metadata.deletion_timestamp and done:
             return pod
@@ -390,4 +396,43 @@ def init_is_running(
     session.memo[f"pod:{step}"] = (pod.metadata.name, pod.metadata.uid)
     text = f"{pod.metadata.name} ({pod.metadata.uid}): Pending, init running"
     session.was_vulnerable("init_is_running", text)
+    return text
+
+
+@activity
+def status_marker_is_stale(
+    step: str,
+    min_age_seconds: float = 15.0,
+    workflow: str = "main",
+    configuration: dict[str, Any] | None = None,
+) -> str:
+    """Wait until the init-less status marker has not changed for `min_age_seconds`.
+
+    Read from `main` (marker mtime against the node's clock): with a 5 s
+    heartbeat, 15 s without a change proves the supervisor stopped beating,
+    before the 30 s rule makes `main` give up.
+    """
+    session = sessions.current(configuration)
+    name, _ = session.memo[f"pod:{step}"]
+    shell = executing.Shell(
+        clients=session.clients, namespace=session.namespace, timeouts=session.timeouts
+    )
+    script = f"echo $(( $(date +%s) - $(stat -c %Y {contract.STATUS_MARKER}) )) $(head -1 {contract.STATUS_MARKER})"
+
+    def stale() -> str | NotYet:
+        said = shell.sh(name, script, check=False).strip()
+        age, _, token = said.partition(" ")
+        if age.isdigit() and int(age) >= min_age_seconds and token == "RUNNING":
+            return said
+        return NotYet(f"marker age and token: {said!r}")
+
+    said = until(
+        stale,
+        timeout=min_age_seconds + session.timeouts.status_marker_stale,
+        interval=session.timeouts.poll_interval,
+        describe=f"the status marker of {name} to be {min_age_seconds:g} s old",
+    )
+    age, _, token = said.partition(" ")
+    text = f"{name}: status marker {token} unchanged for {age} s (heartbeat every 5 s)"
+    session.injected("status_marker_is_stale", text)
     return text

@@ -31,11 +31,11 @@ name                        what breaks
 ==========================  ===============================================================
 forget-in-flight-pods       pods created before this process started are never seen again
                             (a restart forgets them: their nodes become `pod deleted`)
-second-pod-after-restart    a node still running when this process started gets a second
+double-pod-on-restart    a node still running when this process started gets a second
                             pod (the old one is not adopted)
 early-finalizer-removal     the status finalizer is removed as soon as the pod runs, before
                             its final status was read
-no-retry-after-pod-deleted  a node errored with `pod deleted` is never retried
+no-retry-pod-deleted  a node errored with `pod deleted` is never retried
 oom-reported-as-error       a node whose main was OOM-killed becomes `Error`, not `Failed`
 ==========================  ===============================================================
 
@@ -62,9 +62,9 @@ class Fault(enum.Enum):
     WRONG_CONTAINER_ORDER = "wrong-container-order"
     NO_OWNER_REFERENCE = "no-owner-reference"
     FORGET_IN_FLIGHT_PODS = "forget-in-flight-pods"
-    SECOND_POD_AFTER_RESTART = "second-pod-after-restart"
+    DOUBLE_POD_ON_RESTART = "double-pod-on-restart"
     EARLY_FINALIZER_REMOVAL = "early-finalizer-removal"
-    NO_RETRY_AFTER_POD_DELETED = "no-retry-after-pod-deleted"
+    NO_RETRY_POD_DELETED = "no-retry-pod-deleted"
     OOM_REPORTED_AS_ERROR = "oom-reported-as-error"
 
 

@@ -45,6 +45,7 @@ INJECTION = {
     "restart_node_component",
     "cut_controller_off",
     "cut_step_pod_off",
+    "status_marker_is_stale",
 }
 """Activities that record proof that the fault landed."""
 

@@ -43,7 +43,7 @@ CONTROLS = (
         probe="workflow_is_completed",
     ),
     Control(
-        "second-pod-after-restart",
+        "double-pod-on-restart",
         "controller-killed-during-fan-out",
         "legacy",
         invariant="one-live-pod-per-node",
@@ -55,7 +55,7 @@ CONTROLS = (
         probe="pod_is_held_by_finalizer",
     ),
     Control(
-        "no-retry-after-pod-deleted",
+        "no-retry-pod-deleted",
         "pod-deleted-while-main-runs",
         "initless",
         probe="step_has_new_pod",

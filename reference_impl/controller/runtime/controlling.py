@@ -238,7 +238,7 @@ class WorkflowController:
         pods = self.pods.by_index("workflow", key)
         forgotten: list[Json] = []
         if self.settings.has_fault(Fault.FORGET_IN_FLIGHT_PODS) or (
-            self.settings.has_fault(Fault.SECOND_POD_AFTER_RESTART)
+            self.settings.has_fault(Fault.DOUBLE_POD_ON_RESTART)
         ):
             forgotten = [p for p in pods if faults.predates(p, self.started_at)]
             pods = [p for p in pods if p not in forgotten]
@@ -258,7 +258,7 @@ class WorkflowController:
             effects=_ClusterEffects(self),
             initless=self.initless(),
         )
-        if forgotten and self.settings.has_fault(Fault.SECOND_POD_AFTER_RESTART):
+        if forgotten and self.settings.has_fault(Fault.DOUBLE_POD_ON_RESTART):
             for pod in forgotten:
                 node = op.nodes.get(pod_node_id(pod, op.name))
                 if node is not None and node.get("phase") == "Running":
@@ -383,7 +383,7 @@ class _ClusterEffects:
         self._controller = controller
 
     def create_pod(self, pod: Json) -> None:
-        if self._controller.settings.has_fault(Fault.SECOND_POD_AFTER_RESTART):
+        if self._controller.settings.has_fault(Fault.DOUBLE_POD_ON_RESTART):
             pod["metadata"]["name"] += "-" + self._controller.started_at[11:19].replace(
                 ":", ""
             )

@@ -167,7 +167,7 @@ def _process(
         op.mark_node(name, node["phase"], "")
     policy = _policy(strategy)
     if last.get("message") == "pod deleted" and op.settings.has_fault(
-        Fault.NO_RETRY_AFTER_POD_DELETED
+        Fault.NO_RETRY_POD_DELETED
     ):
         op.mark_node(name, last["phase"], last.get("message", ""))
         return True, None
