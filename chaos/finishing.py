@@ -159,12 +159,16 @@ def add_to_report(path: Path, context: RunContext, result: ExperimentResult) -> 
     junit.write(path.with_suffix(".junit.xml"), report)
 
 
-def drop_layouts(path: Path, layouts: tuple[str, ...]) -> None:
-    """Remove every entry of `layouts` from the report (a fresh run of them starts)."""
+def drop_entries(path: Path, runs: set[tuple[str, str]]) -> None:
+    """Remove the (experiment, layout) entries about to run again from the report."""
     if not path.exists():
         return
     report = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    kept = [e for e in report.get("experiments") or [] if e["layout"] not in layouts]
+    kept = [
+        e
+        for e in report.get("experiments") or []
+        if (e["name"], e["layout"]) not in runs
+    ]
     if not kept:
         path.unlink()
         path.with_suffix(".junit.xml").unlink(missing_ok=True)

@@ -11,7 +11,7 @@ layout it declares (selected with WPC_CHAOS_LAYOUT=legacy|initless|both):
 
 The chaos controller instances are installed once for the module (the
 profile's prepare and install, as the suite does) and removed at the end;
-`reports/chaos-<impl>.yaml` loses the selected layouts' old entries first. Matrix: the
+`reports/chaos-<impl>.yaml` loses the old entries of the selected runs first. Matrix: the
 implementation named by WPC_CHAOS_IMPLEMENTATION (default reference).
 """
 
@@ -44,7 +44,7 @@ def _target() -> experimenting.Target:
 
 
 @pytest.fixture(scope="module")
-def chaos_target() -> Iterator[experimenting.Target]:
+def chaos_target(request: pytest.FixtureRequest) -> Iterator[experimenting.Target]:
     """The chaos instances of the selected layouts, installed for the module."""
     target = _target()
     settings = ChaosSettings(
@@ -60,8 +60,16 @@ def chaos_target() -> Iterator[experimenting.Target]:
         settings, profile, kubeconfig=kubeconfig, kubectl=kubectl, timeouts=timeouts
     )
     chosen = [instances.chaos_instance(profile, layout) for layout in _layouts()]
-    finishing.drop_layouts(
-        finishing.report_path(target.reports_dir, profile.name), _layouts()
+    selected = {
+        (
+            experimenting.name_of(item.callspec.params["path"]),
+            item.callspec.params["layout"],
+        )
+        for item in request.session.items
+        if hasattr(item, "callspec") and "path" in item.callspec.params
+    }
+    finishing.drop_entries(
+        finishing.report_path(target.reports_dir, profile.name), selected
     )
     instances.install(drv, chosen)
     try:
