@@ -82,10 +82,12 @@ class KindProvider:
     def _kind(self) -> Path:
         return building.build_kind(self.settings.build)
 
-    def create_command(self, cluster: str, config_path: Path, image: str) -> list[str]:
+    def create_command(
+        self, cluster: str, config_path: Path, image: str, *, kind: str = "kind"
+    ) -> list[str]:
         """The `kind create cluster` command line (readiness is checked by us, after)."""
         return [
-            str(self._kind()),
+            kind,
             "create",
             "cluster",
             "--name",
@@ -147,7 +149,7 @@ class KindProvider:
         cfg.write_text(
             configs.render(workers=self.settings.workers, cgroup_v1=host_is_cgroup_v1())
         )
-        cmd = self.create_command(cluster, cfg, image)
+        cmd = self.create_command(cluster, cfg, image, kind=str(self._kind()))
         if retain:
             cmd.append("--retain")
         _run(self.settings, cmd, self.work_dir / cluster / "create.log")
@@ -212,10 +214,12 @@ class KindProvider:
             detail=f"{len(nodes)} node containers on {self.settings.docker.host}",
         )
 
-    def load_command(self, cluster: str, archive: Path) -> list[str]:
+    def load_command(
+        self, cluster: str, archive: Path, *, kind: str = "kind"
+    ) -> list[str]:
         """`kind load image-archive` streams the archive into every node's containerd."""
         return [
-            str(self._kind()),
+            kind,
             "load",
             "image-archive",
             str(archive),
@@ -229,7 +233,7 @@ class KindProvider:
 
         _run(
             self.settings,
-            self.load_command(cluster, archive),
+            self.load_command(cluster, archive, kind=str(self._kind())),
             self.work_dir / cluster / "load.log",
         )
         return image_name(archive)

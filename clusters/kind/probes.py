@@ -52,14 +52,27 @@ def parse(hex_dump: str) -> Answer:
     ident, flags, _qd, ancount, _ns, _ar = struct.unpack(">HHHHHH", data[:12])
     if ident != QUERY_ID:
         raise ValueError(f"reply id {ident:#x} is not the query's {QUERY_ID:#x}")
-    # The A records' addresses are the last four bytes of each answer whose
-    # RDLENGTH is 4; names use compression, so scan for TYPE A, CLASS IN, len 4.
+    at = _skip_name(data, 12) + 4  # the question: name, TYPE, CLASS
     addresses = []
-    marker = struct.pack(">HH", TYPE_A, CLASS_IN)
-    at = data.find(marker, 12 + 4)  # skip the question's own TYPE/CLASS
-    while at != -1 and at + 14 <= len(data):
-        rdlength = struct.unpack(">H", data[at + 8 : at + 10])[0]
-        if rdlength == 4:
-            addresses.append(".".join(str(b) for b in data[at + 10 : at + 14]))
-        at = data.find(marker, at + 10)
+    for _ in range(ancount):
+        at = _skip_name(data, at)
+        if at + 10 > len(data):
+            raise ValueError("the reply ends inside an answer")
+        rtype, rclass, _ttl, rdlength = struct.unpack(">HHIH", data[at : at + 10])
+        at += 10
+        if (rtype, rclass, rdlength) == (TYPE_A, CLASS_IN, 4):
+            addresses.append(".".join(str(b) for b in data[at : at + 4]))
+        at += rdlength
     return Answer(rcode=flags & 0xF, answers=ancount, addresses=tuple(addresses))
+
+
+def _skip_name(data: bytes, at: int) -> int:
+    """Offset just past the (possibly compressed) name starting at `at`."""
+    while at < len(data):
+        length = data[at]
+        if length & 0xC0 == 0xC0:  # a pointer ends the name
+            return at + 2
+        if length == 0:
+            return at + 1
+        at += 1 + length
+    raise ValueError("the reply ends inside a name")
