@@ -272,6 +272,8 @@ def _component_images(
         b.docker_run("build", "--network", "none", "--tag", image.name, str(context))
     archive = b.work / "component-images.tar"
     b.docker_run("save", "--output", str(archive), *(i.name for i in found))
+    # The archive is all the node needs; the tags would only sit in our Docker.
+    b.docker_run("rmi", *(i.name for i in found))
     return archive, [i.name for i in found]
 
 
