@@ -14,6 +14,11 @@ Written for this project from the behaviour kind's nodes need (issue 15,
 5. iptables uses the backend that already holds rules (Docker's DNS rules in
    this network namespace): legacy or nft;
 6. bridged pod traffic goes through iptables (kube-proxy's Service rules);
+7. pods get their own resolv.conf (`/kind/pod-resolv.conf`, which the kubelet
+   is pointed at): Docker's embedded DNS (127.0.0.11) is loopback, so a pod
+   that forwards to it (CoreDNS, dnsPolicy Default) would ask itself, and
+   CoreDNS's loop plugin stops it. The node's default gateway takes its
+   place; offline, nothing answers there, and only cluster names resolve;
 then `exec` of the command (`/sbin/init`).
 """
 
@@ -115,12 +120,24 @@ bridged_traffic() {
   fi
 }
 
+pod_dns() {
+  local gateway
+  gateway=$(ip -4 route show default | awk '{print $3; exit}')
+  if [[ -n ${gateway} ]] && grep -q '^nameserver 127\.' /etc/resolv.conf; then
+    sed "s/^nameserver 127\..*/nameserver ${gateway}/" /etc/resolv.conf > /kind/pod-resolv.conf
+  else
+    cp /etc/resolv.conf /kind/pod-resolv.conf
+  fi
+  say "pods resolve through: $(grep ^nameserver /kind/pod-resolv.conf | tr '\n' ' ')"
+}
+
 containerd_oom
 shared_root
 cgroups
 identity
 iptables_backend
 bridged_traffic
+pod_dns
 say "starting $*"
 exec "$@"
 """

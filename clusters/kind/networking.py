@@ -111,12 +111,12 @@ SERVICE_UNIT = """[Unit]
 Description=wpc pod network: CNI config and routes between nodes
 After=kubelet.service
 ConditionPathExists=/etc/kubernetes/kubelet.conf
+StartLimitIntervalSec=0
 
 [Service]
 ExecStart=/usr/local/bin/wpc-pod-network
 Restart=always
 RestartSec=1s
-StartLimitIntervalSec=0
 """
 
 PATH_UNIT = """[Unit]

@@ -67,12 +67,12 @@ KUBELET_UNIT = """[Unit]
 Description=kubelet (started by kubeadm once it wrote the config)
 ConditionPathExists=/var/lib/kubelet/config.yaml
 After=containerd.service
+StartLimitIntervalSec=0
 
 [Service]
 ExecStart=/usr/bin/kubelet
 Restart=always
 RestartSec=1s
-StartLimitIntervalSec=0
 Slice=kubelet.slice
 KillMode=process
 CPUAccounting=true

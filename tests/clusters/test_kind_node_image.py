@@ -66,6 +66,7 @@ def test_the_entrypoint_does_every_step_then_execs_init():
         "identity",
         "iptables_backend",
         "bridged_traffic",
+        "pod_dns",
         'exec "$@"',
     ]
     assert "restrict_oom_score_adj = true" in entrypoint.SCRIPT
