@@ -130,9 +130,11 @@ MemoryAccounting=true
 """
 
 KUBELET_DEFAULTS = (
-    "KUBELET_EXTRA_ARGS=--runtime-cgroups=/system.slice/containerd.service\n"
+    "KUBELET_EXTRA_ARGS=--runtime-cgroups=/system.slice/containerd.service"
+    " --resolv-conf=/kind/pod-resolv.conf\n"
 )
-"""Tell the kubelet where containerd runs, for its runtime statistics."""
+"""Where containerd runs (runtime statistics), and the pods' resolv.conf the
+entrypoint writes (a flag, so the image works with any kind config)."""
 
 CRICTL_CONFIG = "runtime-endpoint: unix:///run/containerd/containerd.sock\n"
 

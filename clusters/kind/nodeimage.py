@@ -359,6 +359,10 @@ def _save(b: Build) -> None:
     target.mkdir(parents=True)
     b.docker_run("save", "--output", str(target / "node-image.tar"), b.tag)
     (target / gobuilding.STAMP).write_text(b.tag + "\n")
+    # Older node images (other inputs) are a gigabyte each: keep only this one.
+    for other in target.parent.glob("kind-node-*"):
+        if other != target:
+            shutil.rmtree(other, ignore_errors=True)
 
 
 def export(docker: DockerSettings, settings: BuildSettings, output: Path) -> str:

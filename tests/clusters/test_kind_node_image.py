@@ -97,6 +97,9 @@ def test_the_manifests_kind_applies_grant_node_listing_and_record_the_image():
     assert docs[2]["data"]["image"] == "wpc.local/kind-node:v1.36.4-abc"
     assert "StorageClass" not in kinds
     assert files["/kind/version"][0] == pins.KUBERNETES + "\n"
+    # Pods never get Docker's loopback DNS (CoreDNS would ask itself: loop).
+    assert "--resolv-conf=/kind/pod-resolv.conf" in files["/etc/default/kubelet"][0]
+    assert "/kind/pod-resolv.conf" in entrypoint.SCRIPT
     assert files["/usr/local/bin/entrypoint"][1] == 0o755
 
 
