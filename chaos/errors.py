@@ -13,6 +13,8 @@ One root, so callers can catch everything this package raises::
     │                   asked for something the session does not have
     ├── Unexpected      the system under test did not do what it must (a
     │                   probe's expectation); the experiment `failed`
+    │   └── Final       ... and waiting longer cannot change that: ends a
+    │                   wait at once (also a `plumbing.waiting.Abort`)
     ├── Unsupported     the provider cannot inject this fault (outcome
     │                   `skipped`)
     └── ResourceGone    a watch's resourceVersion was compacted (HTTP 410);
@@ -24,6 +26,8 @@ Bad input (`HistoryError`) maps to exit code 2 in `python -m chaos check`.
 from __future__ import annotations
 
 from pathlib import Path
+
+from plumbing.waiting import Abort
 
 
 class ChaosError(Exception):
@@ -58,6 +62,10 @@ class Unexpected(ChaosError, AssertionError):
 
     An AssertionError too, so the harness's waits treat it as "not yet".
     """
+
+
+class Final(Unexpected, Abort):
+    """An expectation that failed for good: a wait that sees it stops at once."""
 
 
 class Unsupported(ChaosError):

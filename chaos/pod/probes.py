@@ -12,6 +12,7 @@ from typing import Any
 
 from chaos import sessions
 from chaos.activities import activity
+from chaos.errors import Final
 from chaos.errors import Unexpected
 from chaos.pod import finding
 from conformance import contract
@@ -226,19 +227,19 @@ def pod_is_held_by_finalizer(
             pod = session.clients.core.read_namespaced_pod(name, session.namespace)
         except ApiException as exc:
             if exc.status == 404:
-                raise Unexpected(
+                raise Final(
                     f"pod {name} ({uid}) is gone: the status finalizer did not "
                     "hold it while the controller was down"
                 ) from exc
             raise
         if pod.metadata.uid != uid:
-            raise Unexpected(f"pod {name} was replaced ({pod.metadata.uid})")
+            raise Final(f"pod {name} was replaced ({pod.metadata.uid})")
         states = {
             s.name: finding.state(pod, s.name)
             for s in pod.status.container_statuses or []
         }
         if contract.STATUS_FINALIZER not in (pod.metadata.finalizers or []):
-            raise Unexpected(
+            raise Final(
                 f"pod {name} ({uid}) lost the status finalizer while the controller "
                 f"was down (finalizers {pod.metadata.finalizers}): nothing holds it"
             )

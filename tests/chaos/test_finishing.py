@@ -189,3 +189,19 @@ def test_the_declaration_is_checked():
 )
 def test_failures_are_classified(exc, kind):
     assert activities.classify(exc) == kind
+
+
+def test_a_final_expectation_ends_a_wait_at_once_and_counts_as_one():
+    from chaos.errors import Final
+    from plumbing.waiting import until
+
+    calls = []
+
+    def check():
+        calls.append(1)
+        raise Final("the pod is gone")
+
+    with pytest.raises(Final):
+        until(check, timeout=60, interval=0, describe="x")
+    assert calls == [1]
+    assert activities.classify(Final("x")) == "expectation"
