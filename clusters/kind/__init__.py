@@ -107,6 +107,7 @@ class KindProvider:
     def create(self, cluster: str, *, retain: bool = False) -> None:
         """Create the cluster and prove it works; roll back on failure unless `retain`."""
         s = self.settings
+        docker.setup(s.docker)
         if cluster in running_clusters(s.docker):
             readiness.wait(s, cluster, kubeconfig=self.kubeconfig(cluster))
             logger.info("kind cluster %s is already running and Ready.", cluster)
@@ -169,6 +170,10 @@ class KindProvider:
     def _delete(self, cluster: str, *, check: bool) -> None:
         s = self.settings
         log = self.work_dir / f"{cluster}-delete.log"
+        if not daemons.running(s.docker) and (s.docker.state_root / "data").is_dir():
+            # A stopped (or killed) engine may still hold the cluster's containers:
+            # start it to delete them, instead of finding them at the next `up`.
+            docker.setup(s.docker)
         if cluster in running_clusters(s.docker):
             _run(s, [str(self._kind()), "delete", "cluster", "--name", cluster], log)
         left = [f"node container {n}" for n in _nodes_if_up(s, cluster)]
