@@ -63,8 +63,9 @@ fields='{.metadata.name} {.spec.podCIDR} '
 fields+='{.status.addresses[?(@.type=="InternalIP")].address}'
 
 sync_once() {
-  local name cidr address
-  "${kubectl[@]}" get nodes -o jsonpath="{range .items[*]}${fields}{\"\\n\"}{end}" |
+  local name cidr address nodes
+  nodes=$("${kubectl[@]}" get nodes -o jsonpath="{range .items[*]}${fields}{\"\\n\"}{end}")
+  write_hosts "${nodes}"
   while read -r name cidr address; do
     [[ -n ${cidr:-} && -n ${address:-} ]] || continue
     if [[ ${name} == "${me}" ]]; then
@@ -72,7 +73,20 @@ sync_once() {
     else
       ip route replace "${cidr}" via "${address}"
     fi
-  done
+  done <<< "${nodes}"
+}
+
+# Pods use their own resolv.conf, without Docker's DNS (see entrypoint.py); a
+# host-network pod (kube-proxy) still needs the control plane's name, so every
+# node's name goes into /etc/hosts, which such pods share with the node.
+write_hosts() {
+  local wanted
+  wanted=$(awk 'NF == 3 && $3 != "" {print $3 "\t" $1 "  # wpc-pod-network"}' <<< "$1")
+  if [[ $(grep '# wpc-pod-network$' /etc/hosts || true) != "${wanted}" ]]; then
+    # Docker bind-mounts /etc/hosts: rewrite it in place, never replace the file.
+    { grep -v '# wpc-pod-network$' /etc/hosts || true; printf '%s\n' "${wanted}"; } > /tmp/wpc-hosts
+    cat /tmp/wpc-hosts > /etc/hosts
+  fi
 }
 
 write_config() {

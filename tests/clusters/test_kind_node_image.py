@@ -83,6 +83,7 @@ def test_the_cni_config_is_a_bridge_on_the_nodes_subnet_without_masquerade():
     assert bridge["ipam"]["ranges"] == [[{"subnet": "10.244.1.0/24"}]]
     assert networking.conflist_template() in networking.sync_script()
     assert "ip route replace" in networking.sync_script()
+    assert "cat /tmp/wpc-hosts > /etc/hosts" in networking.sync_script()
 
 
 def test_the_manifests_kind_applies_grant_node_listing_and_record_the_image():
