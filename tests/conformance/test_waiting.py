@@ -19,19 +19,7 @@ from conformance.harness.watching import until
 from conformance.harness.watching import watch_until
 from plumbing import errors as plumbing_errors
 from plumbing.waiting import NotYet
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.sleeps: list[float] = []
-
-    def monotonic(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
+from tests.plumbing.test_waiting import FakeClock
 
 
 def test_until_raises_the_suites_wait_timeout():

@@ -111,11 +111,8 @@ def test_a_command_that_outlives_its_timeout_is_exit_code_minus_one(tmp_path):
 
 def test_a_long_command_says_it_is_still_running(tmp_path, caplog):
     # The child takes the time; the runner only waits on it with a short heartbeat.
-    argv = [
-        sys.executable,
-        "-c",
-        "import time; print('compiling k8s', flush=True); time.sleep(0.5)",
-    ]
+    child = "import time; print('compiling k8s', flush=True); time.sleep(0.5)"  # noqa: sleep-ok - the child must outlive the heartbeat
+    argv = [sys.executable, "-c", child]
     with caplog.at_level("INFO", logger="plumbing.commands"):
         commands.run(argv, log_path=tmp_path / "x.log", heartbeat=0.1)
     lines = [
