@@ -31,6 +31,7 @@ from typing import BinaryIO
 from reference_impl.executor import launching
 from reference_impl.executor.clocks import Clock
 from reference_impl.executor.protocol import Paths
+from reference_impl.executor.threads import start_helper
 
 logger = logging.getLogger(__name__)
 
@@ -216,7 +217,7 @@ def run(
             name="signal-file",
             daemon=True,
         )
-        watcher.start()
+        start_helper(watcher)
     if on_started is not None:
         on_started(proc.pid)
     returncode = proc.wait()
@@ -260,7 +261,7 @@ def _tee(
         ),
     ]
     for thread in threads:
-        thread.start()
+        start_helper(thread)
     return threads, [stdout_file, combined_file]
 
 

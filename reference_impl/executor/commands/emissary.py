@@ -42,6 +42,7 @@ from reference_impl.executor.files import killing
 from reference_impl.executor.protocol import Paths
 from reference_impl.executor.protocol import make_ctr_dir
 from reference_impl.executor.settings import ExecutorSettings
+from reference_impl.executor.threads import start_helper
 
 logger = logging.getLogger(__name__)
 
@@ -267,9 +268,11 @@ def _sidecar_self_kill(
         forwarder.signal_child(signal.SIGKILL)
 
     def start(_pid: int) -> None:
-        threading.Thread(
-            target=kill_when_mains_exit, name="sidecar-self-kill", daemon=True
-        ).start()
+        start_helper(
+            threading.Thread(
+                target=kill_when_mains_exit, name="sidecar-self-kill", daemon=True
+            )
+        )
 
     return start
 

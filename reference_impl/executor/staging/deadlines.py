@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable
 
 from reference_impl.executor.clocks import Clock
+from reference_impl.executor.threads import start_helper
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +42,7 @@ class DeadlineMonitor:
         if self._deadline is None:
             return
         self._thread = threading.Thread(target=self.run, name="deadline", daemon=True)
-        self._thread.start()
+        start_helper(self._thread)
 
     def stop(self) -> None:
         """Stop watching; a kill already under way is left to finish."""

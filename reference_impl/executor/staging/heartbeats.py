@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable
 
 from reference_impl.executor.clocks import Clock
+from reference_impl.executor.threads import start_helper
 
 logger = logging.getLogger(__name__)
 
@@ -33,7 +34,7 @@ class Heartbeat:
     def start(self) -> None:
         """Start beating; the first beat comes one interval from now."""
         self._thread = threading.Thread(target=self.run, name="heartbeat", daemon=True)
-        self._thread.start()
+        start_helper(self._thread)
 
     def stop(self) -> None:
         """Stop and wait for the thread, so that no beat can follow this call."""
