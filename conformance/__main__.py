@@ -3,6 +3,8 @@
 run            cluster up, install, the suite in the selected layouts, reports
 bench          pod startup by phase and throughput of an implementation, per layout
 bench-compare  two bench results side by side, with ratios
+diff           two ConformanceReports: regressions, fixes, clauses, claims, timings
+history        upstream's fixed bugs (conformance/spec/history.yaml), with counts
 load-images    build an implementation's images and load them into the cluster
 """
 
@@ -16,7 +18,9 @@ from pathlib import Path
 from clusters.errors import ClusterError
 from conformance import launching
 from conformance import preflight
+from conformance import spec
 from conformance.bench import cli as bench_cli
+from conformance.diffing import cli as diff_cli
 from conformance.errors import ConformanceError
 from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
@@ -26,6 +30,9 @@ from conformance.implementations import preparing
 from conformance.implementations import profiles
 from conformance.implementations.contexts import ClusterChoice
 from conformance.plugin import options
+from conformance.spec import SpecError
+from conformance.spec import history
+from conformance.spec import history_listing
 
 
 def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
@@ -56,6 +63,22 @@ def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
         "bench-compare", help="two bench results side by side, with ratios"
     )
     bench_cli.add_compare_arguments(compare)
+    diff = sub.add_parser(
+        "diff",
+        help="two ConformanceReports compared item by item and clause by clause",
+        description=diff_cli.DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    diff_cli.add_arguments(diff)
+    listing = sub.add_parser(
+        "history", help="list upstream's fixed bugs and which scenario catches each"
+    )
+    listing.add_argument(
+        "--file",
+        type=Path,
+        default=None,
+        help="a history file (default: the shipped one)",
+    )
     load = sub.add_parser(
         "load-images", help="build and load images named by a command"
     )
@@ -98,6 +121,16 @@ def _uninstall(args: argparse.Namespace) -> int:
     return 0
 
 
+def _history(args: argparse.Namespace) -> int:
+    """Print the history; a clause or scenario that does not exist is invalid input."""
+    fixes = history.load(args.file)
+    problems = history.check_references(fixes, spec.load())
+    if problems:
+        raise SpecError(f"{args.file or history.HISTORY_PATH}: " + "; ".join(problems))
+    sys.stdout.write(history_listing.render(fixes))
+    return 0
+
+
 def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") -> int:
     """Run one verb; exit codes are `conformance.exitcodes.ExitCode` or pytest's."""
     p = parser(prog)
@@ -112,6 +145,10 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
             return bench_cli.main_bench(args)
         if args.verb == "bench-compare":
             return bench_cli.main_compare(args)
+        if args.verb == "diff":
+            return diff_cli.main(args)
+        if args.verb == "history":
+            return _history(args)
         if args.verb == "load-images":
             refs = images.load_images(
                 command=args.command,
@@ -134,7 +171,7 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
                 pytest_args=tuple(args.pytest_args),
             )
         )
-    except DataError as exc:
+    except (DataError, SpecError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return ExitCode.INVALID_INPUT
     except ClusterError as exc:

@@ -3,6 +3,8 @@
 `wpc run` / `python -m conformance run` exits with pytest's code once the suite
 ran (0 all passed, 1 some failed, 2 interrupted, 3 internal error, 4 usage
 error, 5 no tests collected), and with one of these when it stopped first.
+`diff` exits 0, REGRESSION, or INVALID_INPUT for a file that is not a report;
+`history` exits 0 or INVALID_INPUT.
 The README's "Exit codes" table mirrors this module.
 """
 
@@ -24,3 +26,5 @@ class ExitCode(enum.IntEnum):
     commands, or the cluster's fingerprint failed."""
     CLUSTER_REFUSED = 13
     """The cluster lacks WPC's marker (see --allow-foreign-cluster)."""
+    REGRESSION = 14
+    """`diff`: something that passed in the old report fails (or errors) in the new."""

@@ -2,6 +2,7 @@
 
 commands:
   run ...            the conformance suite (= python -m conformance run ...)
+  diff OLD NEW       two ConformanceReports compared (= python -m conformance diff ...)
   cluster ...        clusters: up, down, status, load-image, ... (= python -m clusters ...)
   chaos ...          chaos experiments and checks (= python -m chaos ...)
   profile check P    validate an implementation profile without a cluster
@@ -21,14 +22,22 @@ from pathlib import Path
 import conformance
 from conformance.exitcodes import ExitCode
 
-DELEGATED = ("run", "cluster", "chaos")
+DELEGATED = ("run", "diff", "cluster", "chaos")
 """Verbs whose arguments belong, unparsed, to an existing front end."""
+CONFORMANCE_VERBS = ("run", "diff")
+"""Delegated verbs that are verbs of `python -m conformance` too (same name)."""
 
 
 def _run_main(argv: list[str]) -> int:
     from conformance import __main__ as conformance_cli
 
     return conformance_cli.main(["run", *argv], prog="wpc")
+
+
+def _diff_main(argv: list[str]) -> int:
+    from conformance import __main__ as conformance_cli
+
+    return conformance_cli.main(["diff", *argv], prog="wpc")
 
 
 def _cluster_main(argv: list[str]) -> int:
@@ -45,6 +54,7 @@ def _chaos_main(argv: list[str]) -> int:
 
 FRONT_ENDS: dict[str, Callable[[list[str]], int]] = {
     "run": _run_main,
+    "diff": _diff_main,
     "cluster": _cluster_main,
     "chaos": _chaos_main,
 }
@@ -52,7 +62,7 @@ FRONT_ENDS: dict[str, Callable[[list[str]], int]] = {
 
 def front_end_parser(verb: str) -> argparse.ArgumentParser:
     """The parser a delegated verb's arguments go to (for checking a command line)."""
-    if verb == "run":
+    if verb in CONFORMANCE_VERBS:
         from conformance import __main__ as conformance_cli
 
         return conformance_cli.parser(prog="wpc")
@@ -80,6 +90,7 @@ def parser() -> argparse.ArgumentParser:
     verbs = p.add_subparsers(dest="verb", required=True, metavar="COMMAND")
     for verb, help_text in (
         ("run", "run the conformance suite against an implementation"),
+        ("diff", "compare two ConformanceReports: regressions, fixes, clauses"),
         ("cluster", "make, inspect and delete clusters"),
         ("chaos", "chaos experiments and invariant checks"),
     ):
@@ -116,7 +127,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     args = list(argv)
     if args and args[0] in DELEGATED:
         return front_end_parser(args[0]).parse_args(
-            ["run", *args[1:]] if args[0] == "run" else args[1:]
+            [args[0], *args[1:]] if args[0] in CONFORMANCE_VERBS else args[1:]
         )
     return parser().parse_args(args)
 

@@ -1,0 +1,300 @@
+"""Two ConformanceReports in, one `ReportDiff` out: pure data, no I/O.
+
+Why items are keyed by test id and layout: the same scenario runs once per
+layout and can regress in one only. A clause's verdict in a layout is the worst
+outcome of the tests citing it there (failed or error beats passed, and a
+clause whose tests were all skipped is skipped), so a clause regresses exactly
+when one of its tests does, and a clause only the new report names is "added".
+
+What the report format records decides what is compared: per test it has the
+first try's outcome and the number of attempts, so first-try changes are
+listed; it has one duration per test but no per-phase timings, so durations are
+compared and the absence of phases is said, not invented.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+
+NOT_RERUN = "not rerun"
+"""Every differing item's rerun status until a cluster run (make qualify) reruns it."""
+PHASES_NOT_RECORDED = (
+    "not recorded: a ConformanceReport has one duration per test and no phase "
+    "timings, so whole-test durations are compared instead"
+)
+BAD = frozenset({"failed", "error"})
+
+
+@dataclass(frozen=True)
+class Item:
+    """One test in one layout, as a report recorded it."""
+
+    nodeid: str
+    layout: str
+    short_name: str
+    clauses: tuple[str, ...]
+    outcome: str
+    first_outcome: str
+    attempts: int
+    duration: float
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """What identifies the item across reports."""
+        return (self.nodeid, self.layout)
+
+
+@dataclass(frozen=True)
+class ItemChange:
+    """An item whose final outcome differs between the reports."""
+
+    kind: str
+    """regression (passed -> failed/error), fix (failed/error -> passed) or changed."""
+    old: Item
+    new: Item
+    rerun: str = NOT_RERUN
+
+
+@dataclass(frozen=True)
+class FirstTryChange:
+    """An item whose first try and final verdict disagree in either report."""
+
+    old: Item | None
+    new: Item | None
+
+    def __post_init__(self) -> None:
+        if self.old is None and self.new is None:
+            raise ValueError("a first-try change needs the item from one report")
+
+    @property
+    def item(self) -> Item:
+        """The new report's record of the item, else the old one's."""
+        item = self.new if self.new is not None else self.old
+        if item is None:
+            raise ValueError("a first-try change needs the item from one report")
+        return item
+
+
+@dataclass(frozen=True)
+class ClauseChange:
+    """A clause whose verdict in a layout differs between the reports."""
+
+    kind: str
+    clause: str
+    layout: str
+    old: str
+    new: str
+    tests: tuple[str, ...]
+    """The new report's tests citing the clause in that layout (short names)."""
+
+
+@dataclass(frozen=True)
+class TimingChange:
+    """An item whose duration moved by at least the ratio, either way."""
+
+    old: Item
+    new: Item
+
+    @property
+    def ratio(self) -> float:
+        """New duration over old."""
+        return self.new.duration / self.old.duration
+
+
+@dataclass(frozen=True)
+class Side:
+    """What the diff says about one of the two reports as a whole."""
+
+    path: str
+    implementation: str
+    version: str
+    date: str
+    suite_commit: str
+    spec_version: str
+    result: str
+    first_try: dict[str, int]
+    final: dict[str, int]
+
+
+@dataclass(frozen=True)
+class ReportDiff:
+    """Everything that changed between an old and a new report."""
+
+    old: Side
+    new: Side
+    timing_ratio: float
+    min_seconds: float
+    items: list[ItemChange] = field(default_factory=list)
+    added: list[Item] = field(default_factory=list)
+    removed: list[Item] = field(default_factory=list)
+    clauses: list[ClauseChange] = field(default_factory=list)
+    clauses_added: list[str] = field(default_factory=list)
+    clauses_removed: list[str] = field(default_factory=list)
+    features_claimed: list[str] = field(default_factory=list)
+    features_unclaimed: list[str] = field(default_factory=list)
+    layouts_claimed: list[str] = field(default_factory=list)
+    layouts_unclaimed: list[str] = field(default_factory=list)
+    first_try: list[FirstTryChange] = field(default_factory=list)
+    timings: list[TimingChange] = field(default_factory=list)
+
+    def of_kind(self, kind: str) -> list[ItemChange]:
+        """The item changes of one kind (regression, fix, changed)."""
+        return [c for c in self.items if c.kind == kind]
+
+    def clauses_of_kind(self, kind: str) -> list[ClauseChange]:
+        """The clause changes of one kind (regression, fix, changed)."""
+        return [c for c in self.clauses if c.kind == kind]
+
+    @property
+    def regressed(self) -> bool:
+        """Whether any item or clause went from passed to failed or error."""
+        return bool(self.of_kind("regression") or self.clauses_of_kind("regression"))
+
+
+def items_of(report: dict[str, Any]) -> dict[tuple[str, str], Item]:
+    """Every test of a report, keyed by (test id, layout)."""
+    items: dict[tuple[str, str], Item] = {}
+    for test in report["tests"]:
+        item = Item(
+            nodeid=test["nodeid"],
+            layout=test["layout"],
+            short_name=test["shortName"],
+            clauses=tuple(test["clauses"]),
+            outcome=test["outcome"],
+            first_outcome=test["firstOutcome"],
+            attempts=test["attempts"],
+            duration=float(test["durationSeconds"]),
+        )
+        items[item.key] = item
+    return items
+
+
+def change_kind(old: str, new: str) -> str:
+    """regression, fix or changed, for two different outcomes."""
+    if old == "passed" and new in BAD:
+        return "regression"
+    if old in BAD and new == "passed":
+        return "fix"
+    return "changed"
+
+
+def clause_verdicts(items: Iterable[Item]) -> dict[tuple[str, str], str]:
+    """The verdict of every (clause, layout) the items cite: worst outcome wins."""
+    outcomes: dict[tuple[str, str], set[str]] = {}
+    for item in items:
+        for clause in item.clauses:
+            outcomes.setdefault((clause, item.layout), set()).add(item.outcome)
+    return {key: _verdict(seen) for key, seen in outcomes.items()}
+
+
+def _verdict(outcomes: set[str]) -> str:
+    for outcome in ("error", "failed", "passed"):
+        if outcome in outcomes:
+            return outcome
+    return "skipped"
+
+
+def clause_ids(report: dict[str, Any]) -> set[str]:
+    """Every clause a report names: in its coverage ledger or cited by a test."""
+    coverage = report["coverage"]
+    ids = {entry["id"] for entry in coverage["covered"]}
+    ids |= {gap["id"] for gap in coverage["uncovered"]}
+    ids |= {gap["id"] for gap in coverage["partiallyCovered"]}
+    ids |= {c for test in report["tests"] for c in test["clauses"]}
+    return ids
+
+
+def side(report: dict[str, Any], path: str) -> Side:
+    """The summary of one report the diff carries."""
+    return Side(
+        path=path,
+        implementation=report["implementation"]["name"],
+        version=report["implementation"]["version"],
+        date=report["date"],
+        suite_commit=report["suite"]["commit"],
+        spec_version=report["suite"]["specVersion"],
+        result=report["result"],
+        first_try=dict(report["attempts"]["firstTry"]),
+        final=dict(report["attempts"]["final"]),
+    )
+
+
+def _moved(old: Item, new: Item, ratio: float, min_seconds: float) -> bool:
+    if (
+        max(old.duration, new.duration) < min_seconds
+        or min(old.duration, new.duration) <= 0
+    ):
+        return False
+    return new.duration >= old.duration * ratio or old.duration >= new.duration * ratio
+
+
+def compare(
+    old: dict[str, Any],
+    new: dict[str, Any],
+    *,
+    old_path: str = "old",
+    new_path: str = "new",
+    timing_ratio: float = 1.5,
+    min_seconds: float = 1.0,
+) -> ReportDiff:
+    """The diff from `old` to `new` (both already validated reports)."""
+    if timing_ratio <= 1.0:
+        raise ValueError(f"timing ratio must be above 1, got {timing_ratio}")
+    before, after = items_of(old), items_of(new)
+    shared = [key for key in after if key in before]
+    diff = ReportDiff(
+        old=side(old, old_path),
+        new=side(new, new_path),
+        timing_ratio=timing_ratio,
+        min_seconds=min_seconds,
+    )
+    for key in shared:
+        a, b = before[key], after[key]
+        if a.outcome != b.outcome:
+            diff.items.append(ItemChange(change_kind(a.outcome, b.outcome), a, b))
+        if _moved(a, b, timing_ratio, min_seconds):
+            diff.timings.append(TimingChange(a, b))
+    diff.added.extend(after[k] for k in after if k not in before)
+    diff.removed.extend(before[k] for k in before if k not in after)
+    for key in sorted(before.keys() | after.keys()):
+        a_item, b_item = before.get(key), after.get(key)
+        if any(
+            i is not None and i.first_outcome != i.outcome for i in (a_item, b_item)
+        ):
+            diff.first_try.append(FirstTryChange(a_item, b_item))
+    old_clauses, new_clauses = (
+        clause_verdicts(before.values()),
+        clause_verdicts(after.values()),
+    )
+    for clause, layout in sorted(old_clauses.keys() & new_clauses.keys()):
+        was, now = old_clauses[(clause, layout)], new_clauses[(clause, layout)]
+        if was != now:
+            tests = sorted(
+                {
+                    i.short_name
+                    for i in after.values()
+                    if clause in i.clauses and i.layout == layout
+                }
+            )
+            diff.clauses.append(
+                ClauseChange(
+                    change_kind(was, now), clause, layout, was, now, tuple(tests)
+                )
+            )
+    ids_before, ids_after = clause_ids(old), clause_ids(new)
+    diff.clauses_added.extend(sorted(ids_after - ids_before))
+    diff.clauses_removed.extend(sorted(ids_before - ids_after))
+    _claims(diff, old["implementation"], new["implementation"])
+    return diff
+
+
+def _claims(diff: ReportDiff, old: dict[str, Any], new: dict[str, Any]) -> None:
+    was, now = set(old["claimedFeatures"]), set(new["claimedFeatures"])
+    diff.features_claimed.extend(sorted(now - was))
+    diff.features_unclaimed.extend(sorted(was - now))
+    was, now = set(old["claimedLayouts"]), set(new["claimedLayouts"])
+    diff.layouts_claimed.extend(sorted(now - was))
+    diff.layouts_unclaimed.extend(sorted(was - now))

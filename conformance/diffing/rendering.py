@@ -1,0 +1,284 @@
+"""A `ReportDiff` as a YAML document (for tools) and as a table (for people).
+
+Both say the same things in the same order: item changes with their rerun
+status, items added and removed, clause changes, claims, first try versus
+final verdict, durations that moved; the document also keeps both reports'
+identities so a diff file still says what it compared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any
+
+import yaml
+
+from conformance.diffing.comparing import PHASES_NOT_RECORDED
+from conformance.diffing.comparing import Item
+from conformance.diffing.comparing import ReportDiff
+from conformance.diffing.comparing import Side
+
+API_VERSION = "wpc.dev/v1alpha1"
+KIND = "ConformanceReportDiff"
+KINDS = {"regression": "regressions", "fix": "fixes", "changed": "otherChanges"}
+"""Item and clause change kinds and the document key listing each."""
+
+
+def _side(side: Side) -> dict[str, Any]:
+    return {
+        "path": side.path,
+        "implementation": side.implementation,
+        "version": side.version,
+        "date": side.date,
+        "suiteCommit": side.suite_commit,
+        "specVersion": side.spec_version,
+        "result": side.result,
+        "attempts": {"firstTry": side.first_try, "final": side.final},
+    }
+
+
+def _item(item: Item) -> dict[str, Any]:
+    return {
+        "nodeid": item.nodeid,
+        "layout": item.layout,
+        "shortName": item.short_name,
+        "outcome": item.outcome,
+        "firstOutcome": item.first_outcome,
+        "attempts": item.attempts,
+        "durationSeconds": item.duration,
+    }
+
+
+def _outcomes(item: Item | None) -> dict[str, Any] | None:
+    if item is None:
+        return None
+    return {
+        "outcome": item.outcome,
+        "firstOutcome": item.first_outcome,
+        "attempts": item.attempts,
+    }
+
+
+def document(diff: ReportDiff) -> dict[str, Any]:
+    """The diff as a plain mapping, ready for `yaml.safe_dump`."""
+    return {
+        "apiVersion": API_VERSION,
+        "kind": KIND,
+        "old": _side(diff.old),
+        "new": _side(diff.new),
+        "regressed": diff.regressed,
+        "summary": summary(diff),
+        "items": {
+            **{
+                plural: [
+                    {
+                        "nodeid": c.new.nodeid,
+                        "layout": c.new.layout,
+                        "shortName": c.new.short_name,
+                        "old": c.old.outcome,
+                        "new": c.new.outcome,
+                        "rerun": c.rerun,
+                    }
+                    for c in diff.of_kind(kind)
+                ]
+                for kind, plural in KINDS.items()
+            },
+            "added": [_item(i) for i in diff.added],
+            "removed": [_item(i) for i in diff.removed],
+        },
+        "clauses": {
+            **{
+                plural: [
+                    {
+                        k: list(v) if isinstance(v, tuple) else v
+                        for k, v in asdict(c).items()
+                        if k != "kind"
+                    }
+                    for c in diff.clauses_of_kind(kind)
+                ]
+                for kind, plural in KINDS.items()
+            },
+            "added": diff.clauses_added,
+            "removed": diff.clauses_removed,
+        },
+        "claims": {
+            "featuresClaimed": diff.features_claimed,
+            "featuresUnclaimed": diff.features_unclaimed,
+            "layoutsClaimed": diff.layouts_claimed,
+            "layoutsUnclaimed": diff.layouts_unclaimed,
+        },
+        "firstTry": [
+            {
+                "nodeid": c.item.nodeid,
+                "layout": c.item.layout,
+                "old": _outcomes(c.old),
+                "new": _outcomes(c.new),
+            }
+            for c in diff.first_try
+        ],
+        "timings": {
+            "ratio": diff.timing_ratio,
+            "minSeconds": diff.min_seconds,
+            "phases": PHASES_NOT_RECORDED,
+            "durations": [
+                {
+                    "nodeid": t.new.nodeid,
+                    "layout": t.new.layout,
+                    "oldSeconds": t.old.duration,
+                    "newSeconds": t.new.duration,
+                    "ratio": round(t.ratio, 3),
+                }
+                for t in diff.timings
+            ],
+        },
+    }
+
+
+def summary(diff: ReportDiff) -> dict[str, int]:
+    """How many changes of each sort; the table's and the document's headline."""
+    return {
+        "regressions": len(diff.of_kind("regression")),
+        "fixes": len(diff.of_kind("fix")),
+        "otherChanges": len(diff.of_kind("changed")),
+        "itemsAdded": len(diff.added),
+        "itemsRemoved": len(diff.removed),
+        "clauseRegressions": len(diff.clauses_of_kind("regression")),
+        "clauseFixes": len(diff.clauses_of_kind("fix")),
+        "clauseOtherChanges": len(diff.clauses_of_kind("changed")),
+        "clausesAdded": len(diff.clauses_added),
+        "clausesRemoved": len(diff.clauses_removed),
+        "featuresClaimed": len(diff.features_claimed),
+        "featuresUnclaimed": len(diff.features_unclaimed),
+        "firstTryDiffers": len(diff.first_try),
+        "timingChanges": len(diff.timings),
+    }
+
+
+def yaml_text(diff: ReportDiff) -> str:
+    """The document as YAML text."""
+    return yaml.safe_dump(document(diff), sort_keys=False, allow_unicode=True)
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    return [
+        "  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+        for r in [header, *rows]
+    ]
+
+
+def _describe(side: Side) -> str:
+    return f"{side.implementation} {side.version} ({side.date}, {side.path})"
+
+
+def table(diff: ReportDiff) -> str:
+    """The readable form printed on stdout."""
+    counts = summary(diff)
+    lines = [
+        f"old: {_describe(diff.old)}",
+        f"new: {_describe(diff.new)}",
+        "",
+        f"items: {counts['regressions']} regressions, {counts['fixes']} fixes, "
+        f"{counts['otherChanges']} other changes, {counts['itemsAdded']} added, "
+        f"{counts['itemsRemoved']} removed",
+    ]
+    if diff.items:
+        lines += _table(
+            ("change", "layout", "test", "old", "new", "rerun", "nodeid"),
+            [
+                (
+                    c.kind,
+                    c.new.layout,
+                    c.new.short_name,
+                    c.old.outcome,
+                    c.new.outcome,
+                    c.rerun,
+                    c.new.nodeid,
+                )
+                for c in diff.items
+            ],
+        )
+    for label, items in (("added", diff.added), ("removed", diff.removed)):
+        lines += [f"  {label}: {i.nodeid} ({i.outcome})" for i in items]
+    lines += [
+        "",
+        f"clauses: {counts['clauseRegressions']} regressions, {counts['clauseFixes']} fixes, "
+        f"{counts['clauseOtherChanges']} other changes, {counts['clausesAdded']} added, "
+        f"{counts['clausesRemoved']} removed",
+    ]
+    if diff.clauses:
+        lines += _table(
+            ("change", "clause", "layout", "old", "new", "tests"),
+            [
+                (c.kind, c.clause, c.layout, c.old, c.new, ", ".join(c.tests))
+                for c in diff.clauses
+            ],
+        )
+    lines += [f"  added: {c}" for c in diff.clauses_added]
+    lines += [f"  removed: {c}" for c in diff.clauses_removed]
+    lines += [
+        "",
+        "claims: features claimed "
+        + (", ".join(diff.features_claimed) or "-")
+        + "; unclaimed "
+        + (", ".join(diff.features_unclaimed) or "-")
+        + "; layouts claimed "
+        + (", ".join(diff.layouts_claimed) or "-")
+        + "; unclaimed "
+        + (", ".join(diff.layouts_unclaimed) or "-"),
+        "",
+        f"first try versus final verdict: old {_passes(diff.old)}; new {_passes(diff.new)}",
+    ]
+    if diff.first_try:
+        lines += _table(
+            ("layout", "nodeid", "old first/final", "new first/final"),
+            [
+                (
+                    c.item.layout,
+                    c.item.nodeid,
+                    _first_final(c.old),
+                    _first_final(c.new),
+                )
+                for c in diff.first_try
+            ],
+        )
+    else:
+        lines.append("  every item's first try was its final verdict in both reports")
+    lines += [
+        "",
+        f"timings (ratio {diff.timing_ratio}, durations under {diff.min_seconds}s ignored): "
+        f"{len(diff.timings)} moved; phases {PHASES_NOT_RECORDED}",
+    ]
+    if diff.timings:
+        lines += _table(
+            ("layout", "test", "old s", "new s", "ratio", "nodeid"),
+            [
+                (
+                    t.new.layout,
+                    t.new.short_name,
+                    f"{t.old.duration:.1f}",
+                    f"{t.new.duration:.1f}",
+                    f"{t.ratio:.2f}",
+                    t.new.nodeid,
+                )
+                for t in diff.timings
+            ],
+        )
+    verdict = "REGRESSED" if diff.regressed else "no regression"
+    lines += ["", f"verdict: {verdict} (differing items are not rerun offline)"]
+    return "\n".join(lines) + "\n"
+
+
+def _passes(side: Side) -> str:
+    total = sum(side.final.values())
+    return (
+        f"{side.first_try['passed']} of {total} passed at the first try, "
+        f"{side.final['passed']} in the end"
+    )
+
+
+def _first_final(item: Item | None) -> str:
+    if item is None:
+        return "-"
+    return f"{item.first_outcome}/{item.outcome} ({item.attempts} attempts)"
