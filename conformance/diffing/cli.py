@@ -17,7 +17,6 @@ from conformance.diffing import reading
 from conformance.diffing import rendering
 from conformance.exitcodes import ExitCode
 
-
 DESCRIPTION = f"""\
 Compare two ConformanceReports item by item (test id and layout) and clause by
 clause: regressions (passed -> failed or error), fixes, other changes, items
