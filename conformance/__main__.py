@@ -3,6 +3,7 @@
 run            cluster up, install, the suite in the selected layouts, reports
 bench          pod startup by phase and throughput of an implementation, per layout
 bench-compare  two bench results side by side, with ratios
+html           a ConformanceReport YAML as one self-contained HTML page
 load-images    build an implementation's images and load them into the cluster
 """
 
@@ -26,6 +27,7 @@ from conformance.implementations import preparing
 from conformance.implementations import profiles
 from conformance.implementations.contexts import ClusterChoice
 from conformance.plugin import options
+from conformance.report import html
 
 
 def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
@@ -56,6 +58,17 @@ def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
         "bench-compare", help="two bench results side by side, with ratios"
     )
     bench_cli.add_compare_arguments(compare)
+    page = sub.add_parser(
+        "html", help="render a ConformanceReport YAML as one self-contained HTML page"
+    )
+    page.add_argument("report", type=Path, help="ConformanceReport YAML")
+    page.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=None,
+        help="HTML file to write (default: beside the report, .html)",
+    )
     load = sub.add_parser(
         "load-images", help="build and load images named by a command"
     )
@@ -98,6 +111,14 @@ def _uninstall(args: argparse.Namespace) -> int:
     return 0
 
 
+def _html(args: argparse.Namespace) -> int:
+    document = html.read(args.report)
+    output = args.output or html.path_beside(args.report)
+    html.write(document, output)
+    sys.stdout.write(f"{output}\n")
+    return 0
+
+
 def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") -> int:
     """Run one verb; exit codes are `conformance.exitcodes.ExitCode` or pytest's."""
     p = parser(prog)
@@ -112,6 +133,8 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
             return bench_cli.main_bench(args)
         if args.verb == "bench-compare":
             return bench_cli.main_compare(args)
+        if args.verb == "html":
+            return _html(args)
         if args.verb == "load-images":
             refs = images.load_images(
                 command=args.command,

@@ -11,6 +11,7 @@ import logging
 import shlex
 import subprocess
 import sys
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from conformance.exitcodes import ExitCode
 from conformance.implementations import profiles
 from conformance.plugin import collection
 from conformance.plugin import options
+from conformance.report import html
 
 logger = logging.getLogger(__name__)
 
@@ -90,12 +92,21 @@ def _flag(dest: str) -> str:
     return options.BY_DEST[dest].pytest_flags[0]
 
 
+def report_path(request: RunRequest) -> Path:
+    """The ConformanceReport YAML of the run (its HTML goes beside it)."""
+    given: Path | None = request.option("wpc_report")
+    if given is not None:
+        return given
+    name = implementation_name(str(request.option("wpc_implementation")))
+    return request.reports_dir / f"conformance-{name}.yaml"
+
+
 def pytest_command(request: RunRequest) -> list[str]:
     """The pytest invocation of the suite with the plugin's options and reports."""
     implementation = str(request.option("wpc_implementation"))
     name = implementation_name(implementation)
     reports_dir = request.reports_dir
-    report = request.option("wpc_report") or reports_dir / f"conformance-{name}.yaml"
+    report = report_path(request)
     junit = request.option("wpc_junit") or reports_dir / f"junit-{name}.xml"
     argv = [
         sys.executable,
@@ -157,4 +168,10 @@ def run(request: RunRequest) -> int:
     logger.info("Running %s.", shlex.join(command))
     # Not plumbing.commands: pytest's live progress belongs on the console, and
     # its exit code is this command's, not an error.
-    return subprocess.run(command, check=False).returncode
+    started = time.time()
+    returncode = subprocess.run(command, check=False).returncode
+    page = html.path_beside(report_path(request))
+    if page.exists() and page.stat().st_mtime >= started - 1:
+        # The last line of the run: where to look first.
+        sys.stdout.write(f"HTML report: {page}\n")
+    return returncode
