@@ -47,6 +47,12 @@ def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
     run.add_argument(
         "-n", "--workers", type=int, default=0, help="pytest-xdist workers"
     )
+    run.add_argument(
+        "--list",
+        action="store_true",
+        help="list what would run for this implementation and layout(s), and why "
+        "anything is skipped; no cluster, no host change",
+    )
     run.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
     bench = sub.add_parser(
         "bench",
@@ -147,16 +153,18 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
         if args.wpc_implementation is None:
             p.error("run: the following arguments are required: --implementation")
         values = {o.dest: getattr(args, o.dest) for o in options.OPTIONS}
+        request = launching.RunRequest(
+            options=values,
+            reports_dir=args.reports_dir,
+            workers=args.workers,
+            pytest_args=tuple(args.pytest_args),
+        )
+        if args.list:
+            # Not preflight: its host checks are for a run that builds a cluster.
+            return launching.list_tests(request)
         # Before `clusters up`: nothing on the host changes for a typo (#12).
         preflight.check(values)
-        return launching.run(
-            launching.RunRequest(
-                options=values,
-                reports_dir=args.reports_dir,
-                workers=args.workers,
-                pytest_args=tuple(args.pytest_args),
-            )
-        )
+        return launching.run(request)
     except DataError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return ExitCode.INVALID_INPUT

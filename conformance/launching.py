@@ -21,6 +21,7 @@ from conformance.errors import CommandError
 from conformance.exitcodes import ExitCode
 from conformance.implementations import profiles
 from conformance.plugin import collection
+from conformance.plugin import listing
 from conformance.plugin import options
 from conformance.report import html
 
@@ -142,6 +143,36 @@ def pytest_command(request: RunRequest) -> list[str]:
     if request.workers:
         argv += ["-n", str(request.workers)]
     return argv + list(request.pytest_args)
+
+
+LIST_SKIPS = frozenset(
+    {"wpc_implementation", "wpc_layout", "wpc_report", "wpc_junit"}
+    | {"wpc_negative_controls", "wpc_require_must"}
+)
+"""Options that only matter to a run's reports; `--list` writes none."""
+
+
+def list_arguments(request: RunRequest) -> list[str]:
+    """The plugin's options for `run --list`: the same selection a run would make."""
+    return [
+        _flag("wpc_implementation"),
+        str(request.option("wpc_implementation")),
+        _flag("wpc_layout"),
+        str(request.option("wpc_layout")),
+        *options.forwarded(request.options, skip=LIST_SKIPS),
+        *request.pytest_args,
+    ]
+
+
+def list_tests(request: RunRequest) -> int:
+    """Print what `run` would run and why anything would not; change nothing.
+
+    No `clusters up`, no install, no cluster client: pytest collects the suite
+    in this process (`conformance.plugin.listing`).
+    """
+    found = listing.collect(list_arguments(request))
+    sys.stdout.write("".join(f"{line}\n" for line in found.lines()))
+    return found.exit_code
 
 
 def run(request: RunRequest) -> int:
