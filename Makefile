@@ -26,14 +26,24 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-lint: setup
+# actionlint checks the CI workflow users copy (ci/github-actions.yaml). It is built
+# once with Go into a cache outside the repository, keyed by its version, and reused;
+# it runs shellcheck on the `run:` scripts when shellcheck is on PATH.
+ACTIONLINT_VERSION := v1.7.12
+ACTIONLINT := $(or $(WPC_CACHE_DIR),$(HOME)/.cache/wpc)/tools/actionlint-$(ACTIONLINT_VERSION)/actionlint
+
+$(ACTIONLINT):
+	GOBIN=$(dir $@) go install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
+
+lint: setup $(ACTIONLINT)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
+	$(ACTIONLINT) ci/github-actions.yaml
 
 # Host packages the local provider needs (Debian); idempotent and quick when present.
-host-deps:
+host-deps: setup
 	$(PY) -m clusters host-deps
 
 cluster-up: setup
@@ -41,6 +51,11 @@ cluster-up: setup
 
 cluster-down: setup
 	$(PY) -m clusters down --provider $(PROVIDER) --name $(CLUSTER)
+
+# The project's own tests without a cluster (step 1 of `make test`); no root needed.
+unit-test: setup
+	$(PY) -m reference_impl.artifacts build
+	$(PY) -m pytest -m "not cluster" -n 2 $(PYTEST_ARGS)
 
 # The project's own tests, in order:
 #   1. unit tests (no cluster; the S3 server is built first for its real-server tests),

@@ -5,6 +5,7 @@ bench          pod startup by phase and throughput of an implementation, per lay
 bench-compare  two bench results side by side, with ratios
 diff           two ConformanceReports: regressions, fixes, clauses, claims, timings
 history        upstream's fixed bugs (conformance/spec/history.yaml), with counts
+html           a ConformanceReport YAML as one self-contained HTML page
 load-images    build an implementation's images and load them into the cluster
 """
 
@@ -30,6 +31,7 @@ from conformance.implementations import preparing
 from conformance.implementations import profiles
 from conformance.implementations.contexts import ClusterChoice
 from conformance.plugin import options
+from conformance.report import html
 from conformance.spec import SpecError
 from conformance.spec import history
 from conformance.spec import history_listing
@@ -51,6 +53,12 @@ def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
     run.add_argument("--reports-dir", type=Path, default=Path("reports"))
     run.add_argument(
         "-n", "--workers", type=int, default=0, help="pytest-xdist workers"
+    )
+    run.add_argument(
+        "--list",
+        action="store_true",
+        help="list what would run for this implementation and layout(s), and why "
+        "anything is skipped; no cluster, no host change",
     )
     run.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
     bench = sub.add_parser(
@@ -78,6 +86,17 @@ def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
         type=Path,
         default=None,
         help="a history file (default: the shipped one)",
+    )
+    page = sub.add_parser(
+        "html", help="render a ConformanceReport YAML as one self-contained HTML page"
+    )
+    page.add_argument("report", type=Path, help="ConformanceReport YAML")
+    page.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=None,
+        help="HTML file to write (default: beside the report, .html)",
     )
     load = sub.add_parser(
         "load-images", help="build and load images named by a command"
@@ -131,6 +150,14 @@ def _history(args: argparse.Namespace) -> int:
     return 0
 
 
+def _html(args: argparse.Namespace) -> int:
+    document = html.read(args.report)
+    output = args.output or html.path_beside(args.report)
+    html.write(document, output)
+    sys.stdout.write(f"{output}\n")
+    return 0
+
+
 def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") -> int:
     """Run one verb; exit codes are `conformance.exitcodes.ExitCode` or pytest's."""
     p = parser(prog)
@@ -149,6 +176,8 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
             return diff_cli.main(args)
         if args.verb == "history":
             return _history(args)
+        if args.verb == "html":
+            return _html(args)
         if args.verb == "load-images":
             refs = images.load_images(
                 command=args.command,
@@ -161,16 +190,18 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
         if args.wpc_implementation is None:
             p.error("run: the following arguments are required: --implementation")
         values = {o.dest: getattr(args, o.dest) for o in options.OPTIONS}
+        request = launching.RunRequest(
+            options=values,
+            reports_dir=args.reports_dir,
+            workers=args.workers,
+            pytest_args=tuple(args.pytest_args),
+        )
+        if args.list:
+            # Not preflight: its host checks are for a run that builds a cluster.
+            return launching.list_tests(request)
         # Before `clusters up`: nothing on the host changes for a typo (#12).
         preflight.check(values)
-        return launching.run(
-            launching.RunRequest(
-                options=values,
-                reports_dir=args.reports_dir,
-                workers=args.workers,
-                pytest_args=tuple(args.pytest_args),
-            )
-        )
+        return launching.run(request)
     except (DataError, SpecError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return ExitCode.INVALID_INPUT

@@ -11,6 +11,7 @@ import logging
 import shlex
 import subprocess
 import sys
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,9 @@ from conformance.errors import CommandError
 from conformance.exitcodes import ExitCode
 from conformance.implementations import profiles
 from conformance.plugin import collection
+from conformance.plugin import listing
 from conformance.plugin import options
+from conformance.report import html
 
 logger = logging.getLogger(__name__)
 
@@ -90,12 +93,21 @@ def _flag(dest: str) -> str:
     return options.BY_DEST[dest].pytest_flags[0]
 
 
+def report_path(request: RunRequest) -> Path:
+    """The ConformanceReport YAML of the run (its HTML goes beside it)."""
+    given: Path | None = request.option("wpc_report")
+    if given is not None:
+        return given
+    name = implementation_name(str(request.option("wpc_implementation")))
+    return request.reports_dir / f"conformance-{name}.yaml"
+
+
 def pytest_command(request: RunRequest) -> list[str]:
     """The pytest invocation of the suite with the plugin's options and reports."""
     implementation = str(request.option("wpc_implementation"))
     name = implementation_name(implementation)
     reports_dir = request.reports_dir
-    report = request.option("wpc_report") or reports_dir / f"conformance-{name}.yaml"
+    report = report_path(request)
     junit = request.option("wpc_junit") or reports_dir / f"junit-{name}.xml"
     argv = [
         sys.executable,
@@ -133,6 +145,36 @@ def pytest_command(request: RunRequest) -> list[str]:
     return argv + list(request.pytest_args)
 
 
+LIST_SKIPS = frozenset(
+    {"wpc_implementation", "wpc_layout", "wpc_report", "wpc_junit"}
+    | {"wpc_negative_controls", "wpc_require_must"}
+)
+"""Options that only matter to a run's reports; `--list` writes none."""
+
+
+def list_arguments(request: RunRequest) -> list[str]:
+    """The plugin's options for `run --list`: the same selection a run would make."""
+    return [
+        _flag("wpc_implementation"),
+        str(request.option("wpc_implementation")),
+        _flag("wpc_layout"),
+        str(request.option("wpc_layout")),
+        *options.forwarded(request.options, skip=LIST_SKIPS),
+        *request.pytest_args,
+    ]
+
+
+def list_tests(request: RunRequest) -> int:
+    """Print what `run` would run and why anything would not; change nothing.
+
+    No `clusters up`, no install, no cluster client: pytest collects the suite
+    in this process (`conformance.plugin.listing`).
+    """
+    found = listing.collect(list_arguments(request))
+    sys.stdout.write("".join(f"{line}\n" for line in found.lines()))
+    return found.exit_code
+
+
 def run(request: RunRequest) -> int:
     """Bring the cluster up, run the suite; return pytest's exit code.
 
@@ -157,4 +199,10 @@ def run(request: RunRequest) -> int:
     logger.info("Running %s.", shlex.join(command))
     # Not plumbing.commands: pytest's live progress belongs on the console, and
     # its exit code is this command's, not an error.
-    return subprocess.run(command, check=False).returncode
+    started = time.time()
+    returncode = subprocess.run(command, check=False).returncode
+    page = html.path_beside(report_path(request))
+    if page.exists() and page.stat().st_mtime >= started - 1:
+        # The last line of the run: where to look first.
+        sys.stdout.write(f"HTML report: {page}\n")
+    return returncode

@@ -1,5 +1,7 @@
 """End of run, in the reporting process: layout diffs, the ConformanceReport, JUnit.
 
+The report is written twice: YAML (the record) and HTML beside it (for people).
+
 Layout divergence checks need every layout's result of a scenario, which under
 pytest-xdist exist only in the controller after the loop; each undeclared
 divergence becomes a synthetic failed test report, so it shows up in the
@@ -19,6 +21,7 @@ import pytest
 from conformance.plugin import runs
 from conformance.report import divergences
 from conformance.report import documents
+from conformance.report import html
 from conformance.report import junit
 from conformance.report import ledger
 from conformance.report.outcomes import Outcome
@@ -175,12 +178,16 @@ def document(
 def write_outputs(
     config: pytest.Config, diffs: list[documents.ScenarioDiff]
 ) -> list[Path]:
-    """Write the report and the JUnit XML where the options say; return the paths."""
+    """Write the report (YAML, and HTML beside it) and the JUnit XML; return the paths."""
     settings = runs.of(config).settings
     written = []
     if settings.report is not None:
-        documents.write(document(config, diffs), settings.report)
+        report = document(config, diffs)
+        documents.write(report, settings.report)
         written.append(settings.report)
+        page = html.path_beside(settings.report)
+        html.write(report, page)
+        written.append(page)
     if settings.junit is not None:
         junit.write(
             runs.of(config).results.records(),

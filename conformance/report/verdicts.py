@@ -21,12 +21,20 @@ COLUMNS = (
 )
 
 
-def _first_line(message: str, width: int = 110) -> str:
-    line = next((part.strip() for part in message.splitlines() if part.strip()), "")
+def evidence_line(message: str, width: int = 110) -> str:
+    """One line of a failure message: pytest's first `E` line, else the first line.
+
+    A test report's message starts with pytest's location and fixture reprs
+    under xdist (`[gw2] linux -- Python ...`); the assertion is on the `E` lines.
+    """
+    lines = [part.strip() for part in message.splitlines() if part.strip()]
+    failing = [line[1:].strip() for line in lines if line.startswith("E ")]
+    line = next(iter(failing or lines), "")
     return line if len(line) <= width else line[: width - 3] + "..."
 
 
-def _verdict(counts: dict[Outcome, int]) -> str:
+def verdict(counts: dict[Outcome, int]) -> str:
+    """FAIL, ERROR, PASS, or "-" when nothing ran, for one layout and support."""
     if counts[Outcome.FAILED]:
         return "FAIL"
     if counts[Outcome.ERROR]:
@@ -58,7 +66,7 @@ def table(records: Iterable[TestRecord]) -> list[str]:
             lines.append(
                 f"{layout:<10} {support:<9} "
                 + " ".join(f"{counts[o]:>13}" for _, o in COLUMNS)
-                + f"  {_verdict(counts)}"
+                + f"  {verdict(counts)}"
             )
     problems = [r for r in records if r.outcome in (Outcome.FAILED, Outcome.ERROR)]
     if problems:
@@ -69,6 +77,6 @@ def table(records: Iterable[TestRecord]) -> list[str]:
             clauses = ",".join(record.clauses) or "-"
             lines.append(
                 f"  {kind} [{record.layout}] {record.short_name} ({clauses}): "
-                f"{_first_line(record.message) or '(no message)'}"
+                f"{evidence_line(record.message) or '(no message)'}"
             )
     return lines

@@ -4,11 +4,13 @@
 - the pytest command carries the plugin options and the report paths named
   after the implementation, and --negative-controls only when given;
 - `load-images` parses `<ref> <context>` lines and refuses malformed or `latest` ones;
-- a failing command reports its command line, exit code and output.
+- a failing command reports its command line, exit code and output;
+- `run` ends with the path of the HTML page the run wrote, never a stale one.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -132,3 +134,32 @@ def test_pytest_takes_the_old_cluster_name_spelling(pytester):
     result.stdout.fnmatch_lines(
         ["*--wpc-cluster=WPC_CLUSTER_NAME, --wpc-cluster-name=WPC_CLUSTER_NAME*"]
     )
+
+
+def _fake_pytest(page: Path | None, returncode: int):
+    def run(command, check):
+        if page is not None:
+            page.parent.mkdir(parents=True, exist_ok=True)
+            page.write_text("<!DOCTYPE html>")
+        return type("Done", (), {"returncode": returncode})()
+
+    return run
+
+
+def test_run_ends_with_the_html_path_it_wrote(tmp_path, monkeypatch, capsys):
+    report = tmp_path / "r" / "conformance-reference.yaml"
+    page = tmp_path / "r" / "conformance-reference.html"
+    monkeypatch.setattr(launching.subprocess, "run", _fake_pytest(page, 1))
+    done = launching.run(request(wpc_kubeconfig=Path("/k"), wpc_report=report))
+    assert done == 1
+    assert capsys.readouterr().out.splitlines()[-1] == f"HTML report: {page}"
+
+
+def test_run_names_no_stale_html_from_an_earlier_run(tmp_path, monkeypatch, capsys):
+    report = tmp_path / "conformance-reference.yaml"
+    page = tmp_path / "conformance-reference.html"
+    page.write_text("old")
+    os.utime(page, (0, 0))
+    monkeypatch.setattr(launching.subprocess, "run", _fake_pytest(None, 4))
+    assert launching.run(request(wpc_kubeconfig=Path("/k"), wpc_report=report)) == 4
+    assert "HTML report" not in capsys.readouterr().out

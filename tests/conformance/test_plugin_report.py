@@ -3,6 +3,8 @@
 - the ConformanceReport validates against report.schema.json and carries the
   implementation, environment, per-layout Core/Extended results, the coverage
   ledger and a reproduce command;
+- every run writes the HTML page beside the YAML report and names it in the
+  run's final output;
 - an undeclared difference between layouts fails as its own check; a declared
   one is listed, not failed;
 - --require-must-coverage fails a run that leaves a MUST clause untested;
@@ -86,6 +88,19 @@ def test_report_validates_and_carries_results_per_layout(
     assert legacy["core"]["result"] == "empty"
     assert doc["result"] == "success"
     assert doc["mutationScore"] is None
+
+
+def test_every_run_writes_the_html_page_beside_the_report_and_names_it(
+    suite: pytest.Pytester,
+) -> None:
+    suite.makepyfile(test_observing=OBSERVING)
+    result, doc = run_with_report(suite)
+    page = suite.path / "reports" / "conformance-fake.html"
+    result.stdout.fnmatch_lines([f"*{page}*"])
+    text = page.read_text()
+    assert "test_observing[layout-divergence]" in text
+    assert "nodes.main.exitCode" in text  # the undeclared layout difference
+    assert doc["result"] in text
 
 
 def test_report_ledger_lists_uncovered_must_clauses(suite: pytest.Pytester) -> None:

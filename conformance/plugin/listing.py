@@ -1,0 +1,175 @@
+"""`run --list`: what a run would execute, and why anything would not run (#12).
+
+The answer comes from pytest's own collection of the suite through this plugin
+(`--collect-only`), not from a second reading of the markers, so it cannot
+drift from what a run does: the same layout fan-out, the same deselection of
+layouts not selected, the same "implementation does not claim X" skips. What
+collection leaves implicit is made explicit: a layout a test has no item for
+because its clauses do not apply there.
+
+Collect-only never prepares the run (`hooks.pytest_sessionstart` returns first),
+so no cluster is made or contacted and no fixture runs; `Lister` refuses the
+prepare hook as well, so a change there cannot make `--list` touch a cluster
+unnoticed. pytest's cache is off, so listing writes nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from conformance import contract
+from conformance.errors import ConformanceError
+from conformance.plugin import collection
+from conformance.plugin import keys
+from conformance.plugin import runs
+from conformance.report.results import scenario_of
+
+RUNS = "run"
+SKIPPED = "skip"
+NOT_SELECTED = "not selected"
+NOT_APPLICABLE = "not applicable"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One test in one layout, and what a run would do with it."""
+
+    nodeid: str
+    short_name: str
+    layout: str
+    status: str
+    """RUNS, SKIPPED, NOT_SELECTED or NOT_APPLICABLE."""
+    reason: str = ""
+
+    def line(self) -> str:
+        """The entry as `--list` prints it."""
+        because = f"  ({self.reason})" if self.reason else ""
+        return f"{self.status:<14} {self.layout:<9} {self.nodeid}{because}"
+
+
+class Lister:
+    """A pytest plugin noting every suite item after the suite's own collection."""
+
+    def __init__(self) -> None:
+        self.entries: list[Entry] = []
+        self.errors: list[str] = []
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_wpc_prepare_run(self, **_: Any) -> None:
+        """Never reached under collect-only; refuse loudly if it ever is."""
+        raise ConformanceError("--list never prepares a run or touches a cluster")
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """Keep collection errors: a broken test module must not vanish from a list."""
+        if report.failed:
+            self.errors.append(f"{report.nodeid}: {report.longreprtext}")
+
+    def pytest_deselected(self, items: Sequence[pytest.Item]) -> None:
+        """Items of layouts not selected with --layout, or deselected by -k / -m."""
+        for item in items:
+            run = runs.get(item.config)
+            selected = run.settings.layouts if run is not None else ()
+            layout = item.stash.get(keys.LAYOUT, "")
+            reason = (
+                "deselected by -k/-m"
+                if layout in selected
+                else "layout not selected with --layout"
+            )
+            self._note(item, NOT_SELECTED, reason)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        """After the suite's own hook: what runs and what is skipped, and why."""
+        for item in items:
+            skip = item.get_closest_marker("skip")
+            if skip is not None:
+                reason = str(skip.kwargs.get("reason", "skipped"))
+                self._note(item, SKIPPED, reason)
+            else:
+                self._note(item, RUNS, "")
+
+    def _note(self, item: pytest.Item, status: str, reason: str) -> None:
+        decl = item.stash.get(keys.DECLARATION, None)
+        if decl is None:
+            return
+        layout = item.stash[keys.LAYOUT]
+        self.entries.append(Entry(item.nodeid, decl.short_name, layout, status, reason))
+        if layout != decl.layouts[0]:
+            return
+        # Once per test: the layouts it has no item for at all.
+        scenario = scenario_of(item.nodeid, layout)
+        for other in contract.LAYOUTS:
+            if other not in decl.layouts:
+                self.entries.append(
+                    Entry(
+                        f"{scenario}[{other}]",
+                        decl.short_name,
+                        other,
+                        NOT_APPLICABLE,
+                        f"its clauses apply only to {', '.join(decl.layouts)}",
+                    )
+                )
+
+
+def pytest_args(suite_args: Sequence[str]) -> list[str]:
+    """The collect-only pytest arguments: the suite, its options, nothing written."""
+    return [
+        str(collection.SUITE_DIR),
+        *suite_args,
+        "--collect-only",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        # A user's PYTEST_ADDOPTS or ini `-n 4` must not start workers to list.
+        "-p",
+        "no:xdist",
+    ]
+
+
+@dataclass(frozen=True)
+class Listing:
+    """What `--list` found: pytest's exit code, the entries, collection errors."""
+
+    exit_code: int
+    entries: tuple[Entry, ...]
+    errors: tuple[str, ...]
+
+    def lines(self) -> list[str]:
+        """The listing as printed: entries in suite order, then a count per status."""
+        order = {layout: i for i, layout in enumerate(contract.LAYOUTS)}
+        entries = sorted(
+            self.entries,
+            key=lambda e: (e.nodeid.rpartition("[")[0], order.get(e.layout, 9)),
+        )
+        lines = [entry.line() for entry in entries]
+        counts: dict[str, int] = {}
+        for entry in self.entries:
+            counts[entry.status] = counts.get(entry.status, 0) + 1
+        lines.append(
+            ", ".join(
+                f"{counts.get(s, 0)} {s}"
+                for s in (RUNS, SKIPPED, NOT_SELECTED, NOT_APPLICABLE)
+            )
+        )
+        lines += [f"collection error: {error}" for error in self.errors]
+        return lines
+
+
+def collect(suite_args: Sequence[str]) -> Listing:
+    """Collect the suite in this process with the plugin's options `suite_args`."""
+    lister = Lister()
+    # pytest's own collect-only tree would repeat the listing without the reasons;
+    # it goes to stderr only when collection failed, as the explanation.
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown):
+        code = pytest.main(pytest_args(suite_args), plugins=[lister])
+    if code != pytest.ExitCode.OK:
+        sys.stderr.write(shown.getvalue())
+    return Listing(int(code), tuple(lister.entries), tuple(lister.errors))
