@@ -16,7 +16,7 @@ WORKERS ?= 4
 # (or set WPC_ARGO_SOURCE and leave source out).
 PROFILE_VARS ?=
 
-.PHONY: negative-controls setup lint test unit-test cluster-test conformance cluster-up cluster-down host-deps bench images stress interrupt-test
+.PHONY: chaos chaos-negative-controls negative-controls setup lint test unit-test cluster-test conformance cluster-up cluster-down host-deps bench images stress interrupt-test
 
 setup: $(STAMP)
 
@@ -56,7 +56,7 @@ test: setup
 	$(PY) -m reference_impl.artifacts build
 	$(PY) -m pytest -m "not cluster" -n 2 $(PYTEST_ARGS)
 	$(PY) -m clusters up --provider local --name $(CLUSTER)
-	$(PY) -m pytest -m "cluster and not teardown and not negative and not ownership and not stress" $(PYTEST_ARGS)
+	$(PY) -m pytest -m "cluster and not teardown and not negative and not ownership and not stress and not chaos" $(PYTEST_ARGS)
 	$(PY) -m pytest -m "negative" $(PYTEST_ARGS)
 	$(PY) -m conformance run --implementation reference --layout both --provider local --cluster $(CLUSTER) --reports-dir reports/smoke --negative-controls reports/negative-controls.yaml -- -k test_hello_world
 	$(PY) -m pytest -m "ownership" $(PYTEST_ARGS)
@@ -94,3 +94,13 @@ stress: setup
 
 bench: setup
 	$(PY) -m conformance bench --implementation $(IMPLEMENTATION) --layout $(LAYOUT) --workflows $(WORKFLOWS) --inflight $(INFLIGHT) --provider $(PROVIDER) --cluster $(CLUSTER) $(BENCH_ARGS)
+
+# The chaos experiments (chaos/experiments/*.yaml, each run with `chaos run`) against
+# IMPLEMENTATION in LAYOUT (legacy, initless or both); writes reports/chaos-<impl>.yaml,
+# its JUnit twin, and a history and timeline per experiment under reports/chaos/.
+chaos: setup
+	$(PY) -m clusters up --provider $(PROVIDER) --name $(CLUSTER)
+	WPC_CHAOS_IMPLEMENTATION=$(IMPLEMENTATION) WPC_CHAOS_LAYOUT=$(LAYOUT) \
+	WPC_CHAOS_PROVIDER=$(PROVIDER) WPC_CHAOS_CLUSTER=$(CLUSTER) \
+	$(PY) -m pytest -m "chaos and not negative" tests/chaos/test_experiments.py \
+	  --junitxml=reports/chaos-pytest.junit.xml $(PYTEST_ARGS)
