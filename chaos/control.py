@@ -72,7 +72,7 @@ def _open(
     if settings.instance == "auto" and not instances.is_installed(
         clients, instance, selector
     ):
-        instances.install(drv, [instance])
+        instances.install(drv, [instance], settings=settings)
         session.installed = True
     sessions.register(session)
     configuration[sessions.SESSION_KEY] = session.session_id

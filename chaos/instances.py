@@ -46,16 +46,19 @@ def chaos_instance(profile: profiles.Profile, layout: str) -> Instance:
     )
 
 
+def cluster_of(settings: ChaosSettings) -> ClusterChoice:
+    """The target cluster as the suite's preparation names it."""
+    return ClusterChoice(
+        kubeconfig=Path(settings.kubeconfig) if settings.kubeconfig else None,
+        provider=settings.provider,
+        cluster=settings.cluster,
+        allow_foreign=False,
+    )
+
+
 def locate(settings: ChaosSettings) -> tuple[str, str]:
     """(kubeconfig, kubectl) of the target cluster."""
-    return preparing.locate_cluster(
-        ClusterChoice(
-            kubeconfig=Path(settings.kubeconfig) if settings.kubeconfig else None,
-            provider=settings.provider,
-            cluster=settings.cluster,
-            allow_foreign=False,
-        )
-    )
+    return preparing.locate_cluster(cluster_of(settings))
 
 
 def driver(
@@ -99,8 +102,16 @@ def is_installed(clients: kube.Clients, instance: Instance, selector: str) -> bo
     return any(p.status.phase == "Running" for p in pods)
 
 
-def install(drv: driving.Driver, instances: list[Instance]) -> None:
-    """Load the images, apply the shared objects, install `instances`."""
+def install(
+    drv: driving.Driver, instances: list[Instance], *, settings: ChaosSettings
+) -> None:
+    """Load the images, apply the shared objects, install `instances`.
+
+    The experiments' workflows run their commands from the suite's tools image,
+    as the scenarios do, so it is loaded here too: a cluster built afresh has
+    only what a run loaded into it.
+    """
+    preparing.load_tools_image(cluster_of(settings))
     drv.prepare(tuple(i.layout for i in instances))
     for instance in instances:
         logger.info("Installing the chaos instance %s.", instance.instance_id)

@@ -71,7 +71,7 @@ def chaos_target(request: pytest.FixtureRequest) -> Iterator[experimenting.Targe
     finishing.drop_entries(
         finishing.report_path(target.reports_dir, profile.name), selected
     )
-    instances.install(drv, chosen)
+    instances.install(drv, chosen, settings=settings)
     try:
         yield target
     finally:
