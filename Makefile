@@ -15,8 +15,11 @@ WORKERS ?= 4
 # from a source tree, PROFILE_VARS="source=/path/to/argo-workflows ref=v4.1.2"
 # (or set WPC_ARGO_SOURCE and leave source out).
 PROFILE_VARS ?=
+# The chaos experiments `make test` runs (the rest are `make chaos`): one controller
+# fault and one container fault, each about half a minute.
+CHAOS_SLICE ?= main-oom-killed-legacy or controller-down-while-main-runs-legacy
 
-.PHONY: negative-controls history setup lint test unit-test cluster-test conformance cluster-up cluster-down host-deps bench images stress interrupt-test
+.PHONY: chaos chaos-negative-controls negative-controls history setup lint test unit-test cluster-test conformance cluster-up cluster-down host-deps bench images stress interrupt-test
 
 setup: $(STAMP)
 
@@ -61,18 +64,21 @@ unit-test: setup
 #   1. unit tests (no cluster; the S3 server is built first for its real-server tests),
 #   2. the cluster proofs on a real local Kubernetes 1.36 (built from pinned upstream
 #      modules on first use, cached under $(WPC_CACHE_DIR) afterwards),
-#   3. the negative controls: each broken variant must be caught (8-11 min),
-#   4. the reference implementation end to end on that cluster, both layouts, through
+#   3. the negative controls: each broken variant must be caught, by a scenario of the
+#      suite or by a chaos experiment's probe or invariant,
+#   4. two chaos experiments against the healthy reference (CHAOS_SLICE),
+#   5. the reference implementation end to end on that cluster, both layouts, through
 #      the conformance plugin (HelloWorld; the full suite is `make conformance`), its
-#      report carrying the mutation score step 3 measured,
-#   5. the teardown proof: `down` leaves nothing behind.
+#      report carrying the mutation score step 3 measured, then the ownership proofs,
+#   6. the teardown proof: `down` leaves nothing behind.
 test: setup
 	$(PY) -m clusters host-deps
 	$(PY) -m reference_impl.artifacts build
 	$(PY) -m pytest -m "not cluster" -n 2 $(PYTEST_ARGS)
 	$(PY) -m clusters up --provider local --name $(CLUSTER)
-	$(PY) -m pytest -m "cluster and not teardown and not negative and not ownership and not stress" $(PYTEST_ARGS)
+	$(PY) -m pytest -m "cluster and not teardown and not negative and not ownership and not stress and not chaos" $(PYTEST_ARGS)
 	$(PY) -m pytest -m "negative" $(PYTEST_ARGS)
+	WPC_CHAOS_LAYOUT=legacy $(PY) -m pytest -m "chaos and not negative" tests/chaos/test_experiments.py -k "$(CHAOS_SLICE)" $(PYTEST_ARGS)
 	$(PY) -m conformance run --implementation reference --layout both --provider local --cluster $(CLUSTER) --reports-dir reports/smoke --negative-controls reports/negative-controls.yaml -- -k test_hello_world
 	$(PY) -m pytest -m "ownership" $(PYTEST_ARGS)
 	$(PY) -m pytest -m "cluster and teardown" $(PYTEST_ARGS)
@@ -114,3 +120,19 @@ bench: setup
 # cluster. Building each fix's two tags and running its scenario on them is not here yet.
 history: setup
 	$(PY) -m conformance history
+
+# The chaos experiments (chaos/experiments/*.yaml, each run with `chaos run`) against
+# IMPLEMENTATION in LAYOUT (legacy, initless or both); writes reports/chaos-<impl>.yaml,
+# its JUnit twin, and a history and timeline per experiment under reports/chaos/.
+chaos: setup
+	$(PY) -m clusters up --provider $(PROVIDER) --name $(CLUSTER)
+	WPC_CHAOS_IMPLEMENTATION=$(IMPLEMENTATION) WPC_CHAOS_LAYOUT=$(LAYOUT) \
+	WPC_CHAOS_PROVIDER=$(PROVIDER) WPC_CHAOS_CLUSTER=$(CLUSTER) \
+	$(PY) -m pytest -m "chaos and not negative" tests/chaos/test_experiments.py \
+	  --junitxml=reports/chaos-pytest.junit.xml $(PYTEST_ARGS)
+
+# Each broken reference variant of tests/chaos/test_negative_controls.py must be caught
+# by the probe or invariant its row names (these also run in `make negative-controls`).
+chaos-negative-controls: setup
+	$(PY) -m clusters up --provider $(PROVIDER) --name $(CLUSTER)
+	$(PY) -m pytest tests/chaos/test_negative_controls.py $(PYTEST_ARGS)

@@ -9,6 +9,14 @@ One root, so callers can catch everything this package raises::
     │                   raised by `HistoryRecorder.stop()`
     ├── ReportError     a ChaosReport does not match chaos-report.schema.json;
     │                   the message lists each error with its JSON path
+    ├── SessionError    an activity ran outside an experiment session, or
+    │                   asked for something the session does not have
+    ├── Unexpected      the system under test did not do what it must (a
+    │                   probe's expectation); the experiment `failed`
+    │   └── Final       ... and waiting longer cannot change that: ends a
+    │                   wait at once (also a `plumbing.waiting.Abort`)
+    ├── Unsupported     the provider cannot inject this fault (outcome
+    │                   `skipped`)
     └── ResourceGone    a watch's resourceVersion was compacted (HTTP 410);
                         internal: the recorder answers it by listing again
 
@@ -18,6 +26,8 @@ Bad input (`HistoryError`) maps to exit code 2 in `python -m chaos check`.
 from __future__ import annotations
 
 from pathlib import Path
+
+from plumbing.waiting import Abort
 
 
 class ChaosError(Exception):
@@ -41,6 +51,25 @@ class RecorderError(ChaosError):
 
 class ReportError(ChaosError):
     """A ChaosReport does not match its JSON schema."""
+
+
+class SessionError(ChaosError):
+    """An activity ran without an open session, or the session lacks what it needs."""
+
+
+class Unexpected(ChaosError, AssertionError):
+    """The system under test did not do what it must; the message is the evidence.
+
+    An AssertionError too, so the harness's waits treat it as "not yet".
+    """
+
+
+class Final(Unexpected, Abort):
+    """An expectation that failed for good: a wait that sees it stops at once."""
+
+
+class Unsupported(ChaosError):
+    """The cluster provider has no way to inject this fault."""
 
 
 class ResourceGone(ChaosError):

@@ -100,9 +100,24 @@ class HistoryRecorder:
     """Background list+watch of several sources into one JSONL history."""
 
     def __init__(
-        self, path: Path | str, sources: Sequence[Source], *, clock: Clock | None = None
+        self,
+        path: Path | str,
+        sources: Sequence[Source],
+        *,
+        clock: Clock | None = None,
+        outage_seconds: float = 0.0,
+        retry_seconds: float = 1.0,
     ) -> None:
         self.path = Path(path)
+        self._outage = outage_seconds
+        """How long the API server may be unreachable before recording fails.
+
+        0 (the default): the first failure fails the recording. An experiment
+        that takes the API server down on purpose allows its outage: the
+        recorder lists again once it answers, which also reveals what was
+        deleted meanwhile (the history has no silent hole, only a coarser
+        view of the outage)."""
+        self._retry = retry_seconds
         self._sources = list(sources)
         self._clock: Clock = clock or SystemClock()
         self._stop = threading.Event()
@@ -121,6 +136,7 @@ class HistoryRecorder:
         path: Path | str,
         *,
         watch_timeout_seconds: int = WATCH_TIMEOUT_SECONDS,
+        outage_seconds: float = 0.0,
     ) -> HistoryRecorder:
         """Record Workflows, Pods, WorkflowTaskResults and Events of a namespace.
 
@@ -130,7 +146,7 @@ class HistoryRecorder:
         sources = namespace_sources(
             api_client, namespace, watch_timeout_seconds=watch_timeout_seconds
         )
-        return cls(path, sources)
+        return cls(path, sources, outage_seconds=outage_seconds)
 
     def _relist(self, writer: HistoryWriter, source: Source) -> str:
         listing = source.list()
@@ -142,6 +158,22 @@ class HistoryRecorder:
         writer.write(source.kind, [*events, ("BOOKMARK", envelope)])
         return listing.resource_version
 
+    def _relist_after_outage(
+        self, writer: HistoryWriter, source: Source, cause: Exception
+    ) -> str:
+        """List again until the API answers, within the allowed outage."""
+        deadline = self._clock.monotonic() + self._outage
+        logger.warning("%s watch failed (%s); listing again.", source.kind, cause)
+        while True:
+            # Event.wait paces the retries and ends them at once on stop().
+            if self._stop.wait(self._retry):
+                raise cause
+            try:
+                return self._relist(writer, source)
+            except Exception as exc:  # still down: retry or give up
+                if self._clock.monotonic() >= deadline:
+                    raise exc from cause
+
     def _run(self, writer: HistoryWriter, source: Source, version: str) -> None:
         try:
             while not self._stop.is_set():
@@ -152,6 +184,11 @@ class HistoryRecorder:
                         writer.write(source.kind, [(event.type, event.object)])
                 except ResourceGone as exc:
                     logger.info("%s: %s; listing again", source.kind, exc)
+                except Exception as exc:
+                    if self._outage <= 0 or self._stop.is_set():
+                        raise
+                    version = self._relist_after_outage(writer, source, exc)
+                    continue
                 if self._stop.is_set():
                     return
                 version = self._relist(writer, source)

@@ -51,6 +51,10 @@ class ExperimentResult:
     duration_seconds: float
     history_path: str
     timeline_path: str
+    failed_checks: tuple[tuple[str, str, str], ...] = ()
+    """(activity, kind, message) of each activity that failed."""
+    faults: tuple[tuple[str, float, float], ...] = ()
+    """(label, start, end) of each fault window, unix seconds."""
 
     def to_dict(self) -> dict[str, Any]:
         """The experiment's entry in the report."""
@@ -69,6 +73,14 @@ class ExperimentResult:
             "durationSeconds": self.duration_seconds,
             "historyPath": self.history_path,
             "timelinePath": self.timeline_path,
+            "failedChecks": [
+                {"activity": a, "kind": k, "message": m}
+                for a, k, m in self.failed_checks
+            ],
+            "faults": [
+                {"label": label, "start": start, "end": end}
+                for label, start, end in self.faults
+            ],
         }
 
 

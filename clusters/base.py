@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -45,3 +46,51 @@ class ClusterProvider(Protocol):
 
     def kubectl(self, cluster: str) -> Path:
         """A kubectl that matches the cluster's version."""
+
+
+@dataclass(frozen=True)
+class ComponentRestart:
+    """What `NodeFaults.restart_component` did: the process gone and back."""
+
+    component: str
+    old_pid: int
+    new_pid: int
+    stopped_at: float
+    """Unix time the old process was gone."""
+    healthy_at: float
+    """Unix time the new process passed its health probe."""
+
+
+@runtime_checkable
+class NodeFaults(Protocol):
+    """Node-level faults for chaos experiments: an optional provider capability.
+
+    `clusters.faults.of(provider)` returns one for providers that can reach
+    their nodes' processes (the local provider), None for the others, whose
+    experiments then report `unsupported`.
+    """
+
+    def restart_component(
+        self, cluster: str, component: str, *, down_seconds: float = 0.0
+    ) -> ComponentRestart:
+        """Stop a node or control-plane process, keep it down, start it as it was."""
+
+    def signal_container(
+        self, cluster: str, container_id: str, signal: int
+    ) -> list[int]:
+        """Send `signal` to every process of a container; return their pids."""
+
+    def cut_api_access(
+        self, cluster: str, pod_uid: str
+    ) -> tuple[str, Callable[[], None]]:
+        """Reject a pod's connections to the API server, in the pod's network.
+
+        Returns the evidence (a connection attempt refused from inside) and the
+        function that lifts the cut (idempotent).
+        """
+
+    def cut_egress(self, cluster: str, pod_uid: str) -> tuple[str, Callable[[], None]]:
+        """Reject a pod's connections to anything but the API server.
+
+        Returns the evidence and the function that lifts the cut (idempotent).
+        """

@@ -119,6 +119,7 @@ EXECUTOR_FAULTS = frozenset(
         "no-atomic-write",
         "no-exitcode-file",
         "ignore-signal-file",
+        "ignore-stale-heartbeat",
     }
 )
 """Executor-side fault names (reference_impl/executor/faults.py, pinned by a test there);

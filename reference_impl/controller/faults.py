@@ -23,6 +23,22 @@ wrong-container-order    user containers come before the aux container (`wait`/`
 no-owner-reference       pods are created without the Workflow ownerReference
 =======================  ==================================================================
 
+Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
+conformance suite's HelloWorld but misbehaves under one fault (issue 9):
+
+==========================  ===============================================================
+name                        what breaks
+==========================  ===============================================================
+forget-in-flight-pods       pods created before this process started are never seen again
+                            (a restart forgets them: their nodes become `pod deleted`)
+double-pod-on-restart    a node still running when this process started gets a second
+                            pod (the old one is not adopted)
+early-finalizer-removal     the status finalizer is removed as soon as the pod runs, before
+                            its final status was read
+no-retry-pod-deleted  a node errored with `pod deleted` is never retried
+oom-reported-as-error       a node whose main was OOM-killed becomes `Error`, not `Failed`
+==========================  ===============================================================
+
 Executor-side faults (`common.EXECUTOR_FAULTS`, owned by the executor) are accepted here and
 only passed through, in the same variable, to every container that runs the executor.
 """
@@ -30,6 +46,7 @@ only passed through, in the same variable, to every container that runs the exec
 from __future__ import annotations
 
 import enum
+from typing import Any
 
 from reference_impl import common
 from reference_impl.controller import errors
@@ -44,6 +61,11 @@ class Fault(enum.Enum):
     NO_WAIT_FOR_READY_ENV = "no-wait-for-ready-env"
     WRONG_CONTAINER_ORDER = "wrong-container-order"
     NO_OWNER_REFERENCE = "no-owner-reference"
+    FORGET_IN_FLIGHT_PODS = "forget-in-flight-pods"
+    DOUBLE_POD_ON_RESTART = "double-pod-on-restart"
+    EARLY_FINALIZER_REMOVAL = "early-finalizer-removal"
+    NO_RETRY_POD_DELETED = "no-retry-pod-deleted"
+    OOM_REPORTED_AS_ERROR = "oom-reported-as-error"
 
 
 def known_names() -> list[str]:
@@ -66,3 +88,9 @@ def parse(value: str) -> Fault | None:
             f"{common.ENV_REFERENCE_FAULT}={value!r} is not a known fault; "
             f"known faults: {', '.join(known_names())}"
         ) from None
+
+
+def predates(pod: dict[str, Any], moment: str) -> bool:
+    """Whether the pod was created before `moment` (RFC 3339, second precision)."""
+    created = str((pod.get("metadata") or {}).get("creationTimestamp") or "")
+    return bool(created) and created < moment

@@ -14,6 +14,7 @@ value means "behave". An unknown name is a `ConfigError` naming the value.
 | `no-atomic-write`    | supervisor | rewrites `status` in place (truncate + two writes), no rename (2.3) |
 | `no-exitcode-file`   | emissary   | never writes `ctr/<name>/exitcode` (1.5 step 10)           |
 | `ignore-signal-file` | emissary   | does not watch `ctr/<name>/signal` (1.5 step 6, 5.1)       |
+| `ignore-stale-heartbeat` | emissary | never gives up on a stale RUNNING marker (2.3); chaos only |
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class Fault(enum.Enum):
     NO_ATOMIC_WRITE = "no-atomic-write"
     NO_EXITCODE_FILE = "no-exitcode-file"
     IGNORE_SIGNAL_FILE = "ignore-signal-file"
+    IGNORE_STALE_HEARTBEAT = "ignore-stale-heartbeat"
 
 
 def parse(value: str | None) -> Fault | None:

@@ -186,3 +186,50 @@ def test_an_error_inside_the_block_wins_over_a_recording_failure(
 
     with pytest.raises(KeyError, match="own error"):
         experiment()
+
+
+def test_an_allowed_api_outage_is_bridged_by_listing_again(tmp_path: Path) -> None:
+    down = ConnectionRefusedError("connection refused")
+    source = FakeSource(
+        "Pod",
+        listings=[
+            Listing([obj("a", "1")], "1"),
+            down,
+            Listing([obj("a", "5")], "5"),
+        ],
+        watches=[Script([], end=down)],
+    )
+    clock = FakeClock()
+    recorder = HistoryRecorder(
+        tmp_path / "h.jsonl",
+        [source],
+        clock=clock,
+        outage_seconds=WAIT,
+        retry_seconds=0.0,
+    )
+    recorder.start()
+    assert source.idle.wait(WAIT)
+    recorder.stop()
+    history = load_history(tmp_path / "h.jsonl")
+    assert [(r.type, r.resource_version) for r in history.records] == [
+        ("RELIST", "1"),
+        ("BOOKMARK", "1"),
+        ("RELIST", "5"),
+        ("BOOKMARK", "5"),
+    ]
+    assert source.watched_from == ["1", "5"]
+
+
+def test_without_an_allowed_outage_a_failed_watch_fails_the_recording(
+    tmp_path: Path,
+) -> None:
+    source = FakeSource(
+        "Pod",
+        listings=[Listing([], "1")],
+        watches=[Script([], end=ConnectionRefusedError("refused"))],
+    )
+    recorder = HistoryRecorder(tmp_path / "h.jsonl", [source], clock=FakeClock())
+    recorder.start()
+    assert recorder.failed.wait(WAIT)
+    with pytest.raises(RecorderError, match="refused"):
+        recorder.stop()

@@ -17,6 +17,7 @@ from typing import Any
 
 from reference_impl import common
 from reference_impl.controller import errors
+from reference_impl.controller import faults
 from reference_impl.controller.cleanup import decisions
 from reference_impl.controller.cleanup.cleaning import PodCleaner
 from reference_impl.controller.config import configuration
@@ -32,6 +33,7 @@ from reference_impl.controller.machinery.watching import Informer
 from reference_impl.controller.runtime import reconciling
 from reference_impl.controller.templates import inference
 from reference_impl.controller.templates.operation import Operation
+from reference_impl.controller.templates.operation import pod_node_id
 
 Json = dict[str, Any]
 logger = logging.getLogger(__name__)
@@ -56,6 +58,8 @@ class WorkflowController:
             monotonic,
         )
         self.startup_config = self._config = startup_config
+        # Chaos negative controls (faults.py) judge pods by this moment.
+        self.started_at = self.clock().strftime("%Y-%m-%dT%H:%M:%SZ")
         selector = sources.instance_selector(startup_config.instance_id)
         self.workflows = Informer(
             name="workflows",
@@ -190,6 +194,16 @@ class WorkflowController:
         self._enqueue_owner(pod)
         meta = pod["metadata"]
         deleting = deleted or bool(meta.get("deletionTimestamp"))
+        if (
+            self.settings.has_fault(Fault.EARLY_FINALIZER_REMOVAL)
+            and not deleting
+            and decisions.has_status_finalizer(pod)
+            and (pod.get("status") or {}).get("phase") == "Running"
+        ):
+            self.cleaner.enqueue(
+                meta["namespace"], meta["name"], decisions.Action.REMOVE_FINALIZER
+            )
+            return
         orphaned = self._orphaned(pod)
         action = decisions.pod_event_action(
             pod=pod, deleting=deleting, orphaned=orphaned
@@ -222,6 +236,12 @@ class WorkflowController:
         if workflow is None:
             return
         pods = self.pods.by_index("workflow", key)
+        forgotten: list[Json] = []
+        if self.settings.has_fault(Fault.FORGET_IN_FLIGHT_PODS) or (
+            self.settings.has_fault(Fault.DOUBLE_POD_ON_RESTART)
+        ):
+            forgotten = [p for p in pods if faults.predates(p, self.started_at)]
+            pods = [p for p in pods if p not in forgotten]
         config = self.config()
         if (workflow["metadata"].get("labels") or {}).get(
             common.LABEL_COMPLETED
@@ -238,6 +258,11 @@ class WorkflowController:
             effects=_ClusterEffects(self),
             initless=self.initless(),
         )
+        if forgotten and self.settings.has_fault(Fault.DOUBLE_POD_ON_RESTART):
+            for pod in forgotten:
+                node = op.nodes.get(pod_node_id(pod, op.name))
+                if node is not None and node.get("phase") == "Running":
+                    node["phase"] = "Pending"  # so a new pod is built for it (fault)
         try:
             reconciling.reconcile(op)
         except errors.WorkflowError as err:
@@ -358,6 +383,10 @@ class _ClusterEffects:
         self._controller = controller
 
     def create_pod(self, pod: Json) -> None:
+        if self._controller.settings.has_fault(Fault.DOUBLE_POD_ON_RESTART):
+            pod["metadata"]["name"] += "-" + self._controller.started_at[11:19].replace(
+                ":", ""
+            )
         try:
             self._controller.api.create_pod(pod)
         except errors.AlreadyExists:

@@ -243,6 +243,12 @@ def reconcile_pods(op: Operation) -> bool:
         if assessment.terminate:
             op.effects.terminate_pod(op.namespace, pod["metadata"]["name"])
         new = assessment.node
+        if (
+            new is not None
+            and op.settings.has_fault(Fault.OOM_REPORTED_AS_ERROR)
+            and str(new.get("message", "")).startswith("main: OOMKilled")
+        ):
+            new["phase"] = "Error"  # the chaos negative control's deliberate fault
         if new is not None:
             if (
                 new.get("phase") == "Succeeded"

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from reference_impl.controller import errors
+from reference_impl.controller.faults import Fault
 from reference_impl.controller.formats import durations
 from reference_impl.controller.formats import naming
 from reference_impl.controller.formats import substitution
@@ -165,6 +166,11 @@ def _process(
         execution_deadline = max_deadline
         op.mark_node(name, node["phase"], "")
     policy = _policy(strategy)
+    if last.get("message") == "pod deleted" and op.settings.has_fault(
+        Fault.NO_RETRY_POD_DELETED
+    ):
+        op.mark_node(name, last["phase"], last.get("message", ""))
+        return True, None
     retry_failed = policy in ("Always", "OnFailure")
     retry_error = policy in ("Always", "OnError")
     if (last["phase"] == "Failed" and not retry_failed) or (

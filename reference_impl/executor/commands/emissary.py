@@ -16,6 +16,7 @@ Sequence (contract 1.5 and 2.3; the files are described in `protocol`):
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import shutil
@@ -130,9 +131,11 @@ def _run(
     except OSError as err:
         raise ExecutorError(f"failed to create ctr directory: {err}") from None
     if settings.wait_for_ready:
-        handshake.wait_for_ready(
-            paths=paths, clock=clock, timings=settings.timings, pause=pause
-        )
+        timings = settings.timings
+        if settings.fault is Fault.IGNORE_STALE_HEARTBEAT:
+            # A chaos negative control: a stale RUNNING marker never ends the wait.
+            timings = dataclasses.replace(timings, stale=float("inf"))
+        handshake.wait_for_ready(paths=paths, clock=clock, timings=timings, pause=pause)
     template = templates.load(paths=paths, env_value=settings.template_env)
     if settings.wait_for_ready and name == common.MAIN:
         linking.link_input_artifacts(template=template, paths=paths)

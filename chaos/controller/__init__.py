@@ -1,0 +1,1 @@
+"""Faults of the workflow controller, through the profile's commands only."""

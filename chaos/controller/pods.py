@@ -1,0 +1,47 @@
+"""The chaos instance's controller pods, as the fault probes compare them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chaos.sessions import Session
+
+BEFORE = "controller-pods-before"
+"""Memo key: the uids of the controller pods when the fault began."""
+
+
+def listed(session: Session) -> list[Any]:
+    """The instance's controller pods now (terminating ones included)."""
+    selector = session.profile.controller_selector(session.instance)
+    pods: list[Any] = session.clients.core.list_namespaced_pod(
+        session.instance.namespace, label_selector=selector
+    ).items
+    return pods
+
+
+def describe(pods: list[Any]) -> str:
+    """`name (uid, phase[, terminating])` per pod."""
+    return (
+        ", ".join(
+            f"{p.metadata.name} ({p.metadata.uid}, {p.status.phase}"
+            + (", terminating)" if p.metadata.deletion_timestamp else ")")
+            for p in pods
+        )
+        or "no pods"
+    )
+
+
+def ready(pod: Any) -> bool:
+    """Running, not terminating, every container ready."""
+    return (
+        pod.status.phase == "Running"
+        and not pod.metadata.deletion_timestamp
+        and all(s.ready for s in pod.status.container_statuses or [])
+    )
+
+
+def remember(session: Session) -> list[Any]:
+    """Note the current pods' uids as the ones a fault must replace; return them."""
+    pods = listed(session)
+    session.memo[BEFORE] = {p.metadata.uid: p.metadata.name for p in pods}
+    return pods

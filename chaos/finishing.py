@@ -1,0 +1,257 @@
+"""Judge one experiment run and add it to the implementation's ChaosReport.
+
+The outcome, in order of precedence:
+
+- `error`: the steady state did not hold before the fault (the cluster was not
+  fit to experiment on), an activity hit a harness or cluster error, or the
+  cleanup failed;
+- `skipped`: the provider cannot inject the fault;
+- `injection-unverified`: no probe showed that the fault landed, or that the
+  workload was in the targeted state when it did; then nothing else counts,
+  since a pass would prove nothing;
+- `failed`: a probe's expectation failed, the steady state did not return, or
+  the history broke an invariant;
+- `passed` otherwise.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import subprocess
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from chaos import activities
+from chaos import junit
+from chaos.errors import HistoryError
+from chaos.history import load_history
+from chaos.invariants import check
+from chaos.report import Check
+from chaos.report import ExperimentResult
+from chaos.report import RunContext
+from chaos.report import build_report
+from chaos.report import write_report
+from chaos.sessions import Session
+from chaos.timeline import FaultWindow
+from chaos.timeline import write_timeline
+from chaos.violations import Violation
+
+logger = logging.getLogger(__name__)
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def steady_state(journal: Mapping[str, Any], when: str) -> Check:
+    """The journal's steady-state verdict `before` or `after` the method."""
+    found = (journal.get("steady_states") or {}).get(when)
+    if not found:
+        return Check(ok=False, details=f"the hypothesis did not run {when} the method")
+    probes = [
+        f"{p['activity']['name']}: {p.get('status')}"
+        + ("" if p.get("tolerance_met", True) else " (tolerance not met)")
+        for p in found.get("probes") or []
+    ]
+    return Check(ok=bool(found.get("steady_state_met")), details="; ".join(probes))
+
+
+def outcome(
+    session: Session,
+    *,
+    before: Check,
+    after: Check,
+    violations: list[Violation],
+    teardown_errors: list[str],
+) -> str:
+    """The outcome by the precedence of the module docstring."""
+    kinds = {f.kind for f in session.failures}
+    if not before.ok or activities.ERROR in kinds or teardown_errors:
+        return "error"
+    if activities.UNSUPPORTED in kinds:
+        return "skipped"
+    if not session.injections or not session.vulnerable:
+        return "injection-unverified"
+    if activities.EXPECTATION in kinds or not after.ok or violations:
+        return "failed"
+    return "passed"
+
+
+def _evidence(session: Session) -> str:
+    def lines(title: str, notes: list[Any]) -> list[str]:
+        offset = [
+            f"+{n.at - session.started:.1f}s {n.activity}: {n.text}" for n in notes
+        ]
+        return [f"{title}:", *offset] if offset else [f"{title}: none recorded"]
+
+    return "\n".join(
+        [
+            *lines("vulnerable state", session.vulnerable),
+            *lines("fault landed", session.injections),
+        ]
+    )
+
+
+def _fault_window(session: Session) -> FaultWindow | None:
+    if not session.faults:
+        return None
+    end = max((f.end or time.time()) for f in session.faults)
+    labels = ", ".join(dict.fromkeys(f.label for f in session.faults))
+    return FaultWindow(
+        start=min(f.start for f in session.faults), end=end, label=labels
+    )
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(
+            ["git", "-C", str(REPO), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=10,
+        ).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+
+
+def _context(session: Session) -> RunContext:
+    from kubernetes import client
+
+    try:
+        version = str(client.VersionApi(session.clients.api).get_code().git_version)
+    except Exception:
+        version = "unknown"
+    return RunContext(
+        date=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        suite_version="0.1.0",
+        suite_commit=_commit(),
+        implementation_name=session.profile.name,
+        implementation_profile=str(session.profile.path),
+        provider=session.settings.provider,
+        kubernetes_version=version,
+    )
+
+
+def report_path(reports_dir: Path, implementation: str) -> Path:
+    """`reports/chaos-<impl>.yaml`."""
+    return reports_dir / f"chaos-{implementation}.yaml"
+
+
+def add_to_report(path: Path, context: RunContext, result: ExperimentResult) -> None:
+    """Replace this experiment/layout's entry in the report at `path` (or start one)."""
+    kept: list[dict[str, Any]] = []
+    if path.exists():
+        old = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        kept = [
+            e
+            for e in old.get("experiments") or []
+            if (e.get("name"), e.get("layout")) != (result.name, result.layout)
+        ]
+    report = build_report(context, [])
+    report["experiments"] = [*kept, result.to_dict()]
+    report["experiments"].sort(key=lambda e: (e["name"], e["layout"]))
+    report["summary"] = _summary(report["experiments"])
+    write_report(report, path)
+    junit.write(path.with_suffix(".junit.xml"), report)
+
+
+def drop_entries(path: Path, runs: set[tuple[str, str]]) -> None:
+    """Remove the (experiment, layout) entries about to run again from the report."""
+    if not path.exists():
+        return
+    report = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    kept = [
+        e
+        for e in report.get("experiments") or []
+        if (e["name"], e["layout"]) not in runs
+    ]
+    if not kept:
+        path.unlink()
+        path.with_suffix(".junit.xml").unlink(missing_ok=True)
+        return
+    report["experiments"] = kept
+    report["summary"] = _summary(kept)
+    write_report(report, path)
+    junit.write(path.with_suffix(".junit.xml"), report)
+
+
+def _summary(entries: list[dict[str, Any]]) -> dict[str, int]:
+    def count(outcome: str) -> int:
+        return sum(1 for e in entries if e["outcome"] == outcome)
+
+    return {
+        "total": len(entries),
+        "passed": count("passed"),
+        "failed": count("failed"),
+        "injectionUnverified": count("injection-unverified"),
+        "error": count("error"),
+        "skipped": count("skipped"),
+        "violations": sum(len(e["violations"]) for e in entries),
+    }
+
+
+def finish(
+    session: Session, journal: Mapping[str, Any], *, teardown_errors: list[str]
+) -> ExperimentResult:
+    """Check the history, draw the timeline, compute the outcome, write the report."""
+    declared = session.declaration
+    violations: list[Violation] = []
+    timeline = session.run_dir / "timeline.html"
+    try:
+        history = load_history(session.history_path)
+    except HistoryError as exc:
+        if session.recorded:  # a method that never began has no history to judge
+            teardown_errors = [*teardown_errors, f"no usable history: {exc}"]
+    else:
+        violations = check(history, declared.invariant_settings, declared.invariants)
+        write_timeline(
+            timeline,
+            history,
+            _fault_window(session),
+            title=f"{declared.name} ({session.settings.layout}, {session.profile.name})",
+        )
+    before = steady_state(journal, "before")
+    after = steady_state(journal, "after")
+    verdict = outcome(
+        session,
+        before=before,
+        after=after,
+        violations=violations,
+        teardown_errors=teardown_errors,
+    )
+    result = ExperimentResult(
+        name=declared.name,
+        layout=session.settings.layout,
+        outcome=verdict,
+        injection_verified=bool(session.injections and session.vulnerable),
+        injection_evidence=_evidence(session),
+        steady_state_before=before,
+        steady_state_after=after,
+        invariants_checked=declared.invariants,
+        violations=tuple(violations),
+        duration_seconds=round(time.time() - session.started, 1),
+        history_path=str(session.history_path),
+        timeline_path=str(timeline),
+        failed_checks=tuple((f.activity, f.kind, f.message) for f in session.failures)
+        + tuple(("teardown", activities.ERROR, e) for e in teardown_errors),
+        faults=tuple(
+            (f.label, f.start, f.end if f.end is not None else time.time())
+            for f in session.faults
+        ),
+    )
+    path = report_path(session.settings.reports_dir, session.profile.name)
+    add_to_report(path, _context(session), result)
+    logger.info(
+        "[%s] %s in %s: %s (%d violation(s)); report %s",
+        declared.name,
+        session.settings.layout,
+        f"{result.duration_seconds:g} s",
+        verdict,
+        len(violations),
+        path,
+    )
+    return result

@@ -1,0 +1,67 @@
+"""A ChaosReport as JUnit XML: one test case per experiment and layout.
+
+CI systems read JUnit; the ChaosReport stays the source of truth. A failed or
+injection-unverified experiment is a <failure>, an error an <error>, a skipped
+one <skipped>, each with the evidence as text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree
+
+FAILURES = frozenset({"failed", "injection-unverified"})
+
+
+def _text(entry: Mapping[str, Any]) -> str:
+    lines = [entry["injectionVerified"]["evidence"]]
+    lines += [
+        f"{c['activity']} ({c['kind']}): {c['message']}"
+        for c in entry.get("failedChecks") or []
+    ]
+    lines += [
+        f"{v['invariant']} {v['object']['kind']}/{v['object']['name']}: {v['message']}"
+        for v in entry["violations"]
+    ]
+    return "\n".join(lines)
+
+
+def render(report: Mapping[str, Any]) -> bytes:
+    """The report as a JUnit document."""
+    entries = report["experiments"]
+    suite = ElementTree.Element(
+        "testsuite",
+        name=f"chaos-{report['implementation']['name']}",
+        tests=str(len(entries)),
+        failures=str(sum(1 for e in entries if e["outcome"] in FAILURES)),
+        errors=str(sum(1 for e in entries if e["outcome"] == "error")),
+        skipped=str(sum(1 for e in entries if e["outcome"] == "skipped")),
+        time=f"{sum(e['durationSeconds'] for e in entries):.1f}",
+    )
+    for entry in entries:
+        case = ElementTree.SubElement(
+            suite,
+            "testcase",
+            classname=f"chaos.{entry['layout']}",
+            name=entry["name"],
+            time=f"{entry['durationSeconds']:.1f}",
+        )
+        tag = {"error": "error", "skipped": "skipped"}.get(entry["outcome"])
+        if entry["outcome"] in FAILURES:
+            tag = "failure"
+        if tag is not None:
+            child = ElementTree.SubElement(case, tag, message=entry["outcome"])
+            child.text = _text(entry)
+    document: bytes = ElementTree.tostring(
+        suite, encoding="utf-8", xml_declaration=True
+    )
+    return document
+
+
+def write(path: Path, report: Mapping[str, Any]) -> Path:
+    """Write the JUnit document of `report` to `path`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(render(report))
+    return path

@@ -1,0 +1,1 @@
+"""Faults of workflow pods: deletion, killed or frozen containers."""

@@ -1,0 +1,439 @@
+"""Pod probes: the targeted state before a fault, and proof of the fault after it.
+
+`main_is_running` is the usual vulnerable-state probe: the step's `main`
+container runs *and* its user command has started (it touched
+`/tmp/started`, the suite's held-command handshake), so a fault that lands
+now lands while user code runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chaos import sessions
+from chaos.activities import activity
+from chaos.errors import Final
+from chaos.errors import Unexpected
+from chaos.pod import finding
+from conformance import contract
+from conformance.harness import NotYet
+from conformance.harness import executing
+from conformance.harness import until
+
+__all__ = [
+    "container_is_terminated",
+    "init_is_running",
+    "main_is_running",
+    "main_waits_for_ready",
+    "pod_is_gone",
+    "pod_is_held_by_finalizer",
+    "status_marker_is_stale",
+    "step_has_new_pod",
+    "supervisor_is_in_premain",
+    "workflow_has_running_pods",
+]
+
+
+def _one(session: sessions.Session, workflow: str, step: str) -> Any | NotYet:
+    found = finding.step_pods(session, workflow, step)
+    live = [p for p in found if not p.metadata.deletion_timestamp]
+    return live[-1] if live else NotYet(f"no live pod for step {step} yet")
+
+
+@activity
+def main_is_running(
+    step: str,
+    workflow: str = "main",
+    container: str = "main",
+    configuration: dict[str, Any] | None = None,
+) -> str:
+    """Wait until the step's `main` runs its user command; return the pod's name."""
+    session = sessions.current(configuration)
+
+    def running() -> Any | NotYet:
+        pod = _one(session, workflow, step)
+        if isinstance(pod, NotYet):
+            return pod
+        seen = finding.state(pod, container)
+        return (
+            pod
+            if seen == "running"
+            else NotYet(f"{pod.metadata.name}: {container} {seen}")
+        )
+
+    pod = until(
+        running,
+        timeout=session.timeouts.user_command_started,
+        interval=session.timeouts.poll_interval,
+        describe=f"step {step}'s {container} to run",
+    )
+    name = pod.metadata.name
+    executing.Shell(
+        clients=session.clients, namespace=session.namespace, timeouts=session.timeouts
+    ).wait_started(name)
+    session.memo[f"pod:{step}"] = (name, pod.metadata.uid)
+    session.was_vulnerable(
+        "main_is_running",
+        f"{name} ({pod.metadata.uid}): {container} running, user command started",
+    )
+    return str(name)
+
+
+@activity
+def pod_is_gone(
+    step: str,
+    timeout_seconds: float | None = None,
+    configuration: dict[str, Any] | None = None,
+) -> bool:
+    """The pod the last pod fault hit (by uid) no longer exists."""
+    session = sessions.current(configuration)
+    timeout = (
+        timeout_seconds * session.settings.timeout_scale
+        if timeout_seconds
+        else session.timeouts.pod_created
+    )
+    name, uid = session.memo[f"pod:{step}"]
+
+    def gone() -> bool | NotYet:
+        from kubernetes.client.exceptions import ApiException
+
+        try:
+            pod = session.clients.core.read_namespaced_pod(name, session.namespace)
+        except ApiException as exc:
+            if exc.status == 404:
+                return True
+            raise
+        if pod.metadata.uid != uid:
+            return True
+        return NotYet(f"{name} ({uid}) still exists, phase {pod.status.phase}")
+
+    until(
+        gone,
+        timeout=timeout,
+        interval=session.timeouts.poll_interval,
+        describe=f"pod {name} ({uid}) to be gone",
+    )
+    session.injected("pod_is_gone", f"pod {name} ({uid}) no longer exists")
+    return True
+
+
+@activity
+def step_has_new_pod(
+    step: str,
+    workflow: str = "main",
+    configuration: dict[str, Any] | None = None,
+) -> str:
+    """A pod of the step other than the deleted one exists; return its name.
+
+    A retry attempt's pod or a re-created pod: a different uid.
+    """
+    session = sessions.current(configuration)
+    _, old_uid = session.memo[f"pod:{step}"]
+
+    def fresh() -> str | NotYet:
+        pods = finding.step_pods(session, workflow, step)
+        new = [p for p in pods if p.metadata.uid != old_uid]
+        if new:
+            return str(new[-1].metadata.name)
+        return NotYet(
+            f"pods of {step}: {[(p.metadata.name, p.metadata.uid) for p in pods]}"
+        )
+
+    found: str = until(
+        fresh,
+        timeout=session.timeouts.pod_created + session.timeouts.pod_deleted_reported,
+        interval=session.timeouts.poll_interval,
+        describe=f"a new pod for step {step}",
+    )
+    return found
+
+
+@activity
+def container_is_terminated(
+    step: str,
+    container: str,
+    exit_code: int | None = None,
+    reason: str | None = None,
+    workflow: str = "main",
+    injection: bool = False,
+    message: str | None = None,
+    message_prefix: str | None = None,
+    timeout_seconds: float | None = None,
+    configuration: dict[str, Any] | None = None,
+) -> str:
+    """Wait until the container of the step's pod terminated; check code and reason.
+
+    With `injection: true` the termination is the fault's proof (an OOM kill,
+    a killed `wait`) and is recorded as such.
+    """
+    session = sessions.current(configuration)
+
+    def ended() -> Any | NotYet:
+        pods = finding.step_pods(session, workflow, step)
+        if not pods:
+            return NotYet(f"no pod for step {step}")
+        seen = finding.state(pods[-1], container)
+        return (pods[-1], seen) if seen.startswith("terminated") else NotYet(seen)
+
+    pod, seen = until(
+        ended,
+        timeout=timeout_seconds * session.settings.timeout_scale
+        if timeout_seconds
+        else session.timeouts.workflow_completed,
+        interval=session.timeouts.poll_interval,
+        describe=f"{container} of step {step} to terminate",
+    )
+    _, got_reason, got_code = seen.split(" ", 2)
+    wrong = (exit_code is not None and int(got_code) != exit_code) or (
+        reason is not None and got_reason != reason
+    )
+    said = finding.termination_message(pod, container)
+    wrong = (
+        wrong
+        or (message is not None and said != message)
+        or (message_prefix is not None and not said.startswith(message_prefix))
+    )
+    if wrong:
+        raise Unexpected(
+            f"{pod.metadata.name}/{container}: {seen} {said!r}, expected "
+            f"message {message or message_prefix or 'any'!r}, "
+            f"reason {reason or 'any'}, "
+            f"exit code {exit_code if exit_code is not None else 'any'}"
+        )
+    if injection:
+        session.injected(
+            "container_is_terminated",
+            f"{pod.metadata.name}/{container}: {seen}" + (f" {said!r}" if said else ""),
+        )
+    return str(seen)
+
+
+@activity
+def pod_is_held_by_finalizer(
+    step: str, configuration: dict[str, Any] | None = None
+) -> str:
+    """The deleted pod still exists, terminating, held by the status finalizer.
+
+    Waits until its containers have all terminated, so the status the
+    controller must read later is there to read.
+    """
+    session = sessions.current(configuration)
+    name, uid = session.memo[f"pod:{step}"]
+
+    def held() -> Any | NotYet:
+        from kubernetes.client.exceptions import ApiException
+
+        try:
+            pod = session.clients.core.read_namespaced_pod(name, session.namespace)
+        except ApiException as exc:
+            if exc.status == 404:
+                raise Final(
+                    f"pod {name} ({uid}) is gone: the status finalizer did not "
+                    "hold it while the controller was down"
+                ) from exc
+            raise
+        if pod.metadata.uid != uid:
+            raise Final(f"pod {name} was replaced ({pod.metadata.uid})")
+        states = {
+            s.name: finding.state(pod, s.name)
+            for s in pod.status.container_statuses or []
+        }
+        if contract.STATUS_FINALIZER not in (pod.metadata.finalizers or []):
+            raise Final(
+                f"pod {name} ({uid}) lost the status finalizer while the controller "
+                f"was down (finalizers {pod.metadata.finalizers}): nothing holds it"
+            )
+        done = bool(states) and all(v.startswith("terminated") for v in states.values())
+        if pod.metadata.deletion_timestamp and done:
+            return pod
+        return NotYet(f"{name}: finalizers {pod.metadata.finalizers}, {states}")
+
+    pod = until(
+        held,
+        timeout=session.timeouts.workflow_completed,
+        interval=session.timeouts.poll_interval,
+        describe=f"pod {name} to terminate while its finalizer holds it",
+    )
+    text = (
+        f"{name} ({uid}) deleted at {pod.metadata.deletion_timestamp} and still "
+        f"there with finalizers {pod.metadata.finalizers}"
+    )
+    session.injected("pod_is_held_by_finalizer", text)
+    return text
+
+
+@activity
+def workflow_has_running_pods(
+    count: int,
+    workflow: str = "main",
+    configuration: dict[str, Any] | None = None,
+) -> int:
+    """Wait until `count` pods of the workflow have `main` running (in-flight pods)."""
+    session = sessions.current(configuration)
+    from conformance.harness.workflows import workflow_pods
+
+    def running() -> list[Any] | NotYet:
+        pods = workflow_pods(
+            session.clients, session.namespace, session.workflow(workflow)
+        )
+        up = [p for p in pods if finding.state(p, "main") == "running"]
+        if len(up) >= count:
+            return up
+        return NotYet(f"{len(up)} of {len(pods)} pods have main running")
+
+    up = until(
+        running,
+        timeout=session.timeouts.user_command_started,
+        interval=session.timeouts.poll_interval,
+        describe=f"{count} pods of the workflow to run main",
+    )
+    session.was_vulnerable(
+        "workflow_has_running_pods",
+        f"{len(up)} pods in flight: "
+        + ", ".join(f"{p.metadata.name} ({p.metadata.uid})" for p in up),
+    )
+    return len(up)
+
+
+@activity
+def supervisor_is_in_premain(
+    step: str, workflow: str = "main", configuration: dict[str, Any] | None = None
+) -> str:
+    """Wait until the init-less status marker reads RUNNING and main waits on it.
+
+    Read from `main` (it shares /var/run/argo): the supervisor is in its pre-main
+    work and the user command has not started.
+    """
+    session = sessions.current(configuration)
+    shell = executing.Shell(
+        clients=session.clients, namespace=session.namespace, timeouts=session.timeouts
+    )
+
+    def premain() -> Any | NotYet:
+        pod = _one(session, workflow, step)
+        if isinstance(pod, NotYet):
+            return pod
+        if finding.state(pod, "main") != "running":
+            return NotYet(f"{pod.metadata.name}: main {finding.state(pod, 'main')}")
+        marker = shell.sh(
+            pod.metadata.name, f"cat {contract.STATUS_MARKER} 2>&1", check=False
+        )
+        started = shell.run(pod.metadata.name, ["test", "-e", executing.STARTED])
+        if marker.startswith("RUNNING") and started.returncode != 0:
+            return pod, marker.strip()
+        return NotYet(f"{pod.metadata.name}: marker {marker.strip()!r}")
+
+    pod, marker = until(
+        premain,
+        timeout=session.timeouts.user_command_started,
+        interval=session.timeouts.poll_interval,
+        describe=f"step {step}'s supervisor to be in pre-main",
+    )
+    session.memo[f"pod:{step}"] = (pod.metadata.name, pod.metadata.uid)
+    text = (
+        f"{pod.metadata.name}: status marker {marker}, "
+        "main waiting, user command not started"
+    )
+    session.was_vulnerable("supervisor_is_in_premain", text)
+    return text
+
+
+@activity
+def main_waits_for_ready(
+    step: str, workflow: str = "main", configuration: dict[str, Any] | None = None
+) -> str:
+    """The step's pod is an init-less handshake pod: main waits for READY.
+
+    The vulnerable state of a pre-main fault built into the workload (an
+    artifact that cannot be fetched): `main` must not run the user command.
+    """
+    session = sessions.current(configuration)
+
+    def created() -> Any | NotYet:
+        return _one(session, workflow, step)
+
+    pod = until(
+        created,
+        timeout=session.timeouts.pod_created,
+        interval=session.timeouts.poll_interval,
+        describe=f"a pod for step {step}",
+    )
+    containers = {c.name: c for c in pod.spec.containers}
+    env = {e.name: e.value for e in containers["main"].env or []}
+    if "supervisor" not in containers or env.get("ARGO_WAIT_FOR_READY") != "true":
+        raise Unexpected(
+            f"{pod.metadata.name}: not an init-less handshake pod "
+            f"(containers {sorted(containers)}, ARGO_WAIT_FOR_READY "
+            f"{env.get('ARGO_WAIT_FOR_READY')!r})"
+        )
+    session.memo[f"pod:{step}"] = (pod.metadata.name, pod.metadata.uid)
+    text = f"{pod.metadata.name}: main waits for READY behind supervisor"
+    session.was_vulnerable("main_waits_for_ready", text)
+    return text
+
+
+@activity
+def init_is_running(
+    step: str, workflow: str = "main", configuration: dict[str, Any] | None = None
+) -> str:
+    """Wait until the step's legacy pod is Pending with `init` running (pre-main)."""
+    session = sessions.current(configuration)
+
+    def in_init() -> Any | NotYet:
+        pod = _one(session, workflow, step)
+        if isinstance(pod, NotYet):
+            return pod
+        seen = finding.state(pod, "init")
+        if pod.status.phase == "Pending" and seen == "running":
+            return pod
+        return NotYet(f"{pod.metadata.name}: {pod.status.phase}, init {seen}")
+
+    pod = until(
+        in_init,
+        timeout=session.timeouts.user_command_started,
+        interval=session.timeouts.poll_interval,
+        describe=f"step {step}'s init to run",
+    )
+    session.memo[f"pod:{step}"] = (pod.metadata.name, pod.metadata.uid)
+    text = f"{pod.metadata.name} ({pod.metadata.uid}): Pending, init running"
+    session.was_vulnerable("init_is_running", text)
+    return text
+
+
+@activity
+def status_marker_is_stale(
+    step: str,
+    min_age_seconds: float = 15.0,
+    workflow: str = "main",
+    configuration: dict[str, Any] | None = None,
+) -> str:
+    """Wait until the init-less status marker has not changed for `min_age_seconds`.
+
+    Read from `main` (marker mtime against the node's clock): with a 5 s
+    heartbeat, 15 s without a change proves the supervisor stopped beating,
+    before the 30 s rule makes `main` give up.
+    """
+    session = sessions.current(configuration)
+    name, _ = session.memo[f"pod:{step}"]
+    shell = executing.Shell(
+        clients=session.clients, namespace=session.namespace, timeouts=session.timeouts
+    )
+    script = f"echo $(( $(date +%s) - $(stat -c %Y {contract.STATUS_MARKER}) )) $(head -1 {contract.STATUS_MARKER})"
+
+    def stale() -> str | NotYet:
+        said = shell.sh(name, script, check=False).strip()
+        age, _, token = said.partition(" ")
+        if age.isdigit() and int(age) >= min_age_seconds and token == "RUNNING":
+            return said
+        return NotYet(f"marker age and token: {said!r}")
+
+    said = until(
+        stale,
+        timeout=min_age_seconds + session.timeouts.status_marker_stale,
+        interval=session.timeouts.poll_interval,
+        describe=f"the status marker of {name} to be {min_age_seconds:g} s old",
+    )
+    age, _, token = said.partition(" ")
+    text = f"{name}: status marker {token} unchanged for {age} s (heartbeat every 5 s)"
+    session.injected("status_marker_is_stale", text)
+    return text

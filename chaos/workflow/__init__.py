@@ -1,0 +1,1 @@
+"""Probes of Workflows: whether the workload ended as the spec says it must."""

@@ -1,0 +1,190 @@
+"""Workflow probes: the workflow completed, its nodes are as the spec says.
+
+A node must have the exact phase, message and outputs the spec requires
+after the fault.
+
+Each waits (bounded by a named timeout) and raises `Unexpected` with the
+workflow's nodes when the expectation fails, so the report says what was
+seen instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from chaos import sessions
+from chaos.activities import activity
+from chaos.errors import Unexpected
+from chaos.pod.finding import RETRY_SUFFIX
+from conformance.harness import NotYet
+from conformance.harness import until
+
+__all__ = ["node_is", "pod_nodes_are", "workflow_is_completed", "workflow_is_running"]
+
+
+def _nodes(workflow: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    return dict((workflow.get("status") or {}).get("nodes") or {})
+
+
+def summary(workflow: Mapping[str, Any]) -> str:
+    """Phase, message and every node's phase and message, for evidence."""
+    status = workflow.get("status") or {}
+    nodes = [
+        f"{n.get('displayName')}={n.get('phase')}"
+        + (f" {n.get('message')!r}" if n.get("message") else "")
+        for n in _nodes(workflow).values()
+    ]
+    return (
+        f"workflow {workflow['metadata']['name']} {status.get('phase')} "
+        f"{status.get('message', '')!r}; nodes: {', '.join(nodes)}"
+    )
+
+
+@activity
+def workflow_is_completed(
+    phase: str = "Succeeded",
+    workflow: str = "main",
+    timeout_seconds: float | None = None,
+    configuration: dict[str, Any] | None = None,
+) -> str:
+    """Wait until the workflow completes; Unexpected unless it ends in `phase`.
+
+    `phase` may name alternatives, `Failed|Error`, where the spec allows both.
+    """
+    session = sessions.current(configuration)
+    name = session.workflow(workflow)
+    done = session.workflow_ops().wait_completed(
+        name,
+        timeout=timeout_seconds * session.settings.timeout_scale
+        if timeout_seconds
+        else None,
+    )
+    got = (done.get("status") or {}).get("phase")
+    if got not in phase.split("|"):
+        raise Unexpected(f"expected {phase}: {summary(done)}")
+    return str(got)
+
+
+def _pod_nodes(workflow: Mapping[str, Any], step: str) -> list[dict[str, Any]]:
+    """The Pod nodes of `step` (retry attempts included), oldest first."""
+    found = [
+        n
+        for n in _nodes(workflow).values()
+        if n.get("type") == "Pod"
+        and RETRY_SUFFIX.sub("", str(n.get("displayName") or "")) == step
+    ]
+    return sorted(found, key=lambda n: str(n.get("startedAt") or ""))
+
+
+@activity
+def node_is(
+    step: str,
+    phase: str,
+    message: str | None = None,
+    message_prefix: str | None = None,
+    exit_code: str | None = None,
+    parameters: dict[str, str] | None = None,
+    attempt: int = 0,
+    attempts: int | None = None,
+    workflow: str = "main",
+    configuration: dict[str, Any] | None = None,
+) -> str:
+    """The step's Pod node (attempt `attempt`, in start order) has exactly this state.
+
+    `message` is compared exactly, `message_prefix` as a prefix (`a|b`: either);
+    `parameters`
+    are its output parameters' values; `attempts` is how many Pod nodes the
+    step must have had (retries). Reads the workflow as it is now.
+    """
+    session = sessions.current(configuration)
+    current = session.workflow_ops().get(session.workflow(workflow))
+    nodes = _pod_nodes(current, step)
+    if attempts is not None and len(nodes) != attempts:
+        raise Unexpected(
+            f"step {step}: expected {attempts} pod node(s), found {len(nodes)}: "
+            + summary(current)
+        )
+    if len(nodes) <= attempt:
+        raise Unexpected(f"step {step} has no attempt {attempt}: {summary(current)}")
+    node = nodes[attempt]
+    outputs = node.get("outputs") or {}
+    got_params = {p["name"]: p.get("value") for p in outputs.get("parameters") or []}
+    got_message = str(node.get("message") or "")
+    problems = []
+    if node.get("phase") != phase:
+        problems.append(f"phase {node.get('phase')} (expected {phase})")
+    if message is not None and got_message != message:
+        problems.append(f"message {got_message!r} (expected {message!r})")
+    if message_prefix is not None and not got_message.startswith(
+        tuple(message_prefix.split("|"))
+    ):
+        problems.append(
+            f"message {got_message!r} (expected to start {message_prefix!r})"
+        )
+    if exit_code is not None and outputs.get("exitCode") != exit_code:
+        problems.append(
+            f"exitCode {outputs.get('exitCode')!r} (expected {exit_code!r})"
+        )
+    for key, value in (parameters or {}).items():
+        if got_params.get(key) != value:
+            problems.append(
+                f"parameter {key}={got_params.get(key)!r} (expected {value!r})"
+            )
+    if problems:
+        raise Unexpected(f"node {node.get('name')}: {'; '.join(problems)}")
+    return f"{node.get('name')}: {phase} {got_message!r}"
+
+
+@activity
+def pod_nodes_are(
+    phase: str,
+    count: int,
+    workflow: str = "main",
+    configuration: dict[str, Any] | None = None,
+) -> int:
+    """Exactly `count` Pod nodes, every one in `phase` (no node lost, none doubled)."""
+    session = sessions.current(configuration)
+    current = session.workflow_ops().get(session.workflow(workflow))
+    pods = [n for n in _nodes(current).values() if n.get("type") == "Pod"]
+    wrong = [n for n in pods if n.get("phase") != phase]
+    if len(pods) != count or wrong:
+        raise Unexpected(f"expected {count} Pod nodes {phase}: {summary(current)}")
+    return len(pods)
+
+
+@activity
+def workflow_is_running(
+    succeeded_nodes: int = 1,
+    workflow: str = "main",
+    configuration: dict[str, Any] | None = None,
+) -> str:
+    """Wait until the workflow runs with at least `succeeded_nodes` Pod nodes done.
+
+    The vulnerable state of a fault aimed at a workflow in mid-flight.
+    """
+    session = sessions.current(configuration)
+    ops = session.workflow_ops()
+    name = session.workflow(workflow)
+
+    def midway() -> dict[str, Any] | NotYet:
+        current = ops.get(name)
+        done = [
+            n
+            for n in _nodes(current).values()
+            if n.get("type") == "Pod" and n.get("phase") == "Succeeded"
+        ]
+        running = (current.get("status") or {}).get("phase") == "Running"
+        if running and len(done) >= succeeded_nodes:
+            return current
+        return NotYet(summary(current))
+
+    current = until(
+        midway,
+        timeout=session.timeouts.workflow_completed,
+        interval=session.timeouts.poll_interval,
+        describe=f"workflow {name} to run with {succeeded_nodes} node(s) done",
+    )
+    text = summary(current)
+    session.was_vulnerable("workflow_is_running", text)
+    return text

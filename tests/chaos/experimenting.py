@@ -1,0 +1,158 @@
+"""Run experiment documents the way a user does (`chaos run`), and read their verdict.
+
+The pytest entries (`test_experiments.py`, `test_negative_controls.py`) run each
+experiment in a subprocess through chaostoolkit's own CLI, with the WPC
+configuration in environment variables, then read the experiment's entry from
+the ChaosReport the run wrote. The report is the verdict; the subprocess's
+exit status only says whether chaostoolkit itself worked.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from chaos import declarations
+from chaos import finishing
+
+ROOT = Path(__file__).resolve().parents[2]
+EXPERIMENTS_DIR = ROOT / "chaos" / "experiments"
+RUN_TIMEOUT = 600.0
+"""One experiment's budget; the slowest (a crash loop) takes about two minutes."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where experiments run and what they drive."""
+
+    implementation: str = "reference"
+    profile_vars: str = ""
+    provider: str = "local"
+    cluster: str = "wpc"
+    reports_dir: Path = ROOT / "reports"
+    instance: str = "external"
+    timeout_scale: float = 1.0
+
+    def env(self, layout: str) -> dict[str, str]:
+        """The process environment of `chaos run` for `layout`."""
+        return {
+            **os.environ,
+            "WPC_CHAOS_PROVIDER": self.provider,
+            "WPC_CHAOS_CLUSTER": self.cluster,
+            "WPC_CHAOS_IMPLEMENTATION": self.implementation,
+            "WPC_CHAOS_PROFILE_VARS": self.profile_vars,
+            "WPC_CHAOS_LAYOUT": layout,
+            "WPC_CHAOS_REPORTS_DIR": str(self.reports_dir),
+            "WPC_CHAOS_INSTANCE": self.instance,
+            "WPC_CHAOS_TIMEOUT_SCALE": str(self.timeout_scale),
+        }
+
+
+def cases(layouts: tuple[str, ...]) -> list[tuple[Path, str]]:
+    """(experiment file, layout) for every experiment and each layout it applies to."""
+    found = []
+    for path in sorted(EXPERIMENTS_DIR.glob("*.yaml")):
+        declared = declarations.of(yaml.safe_load(path.read_text()))
+        found += [(path, layout) for layout in declared.layouts if layout in layouts]
+    return found
+
+
+def name_of(path: Path) -> str:
+    """The experiment's report name."""
+    return declarations.of(yaml.safe_load(path.read_text())).name
+
+
+def run(path: Path, *, layout: str, target: Target) -> dict[str, Any]:
+    """Run one experiment with `chaos run`; return its ChaosReport entry."""
+    run_dir = target.reports_dir / "chaos" / "runs" / f"{path.stem}-{layout}"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    chaos = Path(sys.executable).with_name("chaos")
+    command = [
+        str(chaos),
+        "--log-file",
+        str(run_dir / "chaostoolkit.log"),
+        "run",
+        "--rollback-strategy",
+        "always",
+        "--journal-path",
+        str(run_dir / "journal.json"),
+        str(path),
+    ]
+    proc = subprocess.run(
+        command,
+        env=target.env(layout),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        check=False,
+    )
+    (run_dir / "chaos-run.out").write_text(proc.stdout + proc.stderr)
+    report = finishing.report_path(target.reports_dir, _profile_name(target))
+    name = name_of(path)
+    entries = []
+    if report.exists():
+        loaded = yaml.safe_load(report.read_text()) or {}
+        entries = [
+            e
+            for e in loaded.get("experiments") or []
+            if (e["name"], e["layout"]) == (name, layout)
+        ]
+    assert entries, (
+        f"`chaos run` left no report entry for {name} ({layout}); exit code "
+        f"{proc.returncode}; output tail:\n{(proc.stdout + proc.stderr)[-3000:]}"
+    )
+    found = dict(entries[0])
+    found["leaks"] = leaks(name, target)
+    return found
+
+
+def leaks(name: str, target: Target) -> list[str]:
+    """Namespaces the experiment's runs left behind (the suite's leak check, by label)."""
+    from chaos import instances
+    from chaos.settings import ChaosSettings
+    from conformance.harness import kube
+
+    settings = ChaosSettings(provider=target.provider, cluster=target.cluster)
+    clients = kube.connect(instances.locate(settings)[0])
+    selector = f"{kube.MANAGED_BY}={kube.MANAGED_BY_VALUE},{kube.TEST}=chaos-{name}"
+    return [
+        ns.metadata.name
+        for ns in clients.core.list_namespace(label_selector=selector).items
+    ]
+
+
+def _profile_name(target: Target) -> str:
+    from conformance.implementations import profiles
+
+    return profiles.load(
+        target.implementation,
+        variables=dict(
+            p.split("=", 1) for p in target.profile_vars.split(",") if "=" in p
+        ),
+    ).name
+
+
+def explain(entry: dict[str, Any]) -> str:
+    """The entry's verdict and evidence, for an assertion message."""
+    lines = [
+        f"{entry['name']} ({entry['layout']}): {entry['outcome']}",
+        entry["injectionVerified"]["evidence"],
+        f"steady state before: {entry['steadyStateBefore']}",
+        f"steady state after: {entry['steadyStateAfter']}",
+    ]
+    lines += [
+        f"{c['activity']} ({c['kind']}): {c['message']}"
+        for c in entry.get("failedChecks") or []
+    ]
+    lines += [f"{v['invariant']}: {v['message']}" for v in entry["violations"]]
+    lines.append(f"timeline: {entry['timelinePath']}")
+    if entry.get("leaks"):
+        lines.append(f"namespaces left behind: {entry['leaks']}")
+    return "\n".join(lines)

@@ -1,0 +1,88 @@
+"""Every experiment document is a valid chaostoolkit experiment with WPC's shape.
+
+We test these aspects, per document in chaos/experiments/:
+
+- chaoslib accepts it (syntax, and every python activity's module, function
+  and arguments);
+- it declares the `wpc` extension (name, layouts), the `chaos.control`
+  control and the common configuration keys;
+- its steady-state hypothesis checks the cluster and the controller;
+- its method begins with `begin_experiment`, proves the vulnerable state and
+  the injection with probes that record them, and its rollbacks end with
+  `end_experiment` (settle, stop recording, delete the namespace).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from chaoslib.experiment import ensure_experiment_is_valid
+
+from chaos import declarations
+from chaos.settings import KEYS
+
+EXPERIMENTS = sorted(
+    (Path(__file__).resolve().parents[2] / "chaos" / "experiments").glob("*.yaml")
+)
+VULNERABLE = {
+    "main_is_running",
+    "workflow_has_running_pods",
+    "workflow_is_running",
+    "init_is_running",
+    "supervisor_is_in_premain",
+    "main_waits_for_ready",
+}
+"""Probes that record the workload's vulnerable state."""
+INJECTION = {
+    "controller_is_gone",
+    "controller_was_replaced",
+    "pod_is_gone",
+    "pod_is_held_by_finalizer",
+    "container_is_terminated",
+    "restart_controller_repeatedly",
+    "restart_node_component",
+    "cut_controller_off",
+    "cut_step_pod_off",
+    "status_marker_is_stale",
+}
+"""Activities that record proof that the fault landed."""
+
+
+def _funcs(activities):
+    return [a["provider"]["func"] for a in activities]
+
+
+@pytest.mark.parametrize("path", EXPERIMENTS, ids=[p.stem for p in EXPERIMENTS])
+def test_the_document_is_a_valid_wpc_experiment(path):
+    experiment = yaml.safe_load(path.read_text())
+    ensure_experiment_is_valid(experiment)
+    declared = declarations.of(experiment)
+    assert declared.name == path.stem
+    assert set(experiment["configuration"]) == set(KEYS)
+    assert [c["provider"]["module"] for c in experiment["controls"]] == [
+        "chaos.control"
+    ]
+    assert _funcs(experiment["steady-state-hypothesis"]["probes"]) == [
+        "cluster_is_healthy",
+        "controller_is_available",
+    ]
+    method = _funcs(experiment["method"])
+    assert method[0] == "begin_experiment"
+    assert VULNERABLE & set(method), "no probe records the vulnerable state"
+    assert INJECTION & set(method), "no activity proves the injection"
+    assert _funcs(experiment["rollbacks"])[-1] == "end_experiment"
+
+
+def test_discovery_lists_every_activity_the_experiments_use():
+    import chaos
+
+    listed = {a["name"] for a in chaos.discover(discover_system=False)["activities"]}
+    used = set()
+    for path in EXPERIMENTS:
+        experiment = yaml.safe_load(path.read_text())
+        for block in ("method", "rollbacks"):
+            used.update(_funcs(experiment[block]))
+        used.update(_funcs(experiment["steady-state-hypothesis"]["probes"]))
+    assert used <= listed, sorted(used - listed)

@@ -1,0 +1,95 @@
+"""Every chaos experiment passes against the implementation, in each of its layouts.
+
+We test these aspects, per experiment document in chaos/experiments/ and per
+layout it declares (selected with WPC_CHAOS_LAYOUT=legacy|initless|both):
+
+- `chaos run` of the document ends with a ChaosReport entry whose outcome is
+  `passed`: steady state before and after, the fault's injection and the
+  workload's vulnerable state verified, no probe expectation failed, and the
+  recorded history breaks no invariant;
+- it leaves no namespace labelled for it behind (the suite's leak check).
+
+The chaos controller instances are installed once for the module (the
+profile's prepare and install, as the suite does) and removed at the end;
+`reports/chaos-<impl>.yaml` loses the old entries of the selected runs first. Matrix: the
+implementation named by WPC_CHAOS_IMPLEMENTATION (default reference).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from chaos import finishing
+from chaos import instances
+from chaos.settings import ChaosSettings
+from conformance import contract
+from conformance.harness.timeouts import Timeouts
+from tests.chaos import experimenting
+
+
+def _layouts() -> tuple[str, ...]:
+    chosen = os.environ.get("WPC_CHAOS_LAYOUT", "both")
+    return contract.LAYOUTS if chosen == "both" else (chosen,)
+
+
+def _target() -> experimenting.Target:
+    return experimenting.Target(
+        implementation=os.environ.get("WPC_CHAOS_IMPLEMENTATION", "reference"),
+        provider=os.environ.get("WPC_CHAOS_PROVIDER", "local"),
+        cluster=os.environ.get("WPC_CHAOS_CLUSTER", "wpc"),
+    )
+
+
+@pytest.fixture(scope="module")
+def chaos_target(request: pytest.FixtureRequest) -> Iterator[experimenting.Target]:
+    """The chaos instances of the selected layouts, installed for the module."""
+    target = _target()
+    settings = ChaosSettings(
+        provider=target.provider,
+        cluster=target.cluster,
+        implementation=target.implementation,
+        reports_dir=target.reports_dir,
+    )
+    timeouts = Timeouts()
+    kubeconfig, kubectl = instances.locate(settings)
+    profile = instances.load_profile(settings)
+    drv = instances.driver(
+        settings, profile, kubeconfig=kubeconfig, kubectl=kubectl, timeouts=timeouts
+    )
+    chosen = [instances.chaos_instance(profile, layout) for layout in _layouts()]
+    selected = {
+        (
+            experimenting.name_of(item.callspec.params["path"]),
+            item.callspec.params["layout"],
+        )
+        for item in request.session.items
+        if hasattr(item, "callspec") and "path" in item.callspec.params
+    }
+    finishing.drop_entries(
+        finishing.report_path(target.reports_dir, profile.name), selected
+    )
+    instances.install(drv, chosen, settings=settings)
+    try:
+        yield target
+    finally:
+        instances.uninstall(drv, chosen)
+
+
+CASES = experimenting.cases(_layouts())
+
+
+@pytest.mark.cluster
+@pytest.mark.chaos
+@pytest.mark.parametrize(
+    ("path", "layout"),
+    CASES,
+    ids=[f"{p.stem}-{layout}" for p, layout in CASES],
+)
+def test_the_experiment_passes_with_its_injection_verified(chaos_target, path, layout):
+    entry = experimenting.run(path, layout=layout, target=chaos_target)
+    assert entry["outcome"] == "passed", experimenting.explain(entry)
+    assert entry["injectionVerified"]["verified"]
+    assert not entry["leaks"], experimenting.explain(entry)
