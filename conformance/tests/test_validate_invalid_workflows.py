@@ -38,7 +38,12 @@ from conformance.harness.workflows import Workflows
 from conformance.harness.workflows import workflow_pods
 
 RESERVED = ("wait", "supervisor", "artifact-plugin-wpc")
-MISSING_IMAGE = "wpc.invalid/no-such-image:0.0.1"
+# An image no registry can serve, whose look-up fails on every machine the same way:
+# the upper-case repository is not a valid reference, so the look-up ends before any
+# network access. A well-formed name on an unknown host would make the answer depend
+# on the machine's DNS, and a DNS failure is transient to Argo: it retries for ever
+# and the node stays Running (seen against v4.1.2; docs/known-deviations.md).
+MISSING_IMAGE = "wpc.invalid/No-Such-Image:0.0.1"
 Doc = dict[str, Any]
 
 
