@@ -84,7 +84,8 @@ def write_summary(*, started: float, out_dir: Path = OUT_DIR) -> dict[str, Any] 
     entries = [json.loads(p.read_text()) for p in paths if p.stat().st_mtime >= started]
     if not entries:
         return None
-    order = {row.fault: i for i, row in enumerate(controls.load())}
+    rows = [r for r in controls.load() if r.status != controls.CHAOS]
+    order = {row.fault: i for i, row in enumerate(rows)}
     entries.sort(key=lambda e: order.get(str(e["fault"]), len(order)))
     document = scoring.summary(
         entries,

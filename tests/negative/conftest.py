@@ -49,7 +49,7 @@ def negative_verdicts(
     for item in request.session.items:
         callspec = getattr(item, "callspec", None)
         control = callspec.params.get("control") if callspec else None
-        if isinstance(control, controls.Control) and control.status != controls.PENDING:
+        if isinstance(control, controls.Control) and control.status == controls.ACTIVE:
             selected.append(control)
     return batching.Verdicts(
         target=negative_target,

@@ -70,6 +70,15 @@ def test_the_shipped_table_is_valid_and_covers_every_fault():
             assert row.reason.strip(), row.fault
 
 
+def test_every_chaos_row_is_judged_by_a_chaos_negative_control():
+    """A `chaos` row leaves the suite's score only because tests/chaos judges it."""
+    from tests.chaos.test_negative_controls import CONTROLS
+
+    chaos_rows = {r.fault for r in controls.load() if r.status == controls.CHAOS}
+    assert chaos_rows, "no chaos rows: this test would check nothing"
+    assert chaos_rows == {c.fault for c in CONTROLS}
+
+
 @pytest.mark.parametrize(
     ("row", "message"),
     [
@@ -86,6 +95,7 @@ def test_the_shipped_table_is_valid_and_covers_every_fault():
             r"HandshakeMarker\[initless\] is both a killer and a canary",
         ),
         (with_changes(status="pending"), r"a pending row needs a reason"),
+        (with_changes(status="chaos"), r"a chaos row needs a reason"),
     ],
 )
 def test_semantic_errors_name_the_row_and_the_value(row, message):
