@@ -4,6 +4,7 @@ run            cluster up, install, the suite in the selected layouts, reports
 bench          pod startup by phase and throughput of an implementation, per layout
 bench-compare  two bench results side by side, with ratios
 diff           two ConformanceReports: regressions, fixes, clauses, claims, timings
+layout-diff    two implementations' reports: where legacy and init-less differ in each
 history        upstream's fixed bugs (conformance/spec/history.yaml), with counts
 html           a ConformanceReport YAML as one self-contained HTML page
 load-images    build an implementation's images and load them into the cluster
@@ -22,6 +23,7 @@ from conformance import preflight
 from conformance import spec
 from conformance.bench import cli as bench_cli
 from conformance.diffing import cli as diff_cli
+from conformance.diffing import layout_cli
 from conformance.errors import ConformanceError
 from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
@@ -78,6 +80,13 @@ def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     diff_cli.add_arguments(diff)
+    layout_diff = sub.add_parser(
+        "layout-diff",
+        help="two implementations' reports: where their layouts differ, and alike or not",
+        description=layout_cli.DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    layout_cli.add_arguments(layout_diff)
     listing = sub.add_parser(
         "history", help="list upstream's fixed bugs and which scenario catches each"
     )
@@ -174,6 +183,8 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
             return bench_cli.main_compare(args)
         if args.verb == "diff":
             return diff_cli.main(args)
+        if args.verb == "layout-diff":
+            return layout_cli.main(args)
         if args.verb == "history":
             return _history(args)
         if args.verb == "html":

@@ -4,6 +4,7 @@
 ran (0 all passed, 1 some failed, 2 interrupted, 3 internal error, 4 usage
 error, 5 no tests collected), and with one of these when it stopped first.
 `diff` exits 0, REGRESSION, or INVALID_INPUT for a file that is not a report;
+`layout-diff` exits 0 or INVALID_INPUT;
 `history` exits 0 or INVALID_INPUT.
 The README's "Exit codes" table mirrors this module.
 """

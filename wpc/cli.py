@@ -3,6 +3,7 @@
 commands:
   run ...            the conformance suite (= python -m conformance run ...)
   diff OLD NEW       two ConformanceReports compared (= python -m conformance diff ...)
+  layout-diff A B    where two implementations' layouts differ (= python -m conformance layout-diff ...)
   cluster ...        clusters: up, down, status, load-image, ... (= python -m clusters ...)
   chaos ...          chaos experiments and checks (= python -m chaos ...)
   profile check P    validate an implementation profile without a cluster
@@ -22,9 +23,9 @@ from pathlib import Path
 import conformance
 from conformance.exitcodes import ExitCode
 
-DELEGATED = ("run", "diff", "cluster", "chaos")
+DELEGATED = ("run", "diff", "layout-diff", "cluster", "chaos")
 """Verbs whose arguments belong, unparsed, to an existing front end."""
-CONFORMANCE_VERBS = ("run", "diff")
+CONFORMANCE_VERBS = ("run", "diff", "layout-diff")
 """Delegated verbs that are verbs of `python -m conformance` too (same name)."""
 
 
@@ -38,6 +39,12 @@ def _diff_main(argv: list[str]) -> int:
     from conformance import __main__ as conformance_cli
 
     return conformance_cli.main(["diff", *argv], prog="wpc")
+
+
+def _layout_diff_main(argv: list[str]) -> int:
+    from conformance import __main__ as conformance_cli
+
+    return conformance_cli.main(["layout-diff", *argv], prog="wpc")
 
 
 def _cluster_main(argv: list[str]) -> int:
@@ -55,6 +62,7 @@ def _chaos_main(argv: list[str]) -> int:
 FRONT_ENDS: dict[str, Callable[[list[str]], int]] = {
     "run": _run_main,
     "diff": _diff_main,
+    "layout-diff": _layout_diff_main,
     "cluster": _cluster_main,
     "chaos": _chaos_main,
 }
@@ -91,6 +99,7 @@ def parser() -> argparse.ArgumentParser:
     for verb, help_text in (
         ("run", "run the conformance suite against an implementation"),
         ("diff", "compare two ConformanceReports: regressions, fixes, clauses"),
+        ("layout-diff", "where two implementations' layouts differ, alike or not"),
         ("cluster", "make, inspect and delete clusters"),
         ("chaos", "chaos experiments and invariant checks"),
     ):
