@@ -118,7 +118,7 @@ stress: setup
 	$(PY) -m pytest tests/reference_impl/images/test_sidecar_stress.py $(PYTEST_ARGS)
 
 bench: setup
-	$(PY) -m conformance bench --implementation $(IMPLEMENTATION) --layout $(LAYOUT) --workflows $(WORKFLOWS) --inflight $(INFLIGHT) --provider $(PROVIDER) --cluster $(CLUSTER) $(BENCH_ARGS)
+	$(PY) -m conformance bench --implementation $(IMPLEMENTATION) --layout $(LAYOUT) --workflows $(WORKFLOWS) --inflight $(INFLIGHT) --provider $(PROVIDER) --cluster $(CLUSTER) $(foreach v,$(PROFILE_VARS),--profile-var $(v)) $(BENCH_ARGS)
 
 # Upstream's fixed bugs (conformance/spec/history.yaml): the listing and its counts, no
 # cluster. Building each fix's two tags and running its scenario on them is not here yet.

@@ -45,6 +45,15 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
         help="profile: bundled name (reference, argo-workflows) or path to a YAML",
     )
     parser.add_argument(
+        "--profile-var",
+        dest="profile_vars",
+        type=profile_var,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a profile variable, repeatable (e.g. source=DIR ref=v4.1.2 for upstream)",
+    )
+    parser.add_argument(
         "--layout",
         type=layout_selection,
         default=defaults.layouts,
@@ -92,12 +101,29 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("second", type=Path, help="result YAML (denominator)")
 
 
+def profile_var(text: str) -> tuple[str, str]:
+    """`NAME=VALUE` as a pair; argparse turns the ValueError into a usage error."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise ValueError(f"must look like NAME=VALUE, not {text!r}")
+    return name.strip(), value
+
+
+def _unique(pairs: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    names = [name for name, _ in pairs]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise SystemExit(f"error: --profile-var {', '.join(twice)} given twice")
+    return tuple(pairs)
+
+
 def settings_of(args: argparse.Namespace) -> BenchSettings:
     """The settings the parsed `bench` arguments ask for."""
     defaults = BenchSettings()
     return dataclasses.replace(
         defaults,
         implementation=args.implementation,
+        profile_vars=_unique(args.profile_vars),
         workflows=args.workflows,
         inflight=args.inflight,
         layouts=args.layout,

@@ -106,7 +106,9 @@ def _layout(
 
 def run(settings: BenchSettings, *, cluster: ClusterChoice) -> dict[str, Any]:
     """Benchmark every selected layout the profile claims; write and return the result."""
-    profile = profiles.load(settings.implementation)
+    profile = profiles.load(
+        settings.implementation, variables=dict(settings.profile_vars)
+    )
     image = _tools_image(profile)
     layouts = tuple(layout for layout in settings.layouts if layout in profile.layouts)
     if not layouts:

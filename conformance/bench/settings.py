@@ -31,6 +31,10 @@ class BenchSettings:
     implementation: str = "reference"
     """Profile name (`conformance/profiles/<name>.yaml`) or path, as for the suite."""
 
+    profile_vars: tuple[tuple[str, str], ...] = ()
+    """The profile's variables (`--profile-var NAME=VALUE`), as for the suite: upstream
+    built from a checkout needs `source` and `ref`."""
+
     workflows: int = 50
     """Workflows per layout: enough for a stable median and p90 in ~2 min per layout
     on the 2-core local cluster (issue #10 asks for the side-by-side table)."""

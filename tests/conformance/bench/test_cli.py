@@ -51,18 +51,34 @@ def test_flags_become_settings():
             "--skip-prepare",
             "--timeout-scale",
             "2",
+            "--profile-var",
+            "source=/src/argo",
+            "--profile-var",
+            "ref=v4.1.2",
         ]
     )
     settings = cli.settings_of(args)
+    assert settings.profile_vars == (("source", "/src/argo"), ("ref", "v4.1.2"))
     assert settings.layouts == ("initless",)
     assert (settings.workflows, settings.inflight, settings.prepare) == (10, 2, False)
     assert settings.timeouts.workflow_completed == 360.0
 
 
-@pytest.mark.parametrize("argv", [["--layout", "sideways"], ["--workflows", "0"]])
+@pytest.mark.parametrize(
+    "argv",
+    [["--layout", "sideways"], ["--workflows", "0"], ["--profile-var", "novalue"]],
+)
 def test_bad_values_are_rejected(argv, capsys):
     with pytest.raises(SystemExit):
         _parser().parse_args(["bench", *argv])
+
+
+def test_a_profile_variable_given_twice_is_refused():
+    args = _parser().parse_args(
+        ["bench", "--profile-var", "ref=a", "--profile-var", "ref=b"]
+    )
+    with pytest.raises(SystemExit, match="--profile-var ref given twice"):
+        cli.settings_of(args)
 
 
 def test_compare_takes_two_files():
