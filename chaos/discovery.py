@@ -12,6 +12,7 @@ from typing import Any
 ACTION_MODULES = (
     "chaos.actions",
     "chaos.controller.actions",
+    "chaos.controller.configuring",
     "chaos.pod.actions",
     "chaos.node.actions",
 )

@@ -17,6 +17,8 @@ One root, so callers can catch everything this package raises::
     │                   wait at once (also a `plumbing.waiting.Abort`)
     ├── Unsupported     the provider cannot inject this fault (outcome
     │                   `skipped`)
+    ├── Inconclusive    the harness could not gather the evidence a probe
+    │                   needs (outcome `error`, never `failed`)
     └── ResourceGone    a watch's resourceVersion was compacted (HTTP 410);
                         internal: the recorder answers it by listing again
 
@@ -70,6 +72,10 @@ class Final(Unexpected, Abort):
 
 class Unsupported(ChaosError):
     """The cluster provider has no way to inject this fault."""
+
+
+class Inconclusive(ChaosError):
+    """The harness saw too little to prove or refute what a probe checks."""
 
 
 class ResourceGone(ChaosError):

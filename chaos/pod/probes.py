@@ -10,24 +10,32 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubernetes.client.exceptions import ApiException
+
 from chaos import sessions
 from chaos.activities import activity
 from chaos.errors import Final
 from chaos.errors import Unexpected
+from chaos.errors import Unsupported
+from chaos.pod import absence
 from chaos.pod import finding
 from conformance import contract
+from conformance.errors import HarnessError
 from conformance.harness import NotYet
 from conformance.harness import executing
+from conformance.harness import pods as pod_readers
 from conformance.harness import until
 
 __all__ = [
     "container_is_terminated",
+    "executor_volume_is",
     "init_is_running",
     "main_is_running",
     "main_waits_for_ready",
     "pod_is_gone",
     "pod_is_held_by_finalizer",
     "status_marker_is_stale",
+    "status_marker_never_appears",
     "step_has_new_pod",
     "supervisor_is_in_premain",
     "workflow_has_running_pods",
@@ -159,12 +167,15 @@ def container_is_terminated(
     message: str | None = None,
     message_prefix: str | None = None,
     timeout_seconds: float | None = None,
+    message_contains: str | None = None,
     configuration: dict[str, Any] | None = None,
 ) -> str:
     """Wait until the container of the step's pod terminated; check code and reason.
 
-    With `injection: true` the termination is the fault's proof (an OOM kill,
-    a killed `wait`) and is recorded as such.
+    The termination message is compared exactly (`message`), as a prefix, or
+    by a part of it (`message_contains`: the runtime's words around a path are
+    its own). With `injection: true` the termination is the fault's proof (an
+    OOM kill, a killed `wait`) and is recorded as such.
     """
     session = sessions.current(configuration)
 
@@ -192,11 +203,12 @@ def container_is_terminated(
         wrong
         or (message is not None and said != message)
         or (message_prefix is not None and not said.startswith(message_prefix))
+        or (message_contains is not None and message_contains not in said)
     )
     if wrong:
         raise Unexpected(
             f"{pod.metadata.name}/{container}: {seen} {said!r}, expected "
-            f"message {message or message_prefix or 'any'!r}, "
+            f"message {message or message_prefix or message_contains or 'any'!r}, "
             f"reason {reason or 'any'}, "
             f"exit code {exit_code if exit_code is not None else 'any'}"
         )
@@ -436,4 +448,107 @@ def status_marker_is_stale(
     age, _, token = said.partition(" ")
     text = f"{name}: status marker {token} unchanged for {age} s (heartbeat every 5 s)"
     session.injected("status_marker_is_stale", text)
+    return text
+
+
+@activity
+def executor_volume_is(
+    step: str,
+    image: str = "tools",
+    workflow: str = "main",
+    configuration: dict[str, Any] | None = None,
+) -> str:
+    """The step's pod gets argoexec from the profile's `image` (a role: `tools`).
+
+    Proof that a configured executor image landed: the pod's `argoexec-bin`
+    image volume references it (WPC-INITLESS-003). A pod that references
+    another image means the implementation does not take its executor image
+    from the `executor` configuration field: the fault cannot be injected
+    through the profile, so `Unsupported`, not a failure.
+    """
+    session = sessions.current(configuration)
+    want = session.profile.images[image]
+
+    def created() -> Any | NotYet:
+        return _one(session, workflow, step)
+
+    pod = until(
+        created,
+        timeout=session.timeouts.pod_created,
+        interval=session.timeouts.poll_interval,
+        describe=f"a pod for step {step}",
+    )
+    volumes = {v.name: v for v in pod.spec.volumes or []}
+    volume = volumes.get(contract.EXECUTOR_BIN_VOLUME)
+    source = volume.image if volume is not None else None
+    got = source.reference if source is not None else None
+    if source is None or got != want:
+        raise Unsupported(
+            f"{pod.metadata.name}: volume {contract.EXECUTOR_BIN_VOLUME} references "
+            f"{got!r}, not the configured executor image {want!r}: the implementation "
+            "does not take its executor image from the `executor` field"
+        )
+    images = {c.name: c.image for c in pod.spec.containers}
+    text = (
+        f"{pod.metadata.name}: volume {contract.EXECUTOR_BIN_VOLUME} references "
+        f"{got} (pull policy {source.pull_policy}); supervisor image "
+        f"{images.get('supervisor')}"
+    )
+    session.injected("executor_volume_is", text)
+    return text
+
+
+@activity
+def status_marker_never_appears(
+    step: str, workflow: str = "main", configuration: dict[str, Any] | None = None
+) -> str:
+    """Read the status marker from `main` until `main` gives up; it must never exist.
+
+    The proof of a marker-never-written fault (WPC-HANDSHAKE-007): every read,
+    stamped with the node's clock, finds no marker, the last one close to
+    `main`'s `finishedAt`, and `main` did not give up before the 30 s rule.
+    """
+    session = sessions.current(configuration)
+    timeouts = session.timeouts
+    shell = executing.Shell(
+        clients=session.clients, namespace=session.namespace, timeouts=timeouts
+    )
+    reads: list[absence.Read] = []
+
+    def given_up() -> Any | NotYet:
+        pod = _one(session, workflow, step)
+        if isinstance(pod, NotYet):
+            return pod
+        seen = finding.state(pod, "main")
+        if seen.startswith("terminated"):
+            return pod
+        if seen != "running":
+            return NotYet(f"{pod.metadata.name}: main {seen}")
+        try:
+            said = shell.sh(pod.metadata.name, absence.SCRIPT, check=False)
+        except (ApiException, HarnessError) as exc:
+            return NotYet(f"{pod.metadata.name}: exec refused ({exc}); main ending?")
+        read = absence.parse(said)
+        if read is None:
+            return NotYet(f"{pod.metadata.name}: unreadable answer {said!r}")
+        absence.refuse_present(read, pod.metadata.name)
+        reads.append(read)
+        return NotYet(f"{pod.metadata.name}: marker absent ({len(reads)} reads)")
+
+    pod = until(
+        given_up,
+        timeout=timeouts.user_command_started + timeouts.status_marker_appears,
+        interval=timeouts.poll_interval,
+        describe=f"main of step {step} to give up on the status marker",
+    )
+    done = pod_readers.status_of(pod, "main").state.terminated
+    text = absence.judge(
+        reads,
+        pod=pod.metadata.name,
+        started=int(done.started_at.timestamp()),
+        finished=int(done.finished_at.timestamp()),
+        limit=timeouts.status_marker_appears,
+        slack=timeouts.timing_tolerance + 2 * timeouts.poll_interval,
+    )
+    session.injected("status_marker_never_appears", text)
     return text

@@ -46,6 +46,8 @@ INJECTION = {
     "cut_controller_off",
     "cut_step_pod_off",
     "status_marker_is_stale",
+    "status_marker_never_appears",
+    "executor_volume_is",
 }
 """Activities that record proof that the fault landed."""
 
