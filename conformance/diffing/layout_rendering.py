@@ -10,7 +10,6 @@ because only then does its silence mean "no difference".
 from __future__ import annotations
 
 from collections.abc import Mapping
-from collections.abc import Sequence
 from typing import Any
 
 import yaml
@@ -21,6 +20,7 @@ from conformance.diffing.layouts import LayoutDiff
 from conformance.diffing.layouts import ObservationRow
 from conformance.diffing.layouts import OutcomeRow
 from conformance.diffing.layouts import Side
+from conformance.diffing.rendering import table_lines
 
 API_VERSION = "wpc.dev/v1alpha1"
 KIND = "LayoutDiff"
@@ -107,14 +107,6 @@ def yaml_text(diff: LayoutDiff) -> str:
     return yaml.safe_dump(document(diff), sort_keys=False, allow_unicode=True)
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    return [
-        "  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
-        for r in [header, *rows]
-    ]
-
-
 def _shown(value: Any) -> str:
     """A value as the table shows it: an empty string must not vanish."""
     return "''" if value == "" else str(value)
@@ -155,7 +147,7 @@ def table(diff: LayoutDiff) -> str:
         f"{counts['observationsDifferingInBOnly']} in {b} only",
     ]
     if diff.observations:
-        lines += _table(
+        lines += table_lines(
             ("scenario", "key", a, b, "where"),
             [
                 (
@@ -176,7 +168,7 @@ def table(diff: LayoutDiff) -> str:
         f"{counts['outcomeSplitsInBOnly']} in {b} only",
     ]
     if diff.outcomes:
-        lines += _table(
+        lines += table_lines(
             ("scenario", a, b, "where", "test id"),
             [
                 (

@@ -160,7 +160,8 @@ def yaml_text(diff: ReportDiff) -> str:
     return yaml.safe_dump(document(diff), sort_keys=False, allow_unicode=True)
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+def table_lines(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """Left-aligned columns under `header`, two spaces apart (both diffs' tables)."""
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     return [
         "  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
@@ -184,7 +185,7 @@ def table(diff: ReportDiff) -> str:
         f"{counts['itemsRemoved']} removed",
     ]
     if diff.items:
-        lines += _table(
+        lines += table_lines(
             ("change", "layout", "test", "old", "new", "rerun", "nodeid"),
             [
                 (
@@ -208,7 +209,7 @@ def table(diff: ReportDiff) -> str:
         f"{counts['clausesRemoved']} removed",
     ]
     if diff.clauses:
-        lines += _table(
+        lines += table_lines(
             ("change", "clause", "layout", "old", "new", "tests"),
             [
                 (c.kind, c.clause, c.layout, c.old, c.new, ", ".join(c.tests))
@@ -231,7 +232,7 @@ def table(diff: ReportDiff) -> str:
         f"first try versus final verdict: old {_passes(diff.old)}; new {_passes(diff.new)}",
     ]
     if diff.first_try:
-        lines += _table(
+        lines += table_lines(
             ("layout", "nodeid", "old first/final", "new first/final"),
             [
                 (
@@ -251,7 +252,7 @@ def table(diff: ReportDiff) -> str:
         f"{len(diff.timings)} moved; phases {PHASES_NOT_RECORDED}",
     ]
     if diff.timings:
-        lines += _table(
+        lines += table_lines(
             ("layout", "test", "old s", "new s", "ratio", "nodeid"),
             [
                 (

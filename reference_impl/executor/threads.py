@@ -18,18 +18,23 @@ from __future__ import annotations
 import signal
 import threading
 
-_NOT_BLOCKED = {
-    signal.SIGKILL,  # cannot be blocked
-    signal.SIGSTOP,
-    signal.SIGSEGV,  # faults of the thread itself: blocking them helps nobody
-    signal.SIGBUS,
-    signal.SIGFPE,
-    signal.SIGILL,
-    signal.SIGTRAP,
-    signal.SIGSYS,
-    signal.SIGABRT,
-}
-BLOCKED = frozenset(s for s in signal.valid_signals() if s not in _NOT_BLOCKED)
+UNCATCHABLE_OR_SYNCHRONOUS = frozenset(
+    {
+        signal.SIGKILL,  # cannot be caught nor blocked
+        signal.SIGSTOP,
+        signal.SIGSEGV,  # faults of the thread itself: blocking them helps nobody
+        signal.SIGBUS,
+        signal.SIGFPE,
+        signal.SIGILL,
+        signal.SIGTRAP,
+        signal.SIGSYS,
+        signal.SIGABRT,
+    }
+)
+"""Signals no helper blocks and the emissary never forwards."""
+BLOCKED = frozenset(
+    s for s in signal.valid_signals() if s not in UNCATCHABLE_OR_SYNCHRONOUS
+)
 """What a helper thread blocks from its first instruction on."""
 
 

@@ -31,22 +31,14 @@ from typing import BinaryIO
 from reference_impl.executor import launching
 from reference_impl.executor.clocks import Clock
 from reference_impl.executor.protocol import Paths
+from reference_impl.executor.threads import UNCATCHABLE_OR_SYNCHRONOUS
 from reference_impl.executor.threads import start_helper
 
 logger = logging.getLogger(__name__)
 
-_NOT_FORWARDED = {
-    signal.SIGKILL,
-    signal.SIGSTOP,  # cannot be caught
+_NOT_FORWARDED = UNCATCHABLE_OR_SYNCHRONOUS | {
     signal.SIGCHLD,  # about our own child, not for it
     signal.SIGPIPE,  # ours, from a closed log reader
-    signal.SIGSEGV,  # synchronous faults of our own process: never handle in Python
-    signal.SIGBUS,
-    signal.SIGFPE,
-    signal.SIGILL,
-    signal.SIGABRT,
-    signal.SIGTRAP,
-    signal.SIGSYS,
 }
 FORWARDED = frozenset(s for s in signal.valid_signals() if s not in _NOT_FORWARDED)
 _STDOUT = 1  # the container's log streams, as file descriptors (not sys.stdout,
