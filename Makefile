@@ -126,14 +126,16 @@ history: setup
 	$(PY) -m conformance history
 
 # The chaos experiments (chaos/experiments/*.yaml, each run with `chaos run`) against
-# IMPLEMENTATION in LAYOUT (legacy, initless or both); writes reports/chaos-<impl>.yaml,
-# its JUnit twin, and a history and timeline per experiment under reports/chaos/.
+# IMPLEMENTATION in LAYOUT (legacy, initless or both): the layouts' experiments side by
+# side (one pytest process each), then the node faults alone (tests/chaos/parallel.py).
+# Writes reports/chaos-<impl>.yaml, its JUnit twin, its HTML page (linking the timelines),
+# and a history and timeline per experiment under reports/chaos/.
 chaos: setup
 	$(PY) -m clusters up --provider $(PROVIDER) --name $(CLUSTER)
-	WPC_CHAOS_IMPLEMENTATION=$(IMPLEMENTATION) WPC_CHAOS_LAYOUT=$(LAYOUT) \
+	WPC_CHAOS_IMPLEMENTATION=$(IMPLEMENTATION) \
 	WPC_CHAOS_PROVIDER=$(PROVIDER) WPC_CHAOS_CLUSTER=$(CLUSTER) \
-	$(PY) -m pytest -m "chaos and not negative" tests/chaos/test_experiments.py \
-	  --junitxml=reports/chaos-pytest.junit.xml $(PYTEST_ARGS)
+	$(PY) -m tests.chaos.parallel --layout $(LAYOUT) --report reports/chaos-$(IMPLEMENTATION).yaml \
+	  -- $(PYTEST_ARGS)
 
 # Each broken reference variant of tests/chaos/test_negative_controls.py must be caught
 # by the probe or invariant its row names (these also run in `make negative-controls`).

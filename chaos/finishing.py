@@ -16,10 +16,14 @@ The outcome, in order of precedence:
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import fcntl
 import logging
+import os
 import subprocess
 import time
+from collections.abc import Iterator
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -36,6 +40,7 @@ from chaos.report import ExperimentResult
 from chaos.report import RunContext
 from chaos.report import build_report
 from chaos.report import write_report
+from chaos.report_html import write_index
 from chaos.sessions import Session
 from chaos.timeline import FaultWindow
 from chaos.timeline import write_timeline
@@ -141,42 +146,72 @@ def report_path(reports_dir: Path, implementation: str) -> Path:
     return reports_dir / f"chaos-{implementation}.yaml"
 
 
-def add_to_report(path: Path, context: RunContext, result: ExperimentResult) -> None:
-    """Replace this experiment/layout's entry in the report at `path` (or start one)."""
-    kept: list[dict[str, Any]] = []
-    if path.exists():
-        old = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        kept = [
-            e
-            for e in old.get("experiments") or []
-            if (e.get("name"), e.get("layout")) != (result.name, result.layout)
-        ]
-    report = build_report(context, [])
-    report["experiments"] = [*kept, result.to_dict()]
-    report["experiments"].sort(key=lambda e: (e["name"], e["layout"]))
-    report["summary"] = _summary(report["experiments"])
+@contextlib.contextmanager
+def _locked(report: Path) -> Iterator[None]:
+    """Hold the report's lock file while the block reads and rewrites the report.
+
+    `make chaos` runs the two layouts' experiments in parallel processes that
+    add to one report; each change is a read-modify-write, so without the lock
+    one process's entry could be lost. The kernel releases the `flock` when the
+    holder exits; the lock file is never followed through a symbolic link.
+    """
+    report.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(
+        report.with_name(report.name + ".lock"),
+        os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
+        0o600,
+    )
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # blocks in the kernel: writers are brief
+        yield
+    finally:
+        os.close(fd)
+
+
+def _write(report: dict[str, Any], path: Path) -> None:
+    """The report, its JUnit twin and its HTML page (which links the timelines)."""
     write_report(report, path)
     junit.write(path.with_suffix(".junit.xml"), report)
+    write_index(report, path.with_suffix(".html"))
+
+
+def add_to_report(path: Path, context: RunContext, result: ExperimentResult) -> None:
+    """Replace this experiment/layout's entry in the report at `path` (or start one)."""
+    with _locked(path):
+        kept: list[dict[str, Any]] = []
+        if path.exists():
+            old = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            kept = [
+                e
+                for e in old.get("experiments") or []
+                if (e.get("name"), e.get("layout")) != (result.name, result.layout)
+            ]
+        report = build_report(context, [])
+        report["experiments"] = [*kept, result.to_dict()]
+        report["experiments"].sort(key=lambda e: (e["name"], e["layout"]))
+        report["summary"] = _summary(report["experiments"])
+        _write(report, path)
 
 
 def drop_entries(path: Path, runs: set[tuple[str, str]]) -> None:
     """Remove the (experiment, layout) entries about to run again from the report."""
-    if not path.exists():
-        return
-    report = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    kept = [
-        e
-        for e in report.get("experiments") or []
-        if (e["name"], e["layout"]) not in runs
-    ]
-    if not kept:
-        path.unlink()
-        path.with_suffix(".junit.xml").unlink(missing_ok=True)
-        return
-    report["experiments"] = kept
-    report["summary"] = _summary(kept)
-    write_report(report, path)
-    junit.write(path.with_suffix(".junit.xml"), report)
+    with _locked(path):
+        if not path.exists():
+            return
+        report = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        kept = [
+            e
+            for e in report.get("experiments") or []
+            if (e["name"], e["layout"]) not in runs
+        ]
+        if not kept:
+            path.unlink()
+            path.with_suffix(".junit.xml").unlink(missing_ok=True)
+            path.with_suffix(".html").unlink(missing_ok=True)
+            return
+        report["experiments"] = kept
+        report["summary"] = _summary(kept)
+        _write(report, path)
 
 
 def _summary(entries: list[dict[str, Any]]) -> dict[str, int]:

@@ -63,6 +63,16 @@ def cases(layouts: tuple[str, ...]) -> list[tuple[Path, str]]:
     return found
 
 
+NODE_TAG = "node"
+"""An experiment tagged so faults the whole node (kubelet, containerd, the API
+server): every other experiment would feel it, so it never runs beside one."""
+
+
+def hits_the_node(path: Path) -> bool:
+    """Whether the experiment at `path` faults the whole node."""
+    return NODE_TAG in (yaml.safe_load(path.read_text()).get("tags") or [])
+
+
 def name_of(path: Path) -> str:
     """The experiment's report name."""
     return declarations.of(yaml.safe_load(path.read_text())).name
@@ -109,19 +119,26 @@ def run(path: Path, *, layout: str, target: Target) -> dict[str, Any]:
         f"{proc.returncode}; output tail:\n{(proc.stdout + proc.stderr)[-3000:]}"
     )
     found = dict(entries[0])
-    found["leaks"] = leaks(name, target)
+    found["leaks"] = leaks(name, target, layout=layout)
     return found
 
 
-def leaks(name: str, target: Target) -> list[str]:
-    """Namespaces the experiment's runs left behind (the suite's leak check, by label)."""
+def leaks(name: str, target: Target, *, layout: str) -> list[str]:
+    """Namespaces the experiment's runs left behind (the suite's leak check, by label).
+
+    By layout too: `make chaos` runs the other layout's run of the same
+    experiment at the same time, and its namespace is not a leak of this one.
+    """
     from chaos import instances
     from chaos.settings import ChaosSettings
     from conformance.harness import kube
 
     settings = ChaosSettings(provider=target.provider, cluster=target.cluster)
     clients = kube.connect(instances.locate(settings)[0])
-    selector = f"{kube.MANAGED_BY}={kube.MANAGED_BY_VALUE},{kube.TEST}=chaos-{name}"
+    selector = (
+        f"{kube.MANAGED_BY}={kube.MANAGED_BY_VALUE},{kube.TEST}=chaos-{name},"
+        f"{kube.LAYOUT}={layout}"
+    )
     return [
         ns.metadata.name
         for ns in clients.core.list_namespace(label_selector=selector).items

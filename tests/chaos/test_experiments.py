@@ -10,7 +10,9 @@ layout it declares (selected with WPC_CHAOS_LAYOUT=legacy|initless|both):
 - it leaves no namespace labelled for it behind (the suite's leak check).
 
 The chaos controller instances are installed once for the module (the
-profile's prepare and install, as the suite does) and removed at the end;
+profile's prepare and install, as the suite does, under a host-wide lock, since
+`make chaos` runs one pytest process per layout side by side; see
+tests/chaos/parallel.py) and removed at the end;
 `reports/chaos-<impl>.yaml` loses the old entries of the selected runs first. Matrix: the
 implementation named by WPC_CHAOS_IMPLEMENTATION (default reference).
 """
@@ -26,6 +28,7 @@ from chaos import finishing
 from chaos import instances
 from chaos.settings import ChaosSettings
 from conformance import contract
+from conformance.harness import locking
 from conformance.harness.timeouts import Timeouts
 from tests.chaos import experimenting
 
@@ -71,23 +74,34 @@ def chaos_target(request: pytest.FixtureRequest) -> Iterator[experimenting.Targe
     finishing.drop_entries(
         finishing.report_path(target.reports_dir, profile.name), selected
     )
-    instances.install(drv, chosen, settings=settings)
+    with locking.held(
+        "chaos-install",
+        cluster=f"{target.provider}/{target.cluster}",
+        holder=f"chaos instances {', '.join(i.instance_id for i in chosen)}",
+        timeout=timeouts.install,
+        interval=timeouts.poll_interval,
+    ):
+        instances.install(drv, chosen, settings=settings)
     try:
         yield target
     finally:
         instances.uninstall(drv, chosen)
 
 
-CASES = experimenting.cases(_layouts())
+CASES = [
+    pytest.param(
+        path,
+        layout,
+        id=f"{path.stem}-{layout}",
+        marks=[pytest.mark.node_fault] if experimenting.hits_the_node(path) else [],
+    )
+    for path, layout in experimenting.cases(_layouts())
+]
 
 
 @pytest.mark.cluster
 @pytest.mark.chaos
-@pytest.mark.parametrize(
-    ("path", "layout"),
-    CASES,
-    ids=[f"{p.stem}-{layout}" for p, layout in CASES],
-)
+@pytest.mark.parametrize(("path", "layout"), CASES)
 def test_the_experiment_passes_with_its_injection_verified(chaos_target, path, layout):
     entry = experimenting.run(path, layout=layout, target=chaos_target)
     assert entry["outcome"] == "passed", experimenting.explain(entry)
