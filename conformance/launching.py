@@ -198,9 +198,15 @@ def run(request: RunRequest) -> int:
     command = pytest_command(request)
     logger.info("Running %s.", shlex.join(command))
     # Not plumbing.commands: pytest's live progress belongs on the console, and
-    # its exit code is this command's, not an error.
+    # its exit code is this command's, not an error. Not subprocess.run either:
+    # on Ctrl-C it kills pytest 0.25 s later, before any teardown, sweep or
+    # report; run_forwarding passes the signal on and waits for all three.
+    # Imported here: `--list` runs pytest in this process, and a plumbing module
+    # imported before it could not get pytest's assertion rewriting.
+    from plumbing.forwarding import run_forwarding
+
     started = time.time()
-    returncode = subprocess.run(command, check=False).returncode
+    returncode = run_forwarding(command)
     page = html.path_beside(report_path(request))
     if page.exists() and page.stat().st_mtime >= started - 1:
         # The last line of the run: where to look first.

@@ -8,6 +8,11 @@ controller without `instanceID` serves the same Workflows). `held()` is an
 advisory `flock` on a file named after the lock and the cluster's API server,
 so it serialises pytest-xdist workers and concurrent runs on one host (other
 worktrees included); the kernel releases it when the holding process dies.
+The lock files live in a directory only the running user can write
+(`/run/wpc-locks` for root), never a shared one such as /tmp: there another
+user could plant a symbolic link that makes a root run truncate any file, or
+hold the lock to stall every run. Neither the directory nor the file is
+followed through a link, and both must belong to the running user.
 Waiting for it goes through `waiting.until`; running out of time is a harness
 problem (HarnessError), not a verdict on the implementation.
 """
@@ -19,7 +24,7 @@ import fcntl
 import hashlib
 import os
 import re
-import tempfile
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -36,13 +41,63 @@ them to stay unprocessed, or that run a controller without `instanceID`."""
 NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 
+ROOT_LOCKS = Path("/run/wpc-locks")
+
+
+def default_directory() -> Path:
+    """Where this user's lock files live: /run/wpc-locks for root, else under ~/.cache."""
+    if os.geteuid() == 0:
+        return ROOT_LOCKS
+    return Path.home() / ".cache" / "wpc" / "locks"
+
+
 def lock_path(name: str, *, cluster: str, directory: Path | None = None) -> Path:
     """The lock file of `name` for the cluster whose API server is `cluster`."""
     if not NAME.match(name):
         raise HarnessError(f"lock name {name!r} is not a DNS label")
     digest = hashlib.sha256(cluster.encode()).hexdigest()[:16]
-    folder = directory or Path(tempfile.gettempdir()) / "wpc-locks"
+    folder = directory or default_directory()
     return folder / f"{digest}-{name}.lock"
+
+
+def _private_directory(folder: Path) -> None:
+    """Create `folder` (0700) or check it: a real directory of ours, not writable by others."""
+    # FileExistsError: a file (or a link to one) where the directory goes
+    with contextlib.suppress(FileExistsError):
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = folder.lstat()
+    problem = (
+        "is a symbolic link"
+        if stat.S_ISLNK(info.st_mode)
+        else "is not a directory"
+        if not stat.S_ISDIR(info.st_mode)
+        else f"belongs to uid {info.st_uid}, not {os.geteuid()}"
+        if info.st_uid != os.geteuid()
+        else f"is writable by others (mode {stat.S_IMODE(info.st_mode):o})"
+        if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+        else ""
+    )
+    if problem:
+        raise HarnessError(
+            f"lock directory {folder} {problem}; remove it or fix it (it must be "
+            f"a directory of uid {os.geteuid()}, mode 0700)"
+        )
+
+
+def _open_lock(path: Path) -> int:
+    """Open (or create) the lock file without following a link; it must be ours."""
+    _private_directory(path.parent)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        raise HarnessError(f"cannot open the lock file {path}: {exc}") from exc
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid():
+        os.close(fd)
+        raise HarnessError(
+            f"lock file {path} is not a regular file of uid {os.geteuid()}; remove it"
+        )
+    return fd
 
 
 @contextlib.contextmanager
@@ -62,8 +117,7 @@ def held(
     names who kept the lock.
     """
     path = lock_path(name, cluster=cluster, directory=directory)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    fd = _open_lock(path)
     try:
 
         def acquired() -> bool | NotYet:

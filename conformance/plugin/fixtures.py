@@ -294,9 +294,18 @@ def dedicated_instance(
             f"shared namespace {instance.namespace}"
         )
     driver = _driver(wpc_run)
-    driver.control("install", instance)
-    yield driving.InstanceController(driver=driver, instance=instance)
-    driver.control("uninstall", instance)
+    try:
+        driver.control("install", instance)
+    except BaseException:
+        # A failed or interrupted install leaves a half-installed controller that
+        # would go on serving (with no instanceID, every unlabelled Workflow of
+        # later runs): remove what it made before reporting the failure.
+        driver.control("uninstall", instance)
+        raise
+    try:
+        yield driving.InstanceController(driver=driver, instance=instance)
+    finally:
+        driver.control("uninstall", instance)
 
 
 @pytest.fixture

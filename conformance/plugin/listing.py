@@ -130,6 +130,13 @@ def pytest_args(suite_args: Sequence[str]) -> list[str]:
         # A user's PYTEST_ADDOPTS or ini `-n 4` must not start workers to list.
         "-p",
         "no:xdist",
+        # pytest runs in the launcher's process, which has imported some of the
+        # project's packages already; collecting needs no assertion rewriting,
+        # and the ini's `filterwarnings = error` would turn pytest's notice
+        # about it into a crash of `run --list` (seen: "Module already imported
+        # so cannot be rewritten; plumbing").
+        "-W",
+        "ignore::pytest.PytestAssertRewriteWarning",
     ]
 
 

@@ -23,6 +23,7 @@ from conformance.errors import CommandError
 from conformance.errors import DataError
 from conformance.implementations import driving
 from conformance.implementations import images
+from plumbing import forwarding
 
 
 def request(
@@ -137,11 +138,11 @@ def test_pytest_takes_the_old_cluster_name_spelling(pytester):
 
 
 def _fake_pytest(page: Path | None, returncode: int):
-    def run(command, check):
+    def run(command):
         if page is not None:
             page.parent.mkdir(parents=True, exist_ok=True)
             page.write_text("<!DOCTYPE html>")
-        return type("Done", (), {"returncode": returncode})()
+        return returncode
 
     return run
 
@@ -149,7 +150,7 @@ def _fake_pytest(page: Path | None, returncode: int):
 def test_run_ends_with_the_html_path_it_wrote(tmp_path, monkeypatch, capsys):
     report = tmp_path / "r" / "conformance-reference.yaml"
     page = tmp_path / "r" / "conformance-reference.html"
-    monkeypatch.setattr(launching.subprocess, "run", _fake_pytest(page, 1))
+    monkeypatch.setattr(forwarding, "run_forwarding", _fake_pytest(page, 1))
     done = launching.run(request(wpc_kubeconfig=Path("/k"), wpc_report=report))
     assert done == 1
     assert capsys.readouterr().out.splitlines()[-1] == f"HTML report: {page}"
@@ -160,6 +161,6 @@ def test_run_names_no_stale_html_from_an_earlier_run(tmp_path, monkeypatch, caps
     page = tmp_path / "conformance-reference.html"
     page.write_text("old")
     os.utime(page, (0, 0))
-    monkeypatch.setattr(launching.subprocess, "run", _fake_pytest(None, 4))
+    monkeypatch.setattr(forwarding, "run_forwarding", _fake_pytest(None, 4))
     assert launching.run(request(wpc_kubeconfig=Path("/k"), wpc_report=report)) == 4
     assert "HTML report" not in capsys.readouterr().out

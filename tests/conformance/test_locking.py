@@ -4,7 +4,10 @@
   clusters (or other names) never block each other; a name must be a DNS label;
 - while one holder has it, another waits and, out of time, gets a HarnessError
   (not a verdict) naming the holder; once released, the next one gets it;
-- a crashed holder does not keep it (closing the descriptor releases it).
+- a crashed holder does not keep it (closing the descriptor releases it);
+- a lock file planted as a symbolic link is never followed, and a lock
+  directory that is a link, a file or writable by others is refused by name;
+  root's locks live in /run/wpc-locks, not a shared /tmp.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -93,3 +97,49 @@ def test_a_crashed_holder_releases_the_lock(tmp_path):
     assert "crasher" in path.read_text()
     with hold(tmp_path, cluster="https://c:6443", timeout=0.5, holder="next") as again:
         assert "next" in again.read_text()
+
+
+def _hold(directory: Path) -> None:
+    with locking.held(
+        "x",
+        cluster="https://s:6443",
+        holder="t",
+        timeout=1.0,
+        interval=0.1,
+        directory=directory,
+    ):
+        pass
+
+
+def test_a_planted_link_is_never_followed(tmp_path: Path):
+    locks = tmp_path / "locks"
+    locks.mkdir(mode=0o700)
+    victim = tmp_path / "victim"
+    victim.write_text("precious")
+    locking.lock_path("x", cluster="https://s:6443", directory=locks).symlink_to(victim)
+    with pytest.raises(HarnessError, match="cannot open the lock file"):
+        _hold(locks)
+    assert victim.read_text() == "precious"
+
+
+@pytest.mark.parametrize(
+    ("make", "problem"),
+    [
+        (lambda d, t: (t.mkdir(), d.symlink_to(t)), "is a symbolic link"),
+        (lambda d, t: (d.mkdir(), d.chmod(0o777)), "is writable by others"),
+        (lambda d, t: d.write_text(""), "is not a directory"),
+    ],
+    ids=["link", "world-writable", "file"],
+)
+def test_a_lock_directory_others_could_change_is_refused(tmp_path: Path, make, problem):
+    locks, target = tmp_path / "locks", tmp_path / "elsewhere"
+    make(locks, target)
+    with pytest.raises(HarnessError, match=problem):
+        _hold(locks)
+
+
+def test_root_keeps_its_locks_out_of_tmp(monkeypatch):
+    monkeypatch.setattr(locking.os, "geteuid", lambda: 0)
+    assert locking.default_directory() == Path("/run/wpc-locks")
+    monkeypatch.setattr(locking.os, "geteuid", lambda: 1000)
+    assert locking.default_directory() == Path.home() / ".cache" / "wpc" / "locks"

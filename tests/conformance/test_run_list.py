@@ -7,11 +7,16 @@
   the listing as it would narrow a run;
 - it touches no cluster and changes nothing: KUBECONFIG names a missing file,
   and `clusters up`, the run's preparation and every Kubernetes client refuse;
-- a bad profile fails with pytest's usage error, not an empty list.
+- a bad profile fails with pytest's usage error, not an empty list;
+- the command itself, run as a user runs it (a new process, where pytest
+  starts after the launcher imported the project), lists the same.
 """
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -121,3 +126,27 @@ def test_list_arguments_leave_the_reports_out():
     assert args[:4] == ["--wpc-implementation", "reference", "--wpc-layout", "both"]
     assert "--wpc-report" not in args
     assert args[-2:] == ["-k", "x"]
+
+
+def test_the_command_as_users_run_it_lists(tmp_path: Path):
+    # In-process tests above run inside pytest, where the plugin is loaded already;
+    # only a new process shows what `python -m conformance run --list` does.
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "conformance",
+            "run",
+            "--implementation",
+            "reference",
+            "--list",
+        ],
+        cwd=Path(__file__).resolve().parents[2],
+        env={**os.environ, "KUBECONFIG": str(tmp_path / "missing")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert f"{HELLO}[legacy]" in proc.stdout

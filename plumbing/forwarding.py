@@ -1,0 +1,76 @@
+"""Run a long child (pytest) so that Ctrl-C lets it finish its own clean-up.
+
+`subprocess.run` answers a KeyboardInterrupt by waiting 0.25 s for the child
+and then killing it: a suite interrupted that way never runs its fixtures'
+teardown, so its namespaces and dedicated controller instances leak, and it
+writes no report. Here the child runs in a process group of its own, so a
+terminal's Ctrl-C reaches only this process, and every SIGINT, SIGTERM or
+SIGHUP we receive is passed to the child's whole group (pytest and its xdist
+workers, each of which then tears down what it set up) while we go on waiting
+for it to exit. A second Ctrl-C is passed on as well: whoever presses it twice
+wants the child to stop sooner, and the child decides what that means.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import subprocess
+from collections.abc import Iterator
+from collections.abc import Mapping
+from collections.abc import Sequence
+from pathlib import Path
+from types import FrameType
+
+logger = logging.getLogger(__name__)
+
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def _forwarding(proc: subprocess.Popen[bytes]) -> Iterator[list[int]]:
+    """While active, pass each FORWARDED signal to `proc`'s process group."""
+    seen: list[int] = []
+
+    def forward(signum: int, frame: FrameType | None) -> None:
+        seen.append(signum)
+        name = signal.Signals(signum).name
+        logger.warning(
+            "Received %s: passed to %s (pid %d), waiting for it to clean up.",
+            name,
+            "its process group",
+            proc.pid,
+        )
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signum)
+
+    previous = {s: signal.signal(s, forward) for s in FORWARDED}
+    try:
+        yield seen
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def run_forwarding(
+    command: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+) -> int:
+    """Run `command` in its own process group, passing signals on; its exit status.
+
+    Output is not captured: the child writes to our console as it goes. A child
+    killed by a signal reports 128 + its number, as a shell would.
+    """
+    proc = subprocess.Popen(
+        list(command),
+        env=dict(env) if env is not None else None,
+        cwd=cwd,
+        process_group=0,
+    )
+    with _forwarding(proc):
+        status = proc.wait()  # PEP 475: a handled signal does not end the wait
+    return 128 - status if status < 0 else status

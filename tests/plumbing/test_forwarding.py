@@ -1,0 +1,98 @@
+"""A launcher's Ctrl-C lets its child finish its clean-up (issue: pytest killed 0.25 s after).
+
+We test these aspects, with a real child process and real signals:
+
+- SIGINT or SIGTERM to the launcher reaches the child, which finishes its
+  clean-up (slower than the 0.25 s subprocess.run grants) and whose exit
+  status becomes the launcher's;
+- the same test against subprocess.run's behaviour finds the clean-up cut
+  short, so the test can fail;
+- a child killed by a signal reports 128 + its number.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from plumbing.forwarding import run_forwarding
+from plumbing.waiting import NotYet
+from plumbing.waiting import until
+
+CHILD = """
+import signal, sys, time
+from pathlib import Path
+out = Path(sys.argv[1])
+def stop(signum, frame):
+    time.sleep(1.0)  # a teardown that takes longer than 0.25 s
+    (out / "cleaned").write_text(signal.Signals(signum).name)
+    sys.exit(7)
+signal.signal(signal.SIGINT, stop)
+signal.signal(signal.SIGTERM, stop)
+(out / "ready").write_text("")
+while True:
+    signal.pause()
+"""
+
+LAUNCHERS = {
+    "forwarding": (
+        "import sys; from plumbing.forwarding import run_forwarding; "
+        "sys.exit(run_forwarding(sys.argv[1:]))"
+    ),
+    # What conformance.launching did before: subprocess.run, killed on Ctrl-C.
+    "subprocess.run": (
+        "import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:]).returncode)"
+    ),
+}
+
+
+def _launch(tmp_path: Path, launcher: str) -> subprocess.Popen[bytes]:
+    child = tmp_path / "child.py"
+    child.write_text(CHILD)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            LAUNCHERS[launcher],
+            sys.executable,
+            str(child),
+            str(tmp_path),
+        ],
+        cwd=Path(__file__).resolve().parents[2],
+        start_new_session=True,  # the test's own process group never sees the signal
+    )
+    until(
+        lambda: (tmp_path / "ready").exists() or NotYet("the child has not started"),
+        timeout=30.0,
+        interval=0.05,
+        describe="the child is ready",
+    )
+    return proc
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_the_child_finishes_its_clean_up_and_its_status_is_kept(tmp_path: Path, signum):
+    proc = _launch(tmp_path, "forwarding")
+    proc.send_signal(signum)
+    assert proc.wait(timeout=30) == 7
+    assert (tmp_path / "cleaned").read_text() == signal.Signals(signum).name
+
+
+def test_subprocess_run_cuts_the_clean_up_short(tmp_path: Path):
+    # A terminal's Ctrl-C reaches the whole foreground group: launcher and child.
+    proc = _launch(tmp_path, "subprocess.run")
+    os.killpg(proc.pid, signal.SIGINT)  # its own session: nothing else is signalled
+    proc.wait(timeout=30)
+    assert not (tmp_path / "cleaned").exists()
+
+
+def test_a_child_killed_by_a_signal_reports_128_plus_its_number():
+    assert (
+        run_forwarding([sys.executable, "-c", "import os; os.kill(os.getpid(), 9)"])
+        == 137
+    )
