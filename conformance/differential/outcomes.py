@@ -2,9 +2,9 @@
 
 Kept: the workflow's phase and message, and per node its display name, type,
 phase, message, children and outputs (parameters by name, artifact names, the
-script result, the exit code), with the workflow's name replaced in values too. Generated names are replaced so that two runs
-of one manifest compare equal: the workflow's name becomes `<wf>` in node
-names and messages, node IDs (which implementations may derive differently)
+script result, the exit code). Generated names are replaced so that two
+runs of one manifest compare equal: the workflow's name becomes `<wf>` in node
+names, messages and output values, node IDs (which implementations may derive differently)
 become `<node NAME>`, and a pod name's numeric hash becomes `<hash>`. Nodes
 are keyed by their normalised name, and children are listed by it, sorted:
 the tree's shape, not the order a status happened to list them in.
@@ -34,9 +34,18 @@ def _node_name(node: Json, workflow: str) -> str:
 
 
 def normalise_text(text: str, *, workflow: str, ids: dict[str, str]) -> str:
-    """A message with node IDs, the workflow's name and pod hashes replaced."""
+    """A message with node IDs, the workflow's name and pod hashes replaced.
+
+    A node ID is replaced only as a whole token: the root node's ID is the
+    workflow's name, which also starts every pod name.
+    """
     for node_id in sorted(ids, key=len, reverse=True):
-        text = text.replace(node_id, f"<node {ids[node_id]}>")
+        if node_id != workflow:
+            text = re.sub(
+                rf"(?<![-a-z0-9.]){re.escape(node_id)}(?![-a-z0-9.])",
+                f"<node {ids[node_id]}>",
+                text,
+            )
     return HASH.sub(r"\1-<hash>", _rename(text, workflow))
 
 

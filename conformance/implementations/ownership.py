@@ -67,14 +67,16 @@ class Owner:
 
 
 def _profile_argument(owner: Owner) -> str:
-    """The recorded profile as `--implementation` takes it: its name if bundled."""
+    """The recorded profile as `--implementation` takes it.
+
+    Its path when that is a file other than the bundled profile of its name
+    (a profile of the user's own); else the name.
+    """
+    recorded = Path(owner.profile)
     bundled = profiles.PROFILES_DIR / f"{owner.implementation}.yaml"
-    try:
-        if bundled.resolve() == Path(owner.profile).resolve():
-            return owner.implementation
-    except OSError:
-        pass
-    return owner.profile if owner.profile != "unknown" else owner.implementation
+    if recorded.is_file() and recorded.resolve() != bundled.resolve():
+        return owner.profile
+    return owner.implementation
 
 
 def remove_command(
