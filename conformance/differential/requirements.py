@@ -90,8 +90,14 @@ def _reference_reasons(workflow: Json) -> Iterator[str]:
     for path, value in _walk(workflow):
         leaf = _leaf(path)
         if not isinstance(value, dict):
-            if leaf in ("serviceAccountName", "schedulerName") and value:
+            if leaf in ("serviceAccountName", "schedulerName") and value not in (
+                None,
+                "",
+                "default",
+            ):
                 yield f"{path}: needs {leaf[:-4]} {value!r}"
+            elif leaf == "database" and value is True and "synchronization" in path:
+                yield f"{path}: needs a synchronization database"
             continue
         name = value.get("name")
         if leaf == "workflowTemplateRef" or leaf == "templateRef":

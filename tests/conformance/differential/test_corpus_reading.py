@@ -208,6 +208,17 @@ def test_a_workflow_that_needs_what_the_machine_lacks_gets_a_reason(workflow, re
     assert any(reason in r for r in found), found
 
 
+def test_a_synchronization_database_is_a_reason_and_the_default_account_is_not():
+    workflow = _workflow(
+        _container(),
+        serviceAccountName="default",
+        synchronization={"mutexes": [{"name": "m", "database": True}]},
+    )
+    assert requirements.reasons(workflow, ImagePolicy()) == [
+        "spec.synchronization.mutexes[0].database: needs a synchronization database"
+    ]
+
+
 def test_the_suites_own_services_are_not_reasons_to_skip():
     workflow = _workflow(
         {
