@@ -22,7 +22,7 @@ CHAOS_SLICE ?= main-oom-killed-legacy or controller-down-while-main-runs-legacy
 # about 12 min): one caught by an invariant, two by probes.
 CHAOS_NEGATIVE_SLICE ?= double-pod-on-restart or forget-in-flight-pods or oom-reported-as-error
 
-.PHONY: chaos chaos-negative-controls negative-controls history setup lint test unit-test cluster-test conformance cluster-up cluster-down host-deps bench images stress interrupt-test
+.PHONY: chaos chaos-negative-controls negative-controls history setup lint test unit-test cluster-test conformance cluster-up cluster-down host-deps bench images stress interrupt-test differential
 
 setup: $(STAMP)
 
@@ -119,6 +119,29 @@ stress: setup
 
 bench: setup
 	$(PY) -m conformance bench --implementation $(IMPLEMENTATION) --layout $(LAYOUT) --workflows $(WORKFLOWS) --inflight $(INFLIGHT) --provider $(PROVIDER) --cluster $(CLUSTER) $(foreach v,$(PROFILE_VARS),--profile-var $(v)) $(BENCH_ARGS)
+
+# A corpus of Workflows under two implementations on the local cluster, each side with
+# controller instances of its own (wpc-diff-a-<layout>, wpc-diff-b-<layout>); every
+# difference in phases, messages, node structure, outputs and exit codes goes to
+# reports/differential-<A>-vs-<B>-<layout>.yaml and a table; exit 15 when one is not
+# listed in KNOWN. B=argo-workflows is built from ARGO_SOURCE at ARGO_REF. An upstream
+# checkout's examples/ as the corpus: CORPUS=/path/to/argo-workflows/examples
+# DIFF_ARGS="--image-map busybox=wpc.local/wpc-tools:0.1.0" (docs/differential.md).
+A ?= reference
+B ?= argo-workflows
+CORPUS ?= conformance/differential/corpus
+KNOWN ?= conformance/differential/known.yaml
+ARGO_SOURCE ?= $(WPC_ARGO_SOURCE)
+ARGO_REF ?= v4.1.2
+DIFF_ARGS ?=
+DIFF_LAYOUT := $(if $(filter both,$(LAYOUT)),legacy,$(LAYOUT))
+ARGO_VARS = $(if $(ARGO_SOURCE),--profile-var-$(1) source=$(ARGO_SOURCE) --profile-var-$(1) ref=$(ARGO_REF))
+
+differential: setup
+	$(PY) -m clusters up --provider $(PROVIDER) --name $(CLUSTER)
+	$(PY) -m conformance differential --a $(A) --b $(B) --corpus $(CORPUS) --layout $(DIFF_LAYOUT) \
+	  --known $(KNOWN) --provider $(PROVIDER) --cluster $(CLUSTER) \
+	  $(if $(filter argo-workflows,$(A)),$(call ARGO_VARS,a)) $(if $(filter argo-workflows,$(B)),$(call ARGO_VARS,b)) $(DIFF_ARGS)
 
 # Upstream's fixed bugs (conformance/spec/history.yaml): the listing and its counts, no
 # cluster. Building each fix's two tags and running its scenario on them is not here yet.

@@ -5,6 +5,7 @@ bench          pod startup by phase and throughput of an implementation, per lay
 bench-compare  two bench results side by side, with ratios
 diff           two ConformanceReports: regressions, fixes, clauses, claims, timings
 layout-diff    two implementations' reports: where legacy and init-less differ in each
+differential   a corpus of Workflows under two implementations, every difference reported
 history        upstream's fixed bugs (conformance/spec/history.yaml), with counts
 html           a ConformanceReport YAML as one self-contained HTML page
 load-images    build an implementation's images and load them into the cluster
@@ -22,8 +23,10 @@ from conformance import launching
 from conformance import preflight
 from conformance import spec
 from conformance.bench import cli as bench_cli
+from conformance.differential import cli as differential_cli
 from conformance.diffing import cli as diff_cli
 from conformance.diffing import layout_cli
+from conformance.errors import ClusterRefused
 from conformance.errors import ConformanceError
 from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
@@ -87,6 +90,13 @@ def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     layout_cli.add_arguments(layout_diff)
+    differential = sub.add_parser(
+        "differential",
+        help="run a corpus of Workflows under two implementations and compare them",
+        description=differential_cli.DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    differential_cli.add_arguments(differential)
     listing = sub.add_parser(
         "history", help="list upstream's fixed bugs and which scenario catches each"
     )
@@ -126,6 +136,12 @@ def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
     rm.add_argument("--cluster", "--cluster-name", default="wpc")
     rm.add_argument("--kubeconfig", type=Path, default=None)
     rm.add_argument("--profile-var", action="append", default=[], metavar="NAME=VALUE")
+    rm.add_argument(
+        "--instance-id",
+        default=None,
+        help="remove this one instance (of --layout, which must then be legacy or "
+        "initless) instead of the profile's shared ones, e.g. a differential run's",
+    )
     return p
 
 
@@ -133,18 +149,35 @@ def _uninstall(args: argparse.Namespace) -> int:
     variables = dict(v.split("=", 1) for v in args.profile_var)
     profile = profiles.load(args.implementation, variables=variables)
     layouts = ("legacy", "initless") if args.layout == "both" else (args.layout,)
-    removed = preparing.uninstall_shared(
-        cluster=ClusterChoice(
-            kubeconfig=args.kubeconfig,
-            provider=args.provider,
-            cluster=args.cluster,
-            allow_foreign=False,
-        ),
-        profile=profile,
-        layouts=layouts,
-        log_dir=Path("reports") / "logs",
-        timeouts=Timeouts(),
+    cluster = ClusterChoice(
+        kubeconfig=args.kubeconfig,
+        provider=args.provider,
+        cluster=args.cluster,
+        allow_foreign=False,
     )
+    log_dir = Path("reports") / "logs"
+    if args.instance_id is None:
+        removed = preparing.uninstall_shared(
+            cluster=cluster,
+            profile=profile,
+            layouts=layouts,
+            log_dir=log_dir,
+            timeouts=Timeouts(),
+        )
+    else:
+        if args.layout == "both":
+            raise DataError("uninstall --instance-id: give --layout legacy or initless")
+        removed = preparing.uninstall_instances(
+            cluster=cluster,
+            profile=profile,
+            instances=[
+                preparing.instance_of(
+                    profile, layout=args.layout, instance_id=args.instance_id
+                )
+            ],
+            log_dir=log_dir,
+            timeouts=Timeouts(),
+        )
     sys.stdout.write(f"uninstalled {profile.name}: {', '.join(removed) or 'nothing'}\n")
     return 0
 
@@ -185,6 +218,8 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
             return diff_cli.main(args)
         if args.verb == "layout-diff":
             return layout_cli.main(args)
+        if args.verb == "differential":
+            return differential_cli.main(args)
         if args.verb == "history":
             return _history(args)
         if args.verb == "html":
@@ -219,6 +254,9 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
     except ClusterError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return ExitCode.CLUSTER_FAILED
+    except ClusterRefused as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return ExitCode.CLUSTER_REFUSED
     except ConformanceError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return ExitCode.PREPARE_FAILED

@@ -10,7 +10,10 @@ mapping (`conformance.report.outcomes`) turns each branch into a test outcome::
     │   ├── CommandError a profile command exited non-zero (command line,
     │   │                exit code, output tail, log path; also a
     │   │                `plumbing.errors.CommandFailed`)
-    │   └── ClusterRefused  the cluster lacks the WPC marker (see --allow-foreign-cluster)
+    │   └── ClusterRefused  the cluster lacks the WPC marker (see --allow-foreign-cluster),
+    │       │               or is not fit for the run as it is
+    │       └── InstanceTaken  another controller serves an instance ID of the run
+    │                          (`conformance.implementations.ownership`)
     ├── WaitTimeout      an awaited state was not reached in time  -> outcome "failed"
     │                    (also an AssertionError: the implementation did not do
     │                    what the clause requires within its limit; and a
@@ -52,7 +55,7 @@ class CommandError(HarnessError, plumbing_errors.CommandFailed):
 
 
 class ClusterRefused(HarnessError):
-    """The cluster is not one WPC made, and the user did not allow it."""
+    """The run refuses the cluster: not one WPC made (and not allowed), or not fit as it is."""
 
 
 class WaitTimeout(ConformanceError, plumbing_errors.WaitTimeout, AssertionError):

@@ -5,7 +5,10 @@ ran (0 all passed, 1 some failed, 2 interrupted, 3 internal error, 4 usage
 error, 5 no tests collected), and with one of these when it stopped first.
 `diff` exits 0, REGRESSION, or INVALID_INPUT for a file that is not a report;
 `layout-diff` exits 0 or INVALID_INPUT;
-`history` exits 0 or INVALID_INPUT.
+`history` exits 0 or INVALID_INPUT;
+`differential` exits 0, DIFFERENT, or one of the codes above for a run that
+could not start (CLUSTER_REFUSED also when another controller serves one of
+its instance IDs).
 The README's "Exit codes" table mirrors this module.
 """
 
@@ -26,6 +29,11 @@ class ExitCode(enum.IntEnum):
     """The run could not be prepared: images, the profile's prepare or install
     commands, or the cluster's fingerprint failed."""
     CLUSTER_REFUSED = 13
-    """The cluster lacks WPC's marker (see --allow-foreign-cluster)."""
+    """The cluster lacks WPC's marker (see --allow-foreign-cluster), or a controller
+    the run did not install serves one of its instance IDs (the message names the
+    command that removes it)."""
     REGRESSION = 14
     """`diff`: something that passed in the old report fails (or errors) in the new."""
+    DIFFERENT = 15
+    """`differential`: a corpus workflow differs between the two implementations (or
+    did not complete on either), and the known-differences file does not list it."""

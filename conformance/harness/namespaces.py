@@ -137,3 +137,30 @@ def delete(
         describe=f"namespace {name} to be deleted",
     )
     logger.info("[%s] Deleted the test namespace.", name)
+
+
+def wait_default_account(clients: kube.Clients, name: str, timeouts: Timeouts) -> None:
+    """Wait until namespace `name` has its `default` ServiceAccount.
+
+    kube-controller-manager creates it asynchronously after the namespace; a pod
+    created before it exists is refused.
+    """
+    from kubernetes.client.exceptions import ApiException
+
+    def present() -> bool | NotYet:
+        try:
+            clients.core.read_namespaced_service_account(
+                "default", name, _request_timeout=timeouts.api_call
+            )
+        except ApiException as exc:
+            if exc.status == 404:
+                return NotYet(f"ServiceAccount {name}/default not found yet")
+            raise
+        return True
+
+    until(
+        present,
+        timeout=timeouts.namespace_ready,
+        interval=timeouts.poll_interval,
+        describe=f"ServiceAccount {name}/default",
+    )

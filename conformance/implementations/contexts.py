@@ -28,6 +28,12 @@ class ClusterChoice:
     allow_foreign: bool
     """Run even without the WPC marker ConfigMap (--allow-foreign-cluster)."""
 
+    def arguments(self) -> tuple[str, ...]:
+        """The options naming this cluster, for a command a message tells the user to run."""
+        if self.kubeconfig is not None:
+            return ("--kubeconfig", str(self.kubeconfig))
+        return ("--provider", self.provider, "--cluster", self.cluster)
+
 
 @dataclass(frozen=True)
 class RunContext:

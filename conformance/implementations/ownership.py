@@ -16,19 +16,24 @@ is free:
   its own, and if anything gives it a status within the unprocessed window,
   the run is refused with what processed it.
 
-`python -m conformance uninstall --implementation NAME` removes a recorded
-implementation's shared instances and their records.
+`python -m conformance uninstall --implementation NAME --layout LAYOUT
+--instance-id ID` removes one recorded instance and its record; the refusal
+prints that command with the recorded owner's values and the run's cluster
+options, ready to paste. The check runs before the profile's prepare commands,
+so a refused run has built and changed nothing.
 """
 
 from __future__ import annotations
 
 import logging
+import shlex
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from conformance import contract
-from conformance.errors import HarnessError
+from conformance.errors import ClusterRefused
 from conformance.errors import WaitTimeout
 from conformance.harness import kube
 from conformance.harness import namespaces
@@ -43,8 +48,12 @@ logger = logging.getLogger(__name__)
 RECORD_NAMESPACE = "kube-system"
 
 
-class InstanceTaken(HarnessError):
-    """Another controller already serves an instance ID this run would install."""
+class InstanceTaken(ClusterRefused):
+    """Another controller already serves an instance ID this run would install.
+
+    A ClusterRefused: the run stops before it changes anything, with exit code
+    CLUSTER_REFUSED, as for a cluster without WPC's marker.
+    """
 
 
 @dataclass(frozen=True)
@@ -54,6 +63,41 @@ class Owner:
     implementation: str
     profile: str
     namespace: str
+    layout: str = ""
+
+
+def _profile_argument(owner: Owner) -> str:
+    """The recorded profile as `--implementation` takes it.
+
+    Its path when that is a file other than the bundled profile of its name
+    (a profile of the user's own); else the name.
+    """
+    recorded = Path(owner.profile)
+    bundled = profiles.PROFILES_DIR / f"{owner.implementation}.yaml"
+    if recorded.is_file() and recorded.resolve() != bundled.resolve():
+        return owner.profile
+    return owner.implementation
+
+
+def remove_command(
+    owner: Owner, *, instance_id: str, layout: str, cluster_args: tuple[str, ...] = ()
+) -> str:
+    """The command that removes the instance `owner` recorded under `instance_id`."""
+    return shlex.join(
+        [
+            "python",
+            "-m",
+            "conformance",
+            "uninstall",
+            "--implementation",
+            _profile_argument(owner),
+            "--layout",
+            layout,
+            "--instance-id",
+            instance_id,
+            *cluster_args,
+        ]
+    )
 
 
 def record_name(instance_id: str) -> str:
@@ -82,6 +126,7 @@ def read(clients: kube.Clients, instance_id: str) -> Owner | None:
         implementation=data.get("implementation", "unknown"),
         profile=data.get("profile", "unknown"),
         namespace=data.get("namespace", "unknown"),
+        layout=data.get("layout", ""),
     )
 
 
@@ -150,6 +195,7 @@ def _probe_unserved(
     image: str,
     timeouts: Timeouts,
     session_id: str,
+    cluster_args: tuple[str, ...] = (),
 ) -> None:
     """Refuse if anything processes a canary workflow of `instance` in time."""
     from kubernetes.client.exceptions import ApiException
@@ -197,8 +243,11 @@ def _probe_unserved(
             f"install: canary workflow {ns}/{name} was processed within "
             f"{timeouts.unprocessed_window:g} s (phase {status.get('phase')!r}, message "
             f"{status.get('message', '')!r}). Two controllers would act on every workflow of "
-            f"this run. Stop it first (find it with `kubectl get deployments -A`), or if an "
-            f"earlier WPC run left it, `python -m conformance uninstall --implementation <name>`."
+            f"this run. Stop it first (find it with `kubectl get deployments -A` and the "
+            f"ConfigMaps whose instanceID is {instance.instance_id}), or if an earlier WPC run "
+            f"left it, remove it with: python -m conformance uninstall --implementation <name> "
+            f"--layout {instance.layout} --instance-id {instance.instance_id}"
+            f"{''.join(' ' + shlex.quote(a) for a in cluster_args)}"
         )
     finally:
         namespaces.delete(clients, name=ns, session_id=session_id, timeouts=timeouts)
@@ -211,8 +260,13 @@ def check_free(
     profile: profiles.Profile,
     timeouts: Timeouts,
     session_id: str,
+    cluster_args: tuple[str, ...] = (),
 ) -> None:
-    """Raise InstanceTaken unless `instance`'s ID is free or already `profile`'s."""
+    """Raise InstanceTaken unless `instance`'s ID is free or already `profile`'s.
+
+    `cluster_args` are the run's cluster options (`--provider P --cluster C`, or
+    `--kubeconfig F`), repeated in the remove command the refusal prints.
+    """
     owner = read(clients, instance.instance_id)
     if owner is not None:
         if owner.implementation == profile.name:
@@ -222,7 +276,12 @@ def check_free(
             f"{owner.implementation!r} (profile {owner.profile}, namespace {owner.namespace}), "
             f"installed by an earlier WPC run; this run would install {profile.name!r} under "
             f"the same ID, and both would act on every workflow. Remove it first: "
-            f"python -m conformance uninstall --implementation {owner.implementation}"
+            + remove_command(
+                owner,
+                instance_id=instance.instance_id,
+                layout=owner.layout or instance.layout,
+                cluster_args=cluster_args,
+            )
         )
     _probe_unserved(
         clients,
@@ -230,4 +289,5 @@ def check_free(
         image=profile.images["tools"],
         timeouts=timeouts,
         session_id=session_id,
+        cluster_args=cluster_args,
     )

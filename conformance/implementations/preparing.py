@@ -18,6 +18,7 @@ from typing import Any
 
 from conformance.errors import ClusterRefused
 from conformance.harness import kube
+from conformance.harness.layouts import Instance
 from conformance.harness.timeouts import Timeouts
 from conformance.implementations import driving
 from conformance.implementations import images
@@ -214,7 +215,7 @@ def prepare_run(
 ) -> RunContext:
     """Check the cluster, install the implementation, fingerprint the environment.
 
-    Before installing, every instance ID must be free or already this
+    Before anything else, every instance ID must be free or already this
     implementation's (`ownership`): two controllers on one ID would both act
     on the run's workflows.
     """
@@ -233,9 +234,7 @@ def prepare_run(
         timeout=timeouts.install,
     )
     if not skip_install:
-        load_tools_image(cluster)
-        logger.info("Preparing %s (the profile's prepare commands).", profile.name)
-        driver.prepare(layouts)
+        # Before anything is built or changed: a refused run leaves the host as it was.
         for instance in instances:
             ownership.check_free(
                 clients,
@@ -243,7 +242,11 @@ def prepare_run(
                 profile=profile,
                 timeouts=timeouts,
                 session_id=session_id,
+                cluster_args=cluster.arguments(),
             )
+        load_tools_image(cluster)
+        logger.info("Preparing %s (the profile's prepare commands).", profile.name)
+        driver.prepare(layouts)
         logger.info(
             "Installing %s: %s.",
             profile.name,
@@ -276,6 +279,44 @@ def prepare_run(
     )
 
 
+def uninstall_instances(
+    *,
+    cluster: ClusterChoice,
+    profile: profiles.Profile,
+    instances: list[Instance],
+    log_dir: Path,
+    timeouts: Timeouts,
+) -> list[str]:
+    """Uninstall `instances` with the profile's command, forget their records; return the IDs."""
+    kubeconfig, kubectl = locate_cluster(cluster)
+    clients = kube.connect(kubeconfig)
+    check_marker(clients, allow_foreign=cluster.allow_foreign)
+    driver = driving.Driver(
+        profile=profile,
+        values=_placeholders(cluster, kubeconfig, kubectl),
+        log_dir=log_dir,
+        timeout=timeouts.install,
+    )
+    removed = []
+    for instance in instances:
+        driver.control("uninstall", instance)
+        ownership.forget(clients, instance.instance_id)
+        removed.append(instance.instance_id)
+    return removed
+
+
+def instance_of(
+    profile: profiles.Profile, *, layout: str, instance_id: str
+) -> Instance:
+    """The instance of `profile` serving `layout` under `instance_id` (any ID)."""
+    values = {"instance_id": instance_id, "layout": layout}
+    return Instance(
+        layout=layout,
+        instance_id=instance_id,
+        namespace=profile.controller_namespace.format_map(values),
+    )
+
+
 def uninstall_shared(
     *,
     cluster: ClusterChoice,
@@ -289,21 +330,12 @@ def uninstall_shared(
     What a user runs when `ownership` refuses a run because another
     implementation serves the same instance IDs.
     """
-    kubeconfig, kubectl = locate_cluster(cluster)
-    clients = kube.connect(kubeconfig)
-    check_marker(clients, allow_foreign=cluster.allow_foreign)
-    driver = driving.Driver(
+    return uninstall_instances(
+        cluster=cluster,
         profile=profile,
-        values=_placeholders(cluster, kubeconfig, kubectl),
+        instances=[
+            profile.instance(layout) for layout in layouts if layout in profile.layouts
+        ],
         log_dir=log_dir,
-        timeout=timeouts.install,
+        timeouts=timeouts,
     )
-    removed = []
-    for layout in layouts:
-        if layout not in profile.layouts:
-            continue
-        instance = profile.instance(layout)
-        driver.control("uninstall", instance)
-        ownership.forget(clients, instance.instance_id)
-        removed.append(instance.instance_id)
-    return removed

@@ -1,0 +1,79 @@
+"""Each side's own controller instance, installed and removed around the run.
+
+Side A's instance is `wpc-diff-a-<layout>`, side B's `wpc-diff-b-<layout>`
+(`instance_id`), in the namespace the profile's `controller.namespace` gives
+for that ID: never the suite's shared instances, and never each other's, even
+when A and B are the same profile. Before installing, the ID must be free or
+already this profile's (`implementations.ownership`, the same guard as a
+conformance run); after the run the instance is uninstalled with the
+profile's command (which waits for its deletion) and its record forgotten.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from conformance.errors import HarnessError
+from conformance.harness import kube
+from conformance.harness.layouts import Instance
+from conformance.implementations import driving
+from conformance.implementations import ownership
+from conformance.implementations import preparing
+
+logger = logging.getLogger(__name__)
+
+INSTANCE_PREFIX = "wpc-diff"
+SIDES = ("a", "b")
+
+
+def instance_id(side: str, layout: str) -> str:
+    """`wpc-diff-a-legacy`: the instance ID of `side` in `layout`."""
+    if side not in SIDES:
+        raise ValueError(f"side must be one of {SIDES}, not {side!r}")
+    return f"{INSTANCE_PREFIX}-{side}-{layout}"
+
+
+def side_instance(driver: driving.Driver, *, side: str, layout: str) -> Instance:
+    """The side's instance; HarnessError if it would land in a shared namespace.
+
+    A profile whose controller namespace ignores `{instance_id}` would install
+    over (and later uninstall) the suite's shared instance: refused.
+    """
+    profile = driver.profile
+    instance = preparing.instance_of(
+        profile, layout=layout, instance_id=instance_id(side, layout)
+    )
+    shared = {profile.instance(name).namespace for name in profile.layouts}
+    if instance.namespace in shared:
+        raise HarnessError(
+            f"profile {profile.name}: controller.namespace "
+            f"{profile.controller_namespace!r} puts the differential run's instance "
+            f"into the shared namespace {instance.namespace}"
+        )
+    return instance
+
+
+@contextmanager
+def installed(
+    clients: kube.Clients, driver: driving.Driver, instance: Instance
+) -> Iterator[Instance]:
+    """Install and record `instance`; uninstall it and forget it afterwards."""
+    logger.info(
+        "[%s] Installing %s instance %s of %s.",
+        instance.namespace,
+        instance.layout,
+        instance.instance_id,
+        driver.profile.name,
+    )
+    try:
+        driver.control("install", instance)
+        ownership.record(clients, instance=instance, profile=driver.profile)
+        yield instance
+    finally:
+        driver.control("uninstall", instance)
+        ownership.forget(clients, instance.instance_id)
+        logger.info(
+            "[%s] Uninstalled instance %s.", instance.namespace, instance.instance_id
+        )
