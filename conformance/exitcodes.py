@@ -4,6 +4,8 @@
 ran (0 all passed, 1 some failed, 2 interrupted, 3 internal error, 4 usage
 error, 5 no tests collected), and with one of these when it stopped first.
 `diff` exits 0, REGRESSION, or INVALID_INPUT for a file that is not a report;
+`qualify` exits 0, REGRESSION (one that did not flip on rerun), INVALID_INPUT,
+or PREPARE_FAILED when a run left no report;
 `layout-diff` exits 0 or INVALID_INPUT;
 `history` exits 0 or INVALID_INPUT.
 The README's "Exit codes" table mirrors this module.
@@ -28,4 +30,4 @@ class ExitCode(enum.IntEnum):
     CLUSTER_REFUSED = 13
     """The cluster lacks WPC's marker (see --allow-foreign-cluster)."""
     REGRESSION = 14
-    """`diff`: something that passed in the old report fails (or errors) in the new."""
+    """`diff`, `qualify`: something that passed in the old report fails (or errors) in the new."""
