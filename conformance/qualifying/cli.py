@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from conformance.diffing import cli as diff_cli
+from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
 from conformance.qualifying import builds
 from conformance.qualifying import qualifying
@@ -30,7 +31,7 @@ default), diff the two reports, rerun every item whose verdict differs
 then confirmed (every run of each version agreed) or flaky (some version's
 verdict flipped; listed with each run's report, not counted as a regression).
 Files: <out>/old, <out>/new, <out>/rerun-<round>-<side>-<layout> (reports),
-<out>/diff.yaml and <out>/diff.txt. Needs the cluster (`clusters up` first).
+<out>/diff.yaml and <out>/diff.txt. Each run brings the cluster up as `run` does.
 
 exit codes: 0 no confirmed regression, {int(ExitCode.REGRESSION)} a regression, \
 {int(ExitCode.INVALID_INPUT)} bad arguments or profile, {int(ExitCode.PREPARE_FAILED)} a run left no report
@@ -93,6 +94,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     """Qualify, print the diff's table and where the files are; exit as the diff says."""
     source = args.source if args.source is not None else os.environ.get(SOURCE_ENV, "")
+    if not source:
+        # Without a tree the refs would mean nothing (the module proxy builds one version).
+        raise DataError(
+            f"qualify: give --source (a git repository holding {args.old} and "
+            f"{args.new}) or set {SOURCE_ENV}"
+        )
     old, new = builds.plan(args.old, args.new, source)
     for build in (old, new):
         builds.check_profile(args.implementation, build)

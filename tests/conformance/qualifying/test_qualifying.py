@@ -234,13 +234,27 @@ def test_the_verb_exits_14_only_for_a_confirmed_regression(
     assert fake.runs[0].build.source == "/src"
 
 
-def test_the_verb_refuses_bad_refs_before_running(monkeypatch, capsys):
+@pytest.mark.parametrize(
+    ("argv", "env", "message"),
+    [
+        (["--old", "v1", "--new", "v1"], "/src", "would share the build name"),
+        (
+            ["--old", "v1", "--new", "v2"],
+            "",
+            "qualify: give --source (a git repository",
+        ),
+    ],
+)
+def test_the_verb_refuses_bad_input_before_running(
+    monkeypatch, capsys, argv, env, message
+):
     monkeypatch.setattr(
         qualify_cli.running, "SuiteRunner", lambda **kwargs: pytest.fail("ran")
     )
-    code = conformance_cli.main(["qualify", "--old", "v1", "--new", "v1"])
+    monkeypatch.setenv("WPC_ARGO_SOURCE", env)
+    code = conformance_cli.main(["qualify", *argv])
     assert code == ExitCode.INVALID_INPUT
-    assert "would share the build name" in capsys.readouterr().err
+    assert message in capsys.readouterr().err
 
 
 def test_the_default_output_directory_is_named_by_both_refs(tmp_path, monkeypatch):
