@@ -22,7 +22,7 @@ CHAOS_SLICE ?= main-oom-killed-legacy or controller-down-while-main-runs-legacy
 # about 12 min): one caught by an invariant, two by probes.
 CHAOS_NEGATIVE_SLICE ?= double-pod-on-restart or forget-in-flight-pods or oom-reported-as-error
 
-.PHONY: chaos chaos-negative-controls negative-controls history setup lint test unit-test cluster-test conformance cluster-up cluster-down host-deps bench images stress interrupt-test differential
+.PHONY: chaos chaos-negative-controls negative-controls history setup lint test unit-test cluster-test conformance cluster-up cluster-down host-deps bench images stress interrupt-test differential qualify
 
 setup: $(STAMP)
 
@@ -142,6 +142,19 @@ differential: setup
 	$(PY) -m conformance differential --a $(A) --b $(B) --corpus $(CORPUS) --layout $(DIFF_LAYOUT) \
 	  --known $(KNOWN) --provider $(PROVIDER) --cluster $(CLUSTER) \
 	  $(if $(filter argo-workflows,$(A)),$(call ARGO_VARS,a)) $(if $(filter argo-workflows,$(B)),$(call ARGO_VARS,b)) $(DIFF_ARGS)
+
+# Release qualification of upstream Argo: build git refs OLD and NEW of SOURCE (default
+# $WPC_ARGO_SOURCE), run the suite on both (LAYOUT), diff the reports, rerun each differing
+# item RERUNS times against each version, print the diff (confirmed or flaky); files under
+# reports/qualify-OLD-NEW/. Exit 14 on a regression that did not flip on rerun.
+OLD ?=
+NEW ?=
+SOURCE ?= $(WPC_ARGO_SOURCE)
+RERUNS ?= 2
+qualify: setup
+	@test -n "$(OLD)" -a -n "$(NEW)" || { echo "make qualify: give OLD=<ref> NEW=<ref>, e.g. OLD=v4.1.0 NEW=v4.1.2" >&2; exit 10; }
+	@test -n "$(SOURCE)" || { echo "make qualify: give SOURCE=<argo-workflows git repository> or set WPC_ARGO_SOURCE" >&2; exit 10; }
+	$(PY) -m conformance qualify --old $(OLD) --new $(NEW) --source $(SOURCE) --layout $(LAYOUT) --reruns $(RERUNS) --provider $(PROVIDER) --cluster $(CLUSTER) -n $(WORKERS)
 
 # Upstream's fixed bugs (conformance/spec/history.yaml): the listing and its counts, no
 # cluster. Building each fix's two tags and running its scenario on them is not here yet.

@@ -4,6 +4,7 @@ run            cluster up, install, the suite in the selected layouts, reports
 bench          pod startup by phase and throughput of an implementation, per layout
 bench-compare  two bench results side by side, with ratios
 diff           two ConformanceReports: regressions, fixes, clauses, claims, timings
+qualify        two git refs built, run, diffed, differing items rerun (needs a cluster)
 layout-diff    two implementations' reports: where legacy and init-less differ in each
 differential   a corpus of Workflows under two implementations, every difference reported
 history        upstream's fixed bugs (conformance/spec/history.yaml), with counts
@@ -36,6 +37,7 @@ from conformance.implementations import preparing
 from conformance.implementations import profiles
 from conformance.implementations.contexts import ClusterChoice
 from conformance.plugin import options
+from conformance.qualifying import cli as qualify_cli
 from conformance.report import html
 from conformance.spec import SpecError
 from conformance.spec import history
@@ -83,6 +85,13 @@ def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     diff_cli.add_arguments(diff)
+    qualify = sub.add_parser(
+        "qualify",
+        help="two versions built, run, diffed; differing items rerun (flaky or confirmed)",
+        description=qualify_cli.DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    qualify_cli.add_arguments(qualify)
     layout_diff = sub.add_parser(
         "layout-diff",
         help="two implementations' reports: where their layouts differ, and alike or not",
@@ -216,6 +225,8 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
             return bench_cli.main_compare(args)
         if args.verb == "diff":
             return diff_cli.main(args)
+        if args.verb == "qualify":
+            return qualify_cli.main(args)
         if args.verb == "layout-diff":
             return layout_cli.main(args)
         if args.verb == "differential":

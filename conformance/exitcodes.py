@@ -4,6 +4,8 @@
 ran (0 all passed, 1 some failed, 2 interrupted, 3 internal error, 4 usage
 error, 5 no tests collected), and with one of these when it stopped first.
 `diff` exits 0, REGRESSION, or INVALID_INPUT for a file that is not a report;
+`qualify` exits 0, REGRESSION (one that did not flip on rerun), INVALID_INPUT,
+or PREPARE_FAILED when a run left no report;
 `layout-diff` exits 0 or INVALID_INPUT;
 `history` exits 0 or INVALID_INPUT;
 `differential` exits 0, DIFFERENT, or one of the codes above for a run that
@@ -33,7 +35,7 @@ class ExitCode(enum.IntEnum):
     the run did not install serves one of its instance IDs (the message names the
     command that removes it)."""
     REGRESSION = 14
-    """`diff`: something that passed in the old report fails (or errors) in the new."""
+    """`diff`, `qualify`: something that passed in the old report fails (or errors) in the new."""
     DIFFERENT = 15
     """`differential`: a corpus workflow differs between the two implementations (or
     did not complete on either), and the known-differences file does not list it."""

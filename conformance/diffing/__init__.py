@@ -7,10 +7,11 @@ layered): `reading` loads and checks a report file, `comparing` turns two
 reports into a `ReportDiff` (pure, no I/O), `rendering` writes that diff as a
 YAML document and as a table, and `cli` parses the verb's arguments;
 `layouts`, `layout_rendering` and `layout_cli` do the same jobs for
-`layout-diff`.
+`layout-diff`; `reruns` classifies rerun verdicts (pure).
 
 Only the offline half of the comparison lives here: a differing item would
 have to be rerun on a cluster before it can be called a regression or a fix
-for sure, so every differing item carries `rerun: not rerun` for a later
-qualification run to fill in.
+for sure, so every differing item carries `rerun: not rerun` until a
+qualification (`conformance.qualifying`) reruns it and `reruns` folds the
+verdicts in: confirmed, or flaky with the evidence.
 """

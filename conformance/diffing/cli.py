@@ -23,7 +23,8 @@ clause: regressions (passed -> failed or error), fixes, other changes, items
 and clauses added or removed, features and layouts newly claimed or unclaimed,
 first try versus final verdict, and tests whose duration moved by
 --timing-ratio (the report has no per-phase timings). Differing items are not
-rerun, which needs a cluster: each says "not rerun".
+rerun, which needs a cluster: each says "not rerun" (`python -m conformance
+qualify` reruns them and says which flipped).
 
 exit codes: 0 no regression, {int(ExitCode.REGRESSION)} a regression, \
 {int(ExitCode.INVALID_INPUT)} a file that is not a ConformanceReport

@@ -21,6 +21,10 @@ from typing import Any
 
 NOT_RERUN = "not rerun"
 """Every differing item's rerun status until a cluster run (make qualify) reruns it."""
+CONFIRMED = "confirmed"
+"""Rerun: each version gave its own verdict again every time, so the change is real."""
+FLAKY = "flaky"
+"""Rerun: some version's verdict flipped from run to run, so the change proves nothing."""
 PHASES_NOT_RECORDED = (
     "not recorded: a ConformanceReport has one duration per test and no phase "
     "timings, so whole-test durations are compared instead"
@@ -48,6 +52,41 @@ class Item:
 
 
 @dataclass(frozen=True)
+class RerunRecord:
+    """One verdict of a differing item when run again against one of the two versions."""
+
+    side: str
+    """old or new: which version ran."""
+    round: int
+    """1, 2, ...: the rerun's number (the original runs are not records)."""
+    outcome: str
+    """The item's final outcome in that run, or `absent` if the run's report lacks it."""
+    report: str
+    """The rerun's ConformanceReport: the evidence."""
+
+
+ABSENT = "absent"
+"""A rerun record's outcome when the rerun's report does not hold the item."""
+
+
+@dataclass(frozen=True)
+class Rerun:
+    """What rerunning a differing item showed: its status and every verdict seen."""
+
+    status: str = NOT_RERUN
+    """not rerun, confirmed or flaky."""
+    records: tuple[RerunRecord, ...] = ()
+
+    def outcomes(self, side: str) -> list[str]:
+        """The rerun outcomes of one side (old or new), in round order."""
+        return [
+            r.outcome
+            for r in sorted(self.records, key=lambda r: r.round)
+            if r.side == side
+        ]
+
+
+@dataclass(frozen=True)
 class ItemChange:
     """An item whose final outcome differs between the reports."""
 
@@ -55,7 +94,12 @@ class ItemChange:
     """regression (passed -> failed/error), fix (failed/error -> passed) or changed."""
     old: Item
     new: Item
-    rerun: str = NOT_RERUN
+    rerun: Rerun = field(default_factory=Rerun)
+
+    @property
+    def flaky(self) -> bool:
+        """Whether reruns showed a verdict of either version flipping."""
+        return self.rerun.status == FLAKY
 
 
 @dataclass(frozen=True)
@@ -89,6 +133,8 @@ class ClauseChange:
     new: str
     tests: tuple[str, ...]
     """The new report's tests citing the clause in that layout (short names)."""
+    flaky: bool = False
+    """True when every item change behind it flipped on rerun (it proves nothing)."""
 
 
 @dataclass(frozen=True)
@@ -150,8 +196,19 @@ class ReportDiff:
 
     @property
     def regressed(self) -> bool:
-        """Whether any item or clause went from passed to failed or error."""
-        return bool(self.of_kind("regression") or self.clauses_of_kind("regression"))
+        """Whether any item or clause went from passed to failed or error.
+
+        A change that flipped on rerun (flaky) is not counted: it is listed, with
+        its evidence, but does not make the diff a regression.
+        """
+        return any(not c.flaky for c in self.of_kind("regression")) or any(
+            not c.flaky for c in self.clauses_of_kind("regression")
+        )
+
+    @property
+    def rerun(self) -> bool:
+        """Whether any differing item has been rerun (a qualification, not an offline diff)."""
+        return any(c.rerun.status != NOT_RERUN for c in self.items)
 
 
 def items_of(report: dict[str, Any]) -> dict[tuple[str, str], Item]:

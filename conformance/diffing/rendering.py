@@ -14,8 +14,10 @@ from typing import Any
 
 import yaml
 
+from conformance.diffing.comparing import NOT_RERUN
 from conformance.diffing.comparing import PHASES_NOT_RECORDED
 from conformance.diffing.comparing import Item
+from conformance.diffing.comparing import ItemChange
 from conformance.diffing.comparing import ReportDiff
 from conformance.diffing.comparing import Side
 
@@ -60,6 +62,34 @@ def _outcomes(item: Item | None) -> dict[str, Any] | None:
     }
 
 
+def _item_change(change: ItemChange) -> dict[str, Any]:
+    found: dict[str, Any] = {
+        "nodeid": change.new.nodeid,
+        "layout": change.new.layout,
+        "shortName": change.new.short_name,
+        "old": change.old.outcome,
+        "new": change.new.outcome,
+        "rerun": change.rerun.status,
+    }
+    if change.rerun.records:
+        found["reruns"] = [
+            {"side": r.side, "round": r.round, "outcome": r.outcome, "report": r.report}
+            for r in change.rerun.records
+        ]
+    return found
+
+
+def rerun_summary(change: ItemChange) -> str:
+    """The rerun column: status, then each version's verdicts, first the report's own."""
+    if change.rerun.status == NOT_RERUN and not change.rerun.records:
+        return NOT_RERUN
+    seen = [
+        f"{side} {', '.join([item.outcome, *change.rerun.outcomes(side)])}"
+        for side, item in (("old", change.old), ("new", change.new))
+    ]
+    return f"{change.rerun.status} ({'; '.join(seen)})"
+
+
 def document(diff: ReportDiff) -> dict[str, Any]:
     """The diff as a plain mapping, ready for `yaml.safe_dump`."""
     return {
@@ -68,20 +98,11 @@ def document(diff: ReportDiff) -> dict[str, Any]:
         "old": _side(diff.old),
         "new": _side(diff.new),
         "regressed": diff.regressed,
+        "rerun": diff.rerun,
         "summary": summary(diff),
         "items": {
             **{
-                plural: [
-                    {
-                        "nodeid": c.new.nodeid,
-                        "layout": c.new.layout,
-                        "shortName": c.new.short_name,
-                        "old": c.old.outcome,
-                        "new": c.new.outcome,
-                        "rerun": c.rerun,
-                    }
-                    for c in diff.of_kind(kind)
-                ]
+                plural: [_item_change(c) for c in diff.of_kind(kind)]
                 for kind, plural in KINDS.items()
             },
             "added": [_item(i) for i in diff.added],
@@ -152,6 +173,8 @@ def summary(diff: ReportDiff) -> dict[str, int]:
         "featuresUnclaimed": len(diff.features_unclaimed),
         "firstTryDiffers": len(diff.first_try),
         "timingChanges": len(diff.timings),
+        "flakyItems": sum(1 for c in diff.items if c.flaky),
+        "flakyClauses": sum(1 for c in diff.clauses if c.flaky),
     }
 
 
@@ -182,7 +205,8 @@ def table(diff: ReportDiff) -> str:
         "",
         f"items: {counts['regressions']} regressions, {counts['fixes']} fixes, "
         f"{counts['otherChanges']} other changes, {counts['itemsAdded']} added, "
-        f"{counts['itemsRemoved']} removed",
+        f"{counts['itemsRemoved']} removed"
+        + (f"; {counts['flakyItems']} flaky on rerun" if diff.rerun else ""),
     ]
     if diff.items:
         lines += table_lines(
@@ -194,7 +218,7 @@ def table(diff: ReportDiff) -> str:
                     c.new.short_name,
                     c.old.outcome,
                     c.new.outcome,
-                    c.rerun,
+                    rerun_summary(c),
                     c.new.nodeid,
                 )
                 for c in diff.items
@@ -212,7 +236,14 @@ def table(diff: ReportDiff) -> str:
         lines += table_lines(
             ("change", "clause", "layout", "old", "new", "tests"),
             [
-                (c.kind, c.clause, c.layout, c.old, c.new, ", ".join(c.tests))
+                (
+                    f"{c.kind} (flaky)" if c.flaky else c.kind,
+                    c.clause,
+                    c.layout,
+                    c.old,
+                    c.new,
+                    ", ".join(c.tests),
+                )
                 for c in diff.clauses
             ],
         )
@@ -267,7 +298,12 @@ def table(diff: ReportDiff) -> str:
             ],
         )
     verdict = "REGRESSED" if diff.regressed else "no regression"
-    lines += ["", f"verdict: {verdict} (differing items are not rerun offline)"]
+    if diff.rerun:
+        flaky = sum(1 for c in diff.items if c.flaky)
+        why = f"differing items rerun; {flaky} flipped on rerun (flaky) and are not counted"
+    else:
+        why = "differing items are not rerun offline"
+    lines += ["", f"verdict: {verdict} ({why})"]
     return "\n".join(lines) + "\n"
 
 

@@ -89,6 +89,13 @@ class Timeouts:
     this is the suite's budget for it.
     """
 
+    controller_stopped: float = 10.0
+    """A gracefully deleted controller pod is gone (WPC-RECOVERY-011).
+
+    Max value for a conformant implementation: 10 s after SIGTERM (the timing
+    tolerance is added), well inside Kubernetes' default 30 s grace period.
+    """
+
     timing_tolerance: float = 3.0
     """Slack added to the upper bound of a timing clause (never to a lower bound).
 

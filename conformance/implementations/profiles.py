@@ -9,6 +9,13 @@ A profile may declare extra placeholders under `variables` (name: default),
 usable in its commands and instance IDs; a run overrides their values with
 `--profile-var NAME=VALUE`, so one profile can drive, say, every deliberate
 fault of the reference implementation, each in instances of its own.
+
+A variable's default may itself name `{version}`, `{name}` and variables
+declared before it, and `{a|b}` takes `a`, or `b` when `a` is empty: the
+upstream profile's `build: "{ref|version}"` gives every git ref its own image
+tag and cache directory, while a run that names no ref keeps the profile's
+version. Image references may use the variables too; a value given with
+`--profile-var` is taken as it is, never filled.
 """
 
 from __future__ import annotations
@@ -115,6 +122,44 @@ def _placeholders(arg: str) -> Iterable[str]:
             yield field
 
 
+def _placeholders_of(template: str) -> list[str]:
+    """The fields a template names; a malformed one has none (fill_template says why)."""
+    try:
+        return list(_placeholders(template))
+    except ValueError:
+        return []
+
+
+def fill_template(template: str, values: Mapping[str, str], where: str) -> str:
+    """Fill a variable default or image reference; `{a|b}` is a, else b if a is empty.
+
+    DataError naming `where` for an unknown name, a format spec or conversion
+    (`{a:>3}`, `{a!r}`), or a malformed template.
+    """
+    out = []
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as exc:
+        raise DataError(f"{where}: {exc} in {template!r}") from exc
+    for literal, field, spec, conversion in parsed:
+        out.append(literal)
+        if field is None:
+            continue
+        if spec or conversion:
+            raise DataError(
+                f"{where}: {{{field}}} in {template!r}: no format spec or conversion allowed"
+            )
+        choices = field.split("|")
+        unknown = [c for c in choices if c not in values]
+        if unknown:
+            raise DataError(
+                f"{where}: unknown placeholder {{{unknown[0]}}} in {template!r} "
+                f"(allowed here: {', '.join(sorted(values)) or 'none'})"
+            )
+        out.append(next((values[c] for c in choices if values[c]), ""))
+    return "".join(out)
+
+
 def _image_placeholders(images: Mapping[str, str]) -> frozenset[str]:
     return frozenset(f"{key}_image" for key in images)
 
@@ -165,13 +210,6 @@ def _check_commands(data: Mapping[str, Any], source: Path) -> None:
             set(_placeholders(data["controller"][key])) - {"instance_id", "layout"}
         ):
             problems.append(f"controller.{key}: unknown placeholder {{{field}}}")
-    for key, ref in data["images"].items():
-        if ref.endswith(":latest") or (
-            ":" not in ref.rsplit("/", 1)[-1] and "@" not in ref
-        ):
-            problems.append(
-                f"images.{key}: {ref!r} needs a pinned tag or digest, never latest"
-            )
     tools = data["images"].get("tools", contract.TOOLS_IMAGE)
     if tools != contract.TOOLS_IMAGE:
         problems.append(
@@ -215,15 +253,71 @@ def resolve(name_or_path: str) -> Path:
 
 
 def _variable_values(
-    declared: Mapping[str, str], given: Mapping[str, str], source: Path
+    data: Mapping[str, Any], given: Mapping[str, str], source: Path
 ) -> dict[str, str]:
+    """Each declared variable's value: given as it is, else its default filled in order."""
+    declared: Mapping[str, str] = data.get("variables", {})
     unknown = sorted(set(given) - set(declared))
     if unknown:
         raise DataError(
             f"{source}: unknown profile variable(s) {', '.join(unknown)} "
             f"(the profile declares: {', '.join(sorted(declared)) or 'none'})"
         )
-    return {**declared, **given}
+    values = {"name": str(data["name"]), "version": str(data["version"]), **given}
+    filling: list[str] = []
+
+    def value(name: str) -> str:
+        # A default names other variables in any order (YAML tools sort keys); each
+        # is filled once, on first use, and a cycle is an error naming it.
+        if name in values:
+            return values[name]
+        if name in filling:
+            cycle = " -> ".join([*filling[filling.index(name) :], name])
+            raise DataError(
+                f"{source}: variables.{name}: defaults name each other: {cycle}"
+            )
+        filling.append(name)
+        template = declared[name]
+        names = {n for f in _placeholders_of(template) for n in f.split("|")}
+        known = {n: value(n) for n in sorted(names) if n in declared or n in values}
+        values[name] = fill_template(template, known, f"{source}: variables.{name}")
+        filling.pop()
+        return values[name]
+
+    return {name: value(name) for name in declared}
+
+
+IMAGE_TAG = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")
+"""What an image tag may be (the OCI distribution spec's tag grammar)."""
+
+
+def _images(
+    data: Mapping[str, Any], variables: Mapping[str, str], source: Path
+) -> dict[str, str]:
+    """The image references, filled with the variables; pinned and well-formed or an error."""
+    known = {"name": str(data["name"]), "version": str(data["version"]), **variables}
+    filled = {}
+    for key, raw in data["images"].items():
+        where = f"{source}: images.{key}"
+        ref = fill_template(raw, known, where)
+        last = raw.rsplit("/", 1)[-1]
+        if "@" not in raw and ":" in last:
+            # The tag as the template spells it, filled alone: a value with a slash
+            # would otherwise move the tag's boundary and hide the mistake.
+            tag = fill_template(last.partition(":")[2], known, where)
+            if not IMAGE_TAG.match(tag):
+                raise DataError(
+                    f"{where}: {ref!r} (from {raw!r}): {tag!r} is not a valid image tag "
+                    "(letters, digits, _ . -, at most 128): give the variable it comes "
+                    "from a value that is one"
+                )
+        if ref.endswith(":latest") or (":" not in last and "@" not in raw):
+            raise DataError(
+                f"{source}: invalid implementation profile:\n  images.{key}: "
+                f"{ref!r} needs a pinned tag or digest, never latest"
+            )
+        filled[key] = ref
+    return filled
 
 
 INSTANCE_ID = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -275,12 +369,12 @@ def load(
     claimed_layouts = tuple(
         layout for layout in contract.LAYOUTS if layout in data["layouts"]
     )
-    values = _variable_values(data.get("variables", {}), variables or {}, source)
+    values = _variable_values(data, variables or {}, source)
     return Profile(
         name=data["name"],
         version=str(data["version"]),
         path=source.resolve(),
-        images={**data["images"], "tools": contract.TOOLS_IMAGE},
+        images={**_images(data, values, source), "tools": contract.TOOLS_IMAGE},
         controller_namespace=data["controller"]["namespace"],
         controller_pod_selector=data["controller"]["podSelector"],
         instance_ids=_instance_ids(data, values, source),

@@ -102,6 +102,11 @@ def test_the_two_known_fixes_are_recorded():
     )
     assert sigterm.area == "controller-lifecycle"
     assert sigterm.in_scope
+    assert sigterm.clause == "WPC-RECOVERY-011"
+    assert sigterm.scenario == (
+        "conformance/tests/test_recovery_controller_sigterm.py::"
+        "test_a_gracefully_deleted_controller_pod_is_gone_within_the_bound"
+    )
     assert (workdir.last_tag_with_bug, workdir.first_tag_without_bug) == (
         "v4.1.1",
         "v4.1.2",
@@ -136,7 +141,10 @@ def broken(**changes: Any) -> dict[str, Any]:
         ),
         ({"pr": REMOVE}, r"'pr' is a required property"),
         ({"observable": False}, r"'reason' is a required property"),
-        ({"proposed_clause": None}, r"proposed_clause: None is not of type 'string'"),
+        (
+            {"clause": None, "proposed_clause": None},
+            r"proposed_clause: None is not of type 'string'",
+        ),
         ({"area": "ui"}, r"\.area: 'ui' is not one of"),
         (
             {"id": "initless-workdir-deleted-by-artifact"},

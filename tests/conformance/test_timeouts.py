@@ -41,6 +41,7 @@ def test_every_timeout_is_documented():
         "status_marker_stale",
         "heartbeat_interval",
         "plugin_socket",
+        "controller_stopped",
     ],
 )
 def test_spec_limits_are_stated(name):

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from clusters.errors import ClusterError
 from conformance.errors import ConformanceError
+from conformance.errors import DataError
 from conformance.implementations.upstream import building
 from conformance.implementations.upstream import manifests
 from conformance.implementations.upstream import pins
@@ -70,6 +71,13 @@ def _parser() -> argparse.ArgumentParser:
 def _source(args: argparse.Namespace) -> sources.Source | None:
     directory = sources.from_env(args.source)
     if directory is None:
+        if args.ref:
+            # Without a tree the module proxy builds --version: the ref would be
+            # silently ignored and the images tagged as something they are not.
+            raise DataError(
+                f"--ref {args.ref} needs a git repository: give --source DIR "
+                f"or set {sources.SOURCE_ENV}"
+            )
         return None
     return sources.resolve(directory, ref=args.ref or None, cache_dir=args.cache_dir)
 

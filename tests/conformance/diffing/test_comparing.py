@@ -51,7 +51,7 @@ def test_items_are_keyed_by_layout_and_marked_not_rerun():
     old = [entry("A", "legacy"), entry("A", "initless")]
     new = [entry("A", "legacy"), entry("A", "initless", "failed")]
     diff = diff_of(old, new)
-    assert [(c.new.layout, c.kind, c.rerun) for c in diff.items] == [
+    assert [(c.new.layout, c.kind, c.rerun.status) for c in diff.items] == [
         ("initless", "regression", "not rerun")
     ]
 

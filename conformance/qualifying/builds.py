@@ -1,0 +1,126 @@
+"""The two builds a qualification compares, and which items a rerun selects: pure.
+
+A build is one git ref of one source tree, passed to the profile as variables:
+`source` and `ref` (what to build), `build` (its image tag and cache directory:
+the ref itself when that is a valid image tag, else a slug of it) and
+`instance_prefix` (`wpc-q-<slug>`, so its controller instances do not clash
+with the other build's or with a plain run's `wpc-legacy`). The profile must
+declare these variables; the upstream profile does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from conformance.errors import DataError
+from conformance.implementations import profiles
+
+VARIABLES = ("source", "ref", "build", "instance_prefix")
+"""The profile variables a build sets; a profile lacking one cannot be qualified."""
+SLUG_LENGTH = 20
+"""At most this long, so that `wpc-q-<slug>-initless` stays within 40 characters."""
+
+
+@dataclass(frozen=True)
+class Build:
+    """One version under qualification."""
+
+    side: str
+    """old or new."""
+    ref: str
+    """The git ref (tag, branch or commit) as given."""
+    source: str
+    """The source tree or git repository ('' : the profile's own default)."""
+
+    @property
+    def slug(self) -> str:
+        """The ref as a DNS label fragment: lower case, runs of other characters as '-'."""
+        return slug(self.ref)
+
+    @property
+    def build(self) -> str:
+        """The image tag and cache directory name: the ref if it is a tag, else the slug."""
+        return self.ref if profiles.IMAGE_TAG.match(self.ref) else self.slug
+
+    @property
+    def instance_prefix(self) -> str:
+        """The prefix of this build's controller instance IDs."""
+        return f"wpc-q-{self.slug}"
+
+    def variables(self) -> dict[str, str]:
+        """The `--profile-var` values of this build."""
+        found = {
+            "ref": self.ref,
+            "build": self.build,
+            "instance_prefix": self.instance_prefix,
+        }
+        if self.source:
+            found["source"] = self.source
+        return found
+
+
+def slug(ref: str) -> str:
+    """`v4.1.0` -> `v4-1-0`; DataError for a ref with nothing usable in it."""
+    text = re.sub(r"[^a-z0-9]+", "-", ref.lower()).strip("-")[:SLUG_LENGTH].strip("-")
+    if not text:
+        raise DataError(f"ref {ref!r}: no letters or digits to name its build by")
+    return text
+
+
+def plan(old_ref: str, new_ref: str, source: str) -> tuple[Build, Build]:
+    """The two builds; DataError when they would share a name or a ref is empty."""
+    for side, ref in (("OLD", old_ref), ("NEW", new_ref)):
+        if not ref.strip():
+            raise DataError(
+                f"{side}: give a git ref (a tag such as v4.1.0, or a commit)"
+            )
+    old, new = Build("old", old_ref, source), Build("new", new_ref, source)
+    if old.slug == new.slug or old.build == new.build:
+        raise DataError(
+            f"OLD {old_ref!r} and NEW {new_ref!r} would share the build name "
+            f"{new.slug!r}: give two different refs"
+        )
+    return old, new
+
+
+def check_profile(implementation: str, build: Build) -> profiles.Profile:
+    """Load the profile with the build's variables; DataError if it cannot take them."""
+    declared = profiles.load(implementation).variables
+    missing = [name for name in VARIABLES if name not in declared]
+    if missing:
+        raise DataError(
+            f"implementation {implementation!r}: qualify needs the profile variables "
+            f"{', '.join(VARIABLES)}; it does not declare {', '.join(missing)}"
+        )
+    return profiles.load(implementation, variables=build.variables())
+
+
+def function_name(nodeid: str) -> str:
+    """`conformance/tests/test_x.py::test_y[legacy]` -> `test_y`."""
+    return nodeid.rsplit("::", 1)[-1].split("[", 1)[0]
+
+
+def selections(keys: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """Per layout, the `-k` expression selecting the items (test id, layout) given.
+
+    `-k` matches names by substring, so it may select a few more items than asked
+    for; the rerun's report is read by exact test id, so extras are only time.
+    """
+    names: dict[str, set[str]] = {}
+    for nodeid, layout in keys:
+        names.setdefault(layout, set()).add(function_name(nodeid))
+    return {
+        layout: " or ".join(sorted(found)) for layout, found in sorted(names.items())
+    }
+
+
+def profile_var_args(variables: Mapping[str, str]) -> list[str]:
+    """`--profile-var NAME=VALUE` pairs, in a stable order."""
+    return [
+        arg
+        for name in sorted(variables)
+        for arg in ("--profile-var", f"{name}={variables[name]}")
+    ]

@@ -1,0 +1,125 @@
+"""The `qualify` verb of `python -m conformance` (`make qualify OLD=... NEW=...`).
+
+Only parses arguments and hands over: `builds` names the two builds,
+`qualifying` runs, diffs and reruns with a `running.SuiteRunner`, `rendering`
+has already written the table, printed here. The exit code is the diff's:
+`ExitCode.REGRESSION` for a regression that did not flip on rerun, 0 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from conformance.diffing import cli as diff_cli
+from conformance.errors import DataError
+from conformance.exitcodes import ExitCode
+from conformance.qualifying import builds
+from conformance.qualifying import qualifying
+from conformance.qualifying import running
+
+SOURCE_ENV = "WPC_ARGO_SOURCE"
+"""The source tree when --source is not given (as for the upstream profile's builder)."""
+
+DESCRIPTION = f"""\
+Qualify a release: build OLD and NEW (git refs of one source tree) with the
+implementation's profile, run the whole suite against each (both layouts by
+default), diff the two reports, rerun every item whose verdict differs
+--reruns times against each version, and print the diff. Each difference is
+then confirmed (every run of each version agreed) or flaky (some version's
+verdict flipped; listed with each run's report, not counted as a regression).
+Files: <out>/old, <out>/new, <out>/rerun-<round>-<side>-<layout> (reports),
+<out>/diff.yaml and <out>/diff.txt. Each run brings the cluster up as `run` does.
+
+exit codes: 0 no confirmed regression, {int(ExitCode.REGRESSION)} a regression, \
+{int(ExitCode.INVALID_INPUT)} bad arguments or profile, {int(ExitCode.PREPARE_FAILED)} a run left no report
+"""
+
+
+def _rounds(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from exc
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The `qualify` verb's options."""
+    parser.add_argument(
+        "--old", required=True, help="the earlier git ref (e.g. v4.1.0)"
+    )
+    parser.add_argument("--new", required=True, help="the later git ref (e.g. v4.1.2)")
+    parser.add_argument(
+        "--source",
+        default=None,
+        help=f"the source tree or git repository (default: ${SOURCE_ENV})",
+    )
+    parser.add_argument(
+        "--implementation", default="argo-workflows", help="profile name or path"
+    )
+    parser.add_argument(
+        "--layout", choices=("legacy", "initless", "both"), default="both"
+    )
+    parser.add_argument(
+        "--reruns",
+        type=_rounds,
+        default=2,
+        help="rerun each differing item this many times per version (default 2)",
+    )
+    parser.add_argument(
+        "--output-dir",
+        type=Path,
+        default=None,
+        help="where reports and the diff go (default: reports/qualify-OLD-NEW)",
+    )
+    parser.add_argument("--provider", default="local")
+    parser.add_argument("--cluster", "--cluster-name", default="wpc")
+    parser.add_argument(
+        "-n", "--workers", type=int, default=0, help="pytest-xdist workers"
+    )
+    parser.add_argument("--timeout-scale", type=float, default=1.0)
+    parser.add_argument(
+        "--timing-ratio",
+        type=diff_cli.ratio,
+        default=1.5,
+        help="flag tests whose duration moved by this factor (default 1.5)",
+    )
+
+
+def main(args: argparse.Namespace) -> int:
+    """Qualify, print the diff's table and where the files are; exit as the diff says."""
+    source = args.source if args.source is not None else os.environ.get(SOURCE_ENV, "")
+    if not source:
+        # Without a tree the refs would mean nothing (the module proxy builds one version).
+        raise DataError(
+            f"qualify: give --source (a git repository holding {args.old} and "
+            f"{args.new}) or set {SOURCE_ENV}"
+        )
+    old, new = builds.plan(args.old, args.new, source)
+    for build in (old, new):
+        builds.check_profile(args.implementation, build)
+    out_dir = args.output_dir or Path("reports") / f"qualify-{old.build}-{new.build}"
+    plan = qualifying.Plan(
+        old=old,
+        new=new,
+        out_dir=out_dir,
+        layout=args.layout,
+        rounds=args.reruns,
+        timing_ratio=args.timing_ratio,
+    )
+    runner = running.SuiteRunner(
+        implementation=args.implementation,
+        provider=args.provider,
+        cluster=args.cluster,
+        workers=args.workers,
+        timeout_scale=args.timeout_scale,
+    )
+    outcome = qualifying.qualify(plan, runner)
+    sys.stdout.write(outcome.table_path.read_text(encoding="utf-8"))
+    sys.stdout.write(f"diff: {outcome.yaml_path}\ntable: {outcome.table_path}\n")
+    return ExitCode.REGRESSION if outcome.diff.regressed else 0
