@@ -15,6 +15,7 @@ from typing import Any
 from reference_impl import common
 from reference_impl.controller import errors
 from reference_impl.controller.formats import substitution
+from reference_impl.controller.templates import coverage
 
 Json = dict[str, Any]
 
@@ -53,6 +54,9 @@ def validate(workflow: Json) -> None:
     if not isinstance(templates, list):
         raise errors.ValidationError("spec.templates must be a list")
     _check_names("spec.templates", templates)
+    _reject_unsupported(
+        {k: v for k, v in spec.items() if k != "templates"}, "spec", "spec"
+    )
     by_name = {t["name"]: t for t in templates}
     _check_arguments("spec.arguments.", spec.get("arguments") or {})
     entrypoint = spec.get("entrypoint")
@@ -182,27 +186,15 @@ def _check_template(
         raise errors.ValidationError(
             f"templates.{name} multiple template types specified. choose one of: {_TYPE_CHOICES}"
         )
+    _reject_unsupported(template, coverage.T, f"templates.{name}")
     kind = kinds[0]
     if kind not in SUPPORTED_TYPES:
         raise errors.ValidationError(
             f"templates.{name}: {kind} templates are not supported by the reference controller"
         )
-    if (template.get("retryStrategy") or {}).get("expression"):
-        raise errors.ValidationError(
-            f"templates.{name}.retryStrategy.expression is not supported by the reference controller"
-        )
     policy = (template.get("retryStrategy") or {}).get("retryPolicy", "")
     if policy not in _RETRY_POLICIES:
         raise errors.ValidationError(f"{policy} is not a valid RetryPolicy")
-    for direction in ("inputs", "outputs"):
-        for artifact in (template.get(direction) or {}).get("artifacts") or []:
-            if isinstance(artifact, dict) and artifact.get("plugin") is not None:
-                # Silently building the pod without plugin sidecars would lose
-                # the artifact; say so instead (feature ARTIFACT_PLUGINS).
-                raise errors.ValidationError(
-                    f"templates.{name}.{direction}.artifacts.{artifact.get('name')}: "
-                    "plugin artifacts are not supported by the reference controller"
-                )
     _check_timeouts(template, kind)
     if kind in ("container", "script"):
         _check_leaf(template, kind)
@@ -219,6 +211,12 @@ def _check_template(
             _check_steps(by_name, template, checked)
         else:
             _check_dag(by_name, template, checked)
+
+
+def _reject_unsupported(value: Json, path: str, location: str) -> None:
+    """Reject the first field `coverage` classifies as rejected, naming its path (#16)."""
+    for found in coverage.rejected_fields(value, path=path, location=location):
+        raise errors.ValidationError(found.message)
 
 
 def _check_timeouts(template: Json, kind: str) -> None:
@@ -294,8 +292,10 @@ def _check_steps(by_name: dict[str, Json], template: Json, checked: set[str]) ->
                     f"templates.{name}.steps[{index}].name '{step_name}' is not unique"
                 )
             seen.add(step_name)
-            _check_unsupported_fields(
-                f"templates.{name}.steps[{index}].{step_name}", step
+            _check_loop(f"templates.{name}.steps[{index}].{step_name}", step)
+            _check_arguments(
+                f"templates.{name}.steps[{index}].{step_name}.arguments.",
+                step.get("arguments") or {},
             )
             try:
                 _check_holder(
@@ -321,7 +321,8 @@ def _check_dag(by_name: dict[str, Json], template: Json, checked: set[str]) -> N
     names = {t["name"] for t in tasks}
     for task in tasks:
         prefix = f"templates.{name}.tasks.{task['name']}"
-        _check_unsupported_fields(prefix, task)
+        _check_loop(prefix, task)
+        _check_arguments(f"{prefix}.arguments.", task.get("arguments") or {})
         try:
             _check_holder(
                 by_name,
@@ -368,15 +369,6 @@ def _check_cycles(name: str, tasks: list[Json]) -> None:
 
     for task in graph:
         visit(task, task)
-
-
-def _check_unsupported_fields(prefix: str, item: Json) -> None:
-    for field in ("templateRef", "inline", "hooks"):
-        if item.get(field) is not None:
-            raise errors.ValidationError(
-                f"{prefix}.{field} is not supported by the reference controller"
-            )
-    _check_loop(prefix, item)
 
 
 def _check_loop(prefix: str, item: Json) -> None:
