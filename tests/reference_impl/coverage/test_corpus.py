@@ -28,7 +28,8 @@ def test_one_valid_workflow_per_file(path):
     assert len(documents) == 1
     wf = documents[0]
     assert wf["kind"] == "Workflow"
-    assert wf["metadata"].get("generateName") and "name" not in wf["metadata"]
+    assert wf["metadata"].get("generateName")
+    assert "name" not in wf["metadata"]
     images = {
         t["container"]["image"] for t in wf["spec"]["templates"] if "container" in t
     }
