@@ -63,6 +63,8 @@ TASK = f"{T}.dag.tasks[]"
 K8S = "core Kubernetes type, copied to the pod unchanged"
 CONTAINER = "core Kubernetes Container field, passed to the pod unchanged"
 NO_EFFECT = "documentation only; it has no effect upstream either"
+EXPORTED = "exported as workflow.outputs.{kind}.<name> and in status.outputs"
+NOT_EXPORTED = "only outputs are exported; no effect upstream either"
 LOCATIONS = ("artifactory", "azure", "gcs", "git", "hdfs", "oss", "plugin")
 
 
@@ -129,7 +131,8 @@ def _parameters() -> list[Rule]:
         _i("*.parameters", "a list of parameters"),
         _i("*.parameters[].name", "the parameter's name"),
         _i("*.parameters[].description", NO_EFFECT),
-        _r("*.parameters[].globalName", "exporting parameters as workflow outputs"),
+        _i(f"{outputs}.globalName", EXPORTED.format(kind="parameters")),
+        _i("*.parameters[].globalName", NOT_EXPORTED),
         _i(f"{args}.value", "the value passed"),
         _i(f"{args}.enum", "validation: the value must be in the list"),
         _r(f"{args}.default", "an argument's default"),
@@ -174,7 +177,8 @@ def _artifacts() -> list[Rule]:
         _r(f"{art}.archiveLogs", "per-artifact log archiving"),
         _r(f"{art}.artifactGC", "artifact garbage collection", whole=True),
         _r(f"{art}.deleted", "set by artifact garbage collection"),
-        _r(f"{art}.globalName", "exporting artifacts as workflow outputs"),
+        _i(f"{out}.globalName", EXPORTED.format(kind="artifacts")),
+        _i(f"{art}.globalName", NOT_EXPORTED),
         _r(f"{art}.subPath", "a sub-path of an artifact"),
         _i(f"{art}.archive", "how an output is stored"),
         _i(f"{art}.archive.none", "stored as is"),

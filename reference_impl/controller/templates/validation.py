@@ -42,6 +42,8 @@ _POD_GC_STRATEGIES = (
     "OnWorkflowSuccess",
 )
 _NAME = re.compile(r"^[a-zA-Z0-9][-a-zA-Z0-9]*$")
+_GLOBAL_NAME = re.compile(r"^[-a-zA-Z0-9_]+$")
+_PARAMETER = re.compile(r"{{[-a-zA-Z0-9]+(\.[-a-zA-Z0-9_]+)*}}")
 _RESERVED = (common.MAIN, common.INIT, common.WAIT, common.SUPERVISOR)
 
 
@@ -196,6 +198,7 @@ def _check_template(
     if policy not in _RETRY_POLICIES:
         raise errors.ValidationError(f"{policy} is not a valid RetryPolicy")
     _check_timeouts(template, kind)
+    _check_global_names(template)
     if kind in ("container", "script"):
         _check_leaf(template, kind)
         if template.get("parallelism") is not None:
@@ -217,6 +220,24 @@ def _reject_unsupported(value: Json, path: str, location: str) -> None:
     """Reject the first field `coverage` classifies as rejected, naming its path (#16)."""
     for found in coverage.rejected_fields(value, path=path, location=location):
         raise errors.ValidationError(found.message)
+
+
+def _check_global_names(template: Json) -> None:
+    """Reject an output's `globalName` that is no valid name (`validateOutputs`).
+
+    A `globalName` that is itself a parameter (`{{inputs.parameters.x}}`) is only known
+    at run time, as upstream leaves it.
+    """
+    outputs = template.get("outputs") or {}
+    for kind in ("parameters", "artifacts"):
+        for item in outputs.get(kind) or []:
+            name = str(item.get("globalName") or "")
+            if name and not _PARAMETER.search(name) and not _GLOBAL_NAME.match(name):
+                raise errors.ValidationError(
+                    f"templates.{template['name']}.outputs.{kind}.{item.get('name')}"
+                    ".globalName: Parameter/Artifact name must consist of alpha-numeric "
+                    "characters, '_' or '-' e.g. my_param_1, MY-PARAM-1"
+                )
 
 
 def _check_timeouts(template: Json, kind: str) -> None:
