@@ -258,6 +258,7 @@ def reconcile_pods(op: Operation) -> bool:
             else:
                 op.nodes[node_id] = node = new
                 _log_node_change(op, new)
+                op.export_outputs(new.get("outputs"))
         if assessment.task_result_complete and "taskResultSynced" in node:
             node["taskResultSynced"] = True
         running = running or node.get("phase") == "Running"

@@ -70,6 +70,7 @@ def execute(
             task_node = op.node(naming.task_name(node_name, task["name"]))
             if task_node is not None:
                 _add_task(op, scope, node, task["name"], task_node)
+                op.export_outputs(task_node.get("outputs"))
         outputs = scopes.template_outputs(template, scope)
     except errors.WorkflowError as err:
         return op.mark_node(node_name, "Error", str(err))
@@ -220,7 +221,7 @@ def _complete_group(
 
 def _scope(op: Operation, dag_node: Json, tasks: dict[str, Json]) -> scopes.Scope:
     """Return what a task can see of the finished tasks (`buildLocalScopeFromTask`)."""
-    scope = scopes.Scope(params=op.global_params())
+    scope = scopes.Scope(params=op.global_params(), artifacts=op.global_artifacts())
     for other in tasks:
         other_node = op.node(naming.task_name(dag_node["name"], other))
         if other_node is None or not inference.fulfilled(other_node):

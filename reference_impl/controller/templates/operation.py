@@ -232,10 +232,65 @@ class Operation:
                 params[f"workflow.parameters.{param['name']}"] = arguments.any_string(
                     param["value"]
                 )
+        for param in (self.status.get("outputs") or {}).get("parameters") or []:
+            if param.get("value") is not None:
+                params[f"workflow.outputs.parameters.{param['name']}"] = (
+                    arguments.any_string(param["value"])
+                )
         root = self.nodes.get(self.name)
         if root is not None and inference.fulfilled(root):
             params["workflow.status"] = str(root.get("phase"))
         return params
+
+    def global_artifacts(self) -> dict[str, Json]:
+        """Return the `workflow.outputs.artifacts.*` a step's or task's `from` may name."""
+        return {
+            f"workflow.outputs.artifacts.{art['name']}": art
+            for art in (self.status.get("outputs") or {}).get("artifacts") or []
+        }
+
+    def export_outputs(self, outputs: Json | None) -> None:
+        """Export outputs carrying a `globalName` as workflow outputs (`addOutputsToGlobalScope`).
+
+        A parameter becomes `{name: <globalName>, value}` in `status.outputs.parameters`
+        (a later export of the same name overwrites the value); an artifact is stored
+        under its global name without `globalName` and `path`. Both are then visible as
+        `workflow.outputs.*` to every later step, task and the exit handler.
+        """
+        for param in (outputs or {}).get("parameters") or []:
+            if param.get("globalName"):
+                self._export_parameter(param)
+        for artifact in (outputs or {}).get("artifacts") or []:
+            if artifact.get("globalName"):
+                self._export_artifact(artifact)
+
+    def _export_parameter(self, param: Json) -> None:
+        exported = self.status.setdefault("outputs", {}).setdefault("parameters", [])
+        name, value = param["globalName"], param.get("value")
+        for existing in exported:
+            if existing.get("name") == name:
+                if value is not None and existing.get("value") != value:
+                    existing["value"] = value
+                return
+        exported.append(
+            {"name": name} if value is None else {"name": name, "value": value}
+        )
+        logger.info("%s Workflow output parameter %s set.", self.prefix, name)
+
+    def _export_artifact(self, artifact: Json) -> None:
+        exported = self.status.setdefault("outputs", {}).setdefault("artifacts", [])
+        stored = {
+            k: copy.deepcopy(v)
+            for k, v in artifact.items()
+            if k not in ("globalName", "path")
+        }
+        stored["name"] = artifact["globalName"]
+        for index, existing in enumerate(exported):
+            if existing.get("name") == stored["name"]:
+                exported[index] = stored
+                return
+        exported.append(stored)
+        logger.info("%s Workflow output artifact %s set.", self.prefix, stored["name"])
 
     # -- execution ---------------------------------------------------------------------------
 

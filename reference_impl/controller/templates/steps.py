@@ -42,7 +42,7 @@ def execute(
         phase="Running",
         hooked=opts.hooked,
     )
-    scope = scopes.Scope(params=op.global_params())
+    scope = scopes.Scope(params=op.global_params(), artifacts=op.global_artifacts())
     groups = [
         g if isinstance(g, list) else (g or {}).get("steps") or []
         for g in template["steps"]
@@ -79,6 +79,7 @@ def execute(
         return op.mark_node(node_name, "Error", str(err))
     if outputs is not None:
         node["outputs"] = outputs
+        op.export_outputs(outputs)
     return op.mark_node(node_name, "Succeeded")
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from reference_impl import common
 from reference_impl.controller import errors
 from reference_impl.controller.formats import substitution
+from reference_impl.controller.templates import coverage
 
 Json = dict[str, Any]
 
@@ -41,6 +42,8 @@ _POD_GC_STRATEGIES = (
     "OnWorkflowSuccess",
 )
 _NAME = re.compile(r"^[a-zA-Z0-9][-a-zA-Z0-9]*$")
+_GLOBAL_NAME = re.compile(r"^[-a-zA-Z0-9_]+$")
+_PARAMETER = re.compile(r"{{[-a-zA-Z0-9]+(\.[-a-zA-Z0-9_]+)*}}")
 _RESERVED = (common.MAIN, common.INIT, common.WAIT, common.SUPERVISOR)
 
 
@@ -53,6 +56,9 @@ def validate(workflow: Json) -> None:
     if not isinstance(templates, list):
         raise errors.ValidationError("spec.templates must be a list")
     _check_names("spec.templates", templates)
+    _reject_unsupported(
+        {k: v for k, v in spec.items() if k != "templates"}, "spec", "spec"
+    )
     by_name = {t["name"]: t for t in templates}
     _check_arguments("spec.arguments.", spec.get("arguments") or {})
     entrypoint = spec.get("entrypoint")
@@ -182,28 +188,17 @@ def _check_template(
         raise errors.ValidationError(
             f"templates.{name} multiple template types specified. choose one of: {_TYPE_CHOICES}"
         )
+    _reject_unsupported(template, coverage.T, f"templates.{name}")
     kind = kinds[0]
     if kind not in SUPPORTED_TYPES:
         raise errors.ValidationError(
             f"templates.{name}: {kind} templates are not supported by the reference controller"
         )
-    if (template.get("retryStrategy") or {}).get("expression"):
-        raise errors.ValidationError(
-            f"templates.{name}.retryStrategy.expression is not supported by the reference controller"
-        )
     policy = (template.get("retryStrategy") or {}).get("retryPolicy", "")
     if policy not in _RETRY_POLICIES:
         raise errors.ValidationError(f"{policy} is not a valid RetryPolicy")
-    for direction in ("inputs", "outputs"):
-        for artifact in (template.get(direction) or {}).get("artifacts") or []:
-            if isinstance(artifact, dict) and artifact.get("plugin") is not None:
-                # Silently building the pod without plugin sidecars would lose
-                # the artifact; say so instead (feature ARTIFACT_PLUGINS).
-                raise errors.ValidationError(
-                    f"templates.{name}.{direction}.artifacts.{artifact.get('name')}: "
-                    "plugin artifacts are not supported by the reference controller"
-                )
     _check_timeouts(template, kind)
+    _check_global_names(template)
     if kind in ("container", "script"):
         _check_leaf(template, kind)
         if template.get("parallelism") is not None:
@@ -219,6 +214,30 @@ def _check_template(
             _check_steps(by_name, template, checked)
         else:
             _check_dag(by_name, template, checked)
+
+
+def _reject_unsupported(value: Json, path: str, location: str) -> None:
+    """Reject the first field `coverage` classifies as rejected, naming its path (#16)."""
+    for found in coverage.rejected_fields(value, path=path, location=location):
+        raise errors.ValidationError(found.message)
+
+
+def _check_global_names(template: Json) -> None:
+    """Reject an output's `globalName` that is no valid name (`validateOutputs`).
+
+    A `globalName` that is itself a parameter (`{{inputs.parameters.x}}`) is only known
+    at run time, as upstream leaves it.
+    """
+    outputs = template.get("outputs") or {}
+    for kind in ("parameters", "artifacts"):
+        for item in outputs.get(kind) or []:
+            name = str(item.get("globalName") or "")
+            if name and not _PARAMETER.search(name) and not _GLOBAL_NAME.match(name):
+                raise errors.ValidationError(
+                    f"templates.{template['name']}.outputs.{kind}.{item.get('name')}"
+                    ".globalName: Parameter/Artifact name must consist of alpha-numeric "
+                    "characters, '_' or '-' e.g. my_param_1, MY-PARAM-1"
+                )
 
 
 def _check_timeouts(template: Json, kind: str) -> None:
@@ -294,8 +313,10 @@ def _check_steps(by_name: dict[str, Json], template: Json, checked: set[str]) ->
                     f"templates.{name}.steps[{index}].name '{step_name}' is not unique"
                 )
             seen.add(step_name)
-            _check_unsupported_fields(
-                f"templates.{name}.steps[{index}].{step_name}", step
+            _check_loop(f"templates.{name}.steps[{index}].{step_name}", step)
+            _check_arguments(
+                f"templates.{name}.steps[{index}].{step_name}.arguments.",
+                step.get("arguments") or {},
             )
             try:
                 _check_holder(
@@ -321,7 +342,8 @@ def _check_dag(by_name: dict[str, Json], template: Json, checked: set[str]) -> N
     names = {t["name"] for t in tasks}
     for task in tasks:
         prefix = f"templates.{name}.tasks.{task['name']}"
-        _check_unsupported_fields(prefix, task)
+        _check_loop(prefix, task)
+        _check_arguments(f"{prefix}.arguments.", task.get("arguments") or {})
         try:
             _check_holder(
                 by_name,
@@ -368,15 +390,6 @@ def _check_cycles(name: str, tasks: list[Json]) -> None:
 
     for task in graph:
         visit(task, task)
-
-
-def _check_unsupported_fields(prefix: str, item: Json) -> None:
-    for field in ("templateRef", "inline", "hooks"):
-        if item.get(field) is not None:
-            raise errors.ValidationError(
-                f"{prefix}.{field} is not supported by the reference controller"
-            )
-    _check_loop(prefix, item)
 
 
 def _check_loop(prefix: str, item: Json) -> None:

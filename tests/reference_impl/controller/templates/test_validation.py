@@ -48,8 +48,8 @@ spec:
       artifacts: [{name: out, path: /tmp/o, plugin: {name: p, key: k}}]
 """
     assert check(text) == (
-        "templates.t.outputs.artifacts.out: "
-        "plugin artifacts are not supported by the reference controller"
+        "templates.t.outputs.artifacts.out.plugin "
+        "is not supported by the reference controller"
     )
 
 
@@ -129,7 +129,7 @@ spec:
         ),
         (
             "spec: {entrypoint: t, templates: [{name: t, suspend: {}}]}",
-            "templates.t: suspend templates are not supported by the reference controller",
+            "templates.t.suspend is not supported by the reference controller",
         ),
     ],
 )
