@@ -2,7 +2,10 @@
 
 - every field has an attribute docstring (the spec's limit, or why the budget);
 - the waits that check a spec limit state it as "Max value for a conformant implementation";
-- scaled() multiplies the waits but not the poll interval or the spec cadences.
+- scaled() multiplies the harness budgets but never a spec bound: every field
+  whose docstring states a spec limit is in SPEC_BOUNDS (so a new one cannot be
+  forgotten), and neither those nor the timing tolerance nor the poll interval
+  move: at scale 3 a heartbeat 13 s late still breaks "every 5 s".
 """
 
 from __future__ import annotations
@@ -59,3 +62,21 @@ def test_scaling_multiplies_waits_only():
 def test_scale_must_be_positive():
     with pytest.raises(ValueError, match="must be positive"):
         timeouts.Timeouts().scaled(0)
+
+
+SPEC_LIMIT = "Max value for a conformant implementation"
+
+
+def test_every_stated_spec_limit_is_a_spec_bound():
+    stated = {n for n, doc in _field_docstrings().items() if SPEC_LIMIT in doc}
+    assert stated == timeouts.SPEC_BOUNDS - {"timing_tolerance"}
+
+
+def test_scaling_never_moves_a_spec_bound():
+    base = timeouts.Timeouts()
+    tripled = base.scaled(3)
+    for name in timeouts.SPEC_BOUNDS:
+        assert getattr(tripled, name) == getattr(base, name), name
+    assert tripled.namespace_deleted == 3 * base.namespace_deleted
+    # The handshake clause's bound: "every 5 s", plus the named tolerance.
+    assert tripled.heartbeat_interval + tripled.timing_tolerance < 13.0
