@@ -4,6 +4,8 @@ commands:
   run ...            the conformance suite (= python -m conformance run ...)
   diff OLD NEW       two ConformanceReports compared (= python -m conformance diff ...)
   layout-diff A B    where two implementations' layouts differ (= python -m conformance layout-diff ...)
+  differential ...   a corpus of Workflows under two implementations (= python -m conformance differential ...)
+  qualify ...        two upstream releases built, run and diffed (= python -m conformance qualify ...)
   cluster ...        clusters: up, down, status, load-image, ... (= python -m clusters ...)
   chaos ...          chaos experiments and checks (= python -m chaos ...)
   profile check P    validate an implementation profile without a cluster
@@ -23,28 +25,21 @@ from pathlib import Path
 import conformance
 from conformance.exitcodes import ExitCode
 
-DELEGATED = ("run", "diff", "layout-diff", "cluster", "chaos")
-"""Verbs whose arguments belong, unparsed, to an existing front end."""
-CONFORMANCE_VERBS = ("run", "diff", "layout-diff")
+CONFORMANCE_VERBS = ("run", "diff", "layout-diff", "differential", "qualify")
 """Delegated verbs that are verbs of `python -m conformance` too (same name)."""
+DELEGATED = (*CONFORMANCE_VERBS, "cluster", "chaos")
+"""Verbs whose arguments belong, unparsed, to an existing front end."""
 
 
-def _run_main(argv: list[str]) -> int:
-    from conformance import __main__ as conformance_cli
+def _conformance_main(verb: str) -> Callable[[list[str]], int]:
+    """The front end of `python -m conformance VERB`, under the name wpc."""
 
-    return conformance_cli.main(["run", *argv], prog="wpc")
+    def main(argv: list[str]) -> int:
+        from conformance import __main__ as conformance_cli
 
+        return conformance_cli.main([verb, *argv], prog="wpc")
 
-def _diff_main(argv: list[str]) -> int:
-    from conformance import __main__ as conformance_cli
-
-    return conformance_cli.main(["diff", *argv], prog="wpc")
-
-
-def _layout_diff_main(argv: list[str]) -> int:
-    from conformance import __main__ as conformance_cli
-
-    return conformance_cli.main(["layout-diff", *argv], prog="wpc")
+    return main
 
 
 def _cluster_main(argv: list[str]) -> int:
@@ -60,9 +55,7 @@ def _chaos_main(argv: list[str]) -> int:
 
 
 FRONT_ENDS: dict[str, Callable[[list[str]], int]] = {
-    "run": _run_main,
-    "diff": _diff_main,
-    "layout-diff": _layout_diff_main,
+    **{verb: _conformance_main(verb) for verb in CONFORMANCE_VERBS},
     "cluster": _cluster_main,
     "chaos": _chaos_main,
 }
@@ -100,6 +93,8 @@ def parser() -> argparse.ArgumentParser:
         ("run", "run the conformance suite against an implementation"),
         ("diff", "compare two ConformanceReports: regressions, fixes, clauses"),
         ("layout-diff", "where two implementations' layouts differ, alike or not"),
+        ("differential", "a corpus of Workflows under two implementations, compared"),
+        ("qualify", "two upstream releases built from source, run and diffed"),
         ("cluster", "make, inspect and delete clusters"),
         ("chaos", "chaos experiments and invariant checks"),
     ):

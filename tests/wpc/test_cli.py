@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import yaml
 
@@ -23,8 +25,8 @@ def test_help_lists_every_command(capsys):
         cli.main(["--help"])
     assert exited.value.code == 0
     out = capsys.readouterr().out
-    for command in ("run", "cluster", "chaos", "profile"):
-        assert f"    {command} " in out
+    for command in ("run", "differential", "qualify", "cluster", "chaos", "profile"):
+        assert re.search(rf"^    {command}\b", out, re.MULTILINE), command
 
 
 def test_version_is_the_packages_version(capsys):
@@ -33,7 +35,7 @@ def test_version_is_the_packages_version(capsys):
     assert capsys.readouterr().out == f"wpc {conformance.__version__}\n"
 
 
-@pytest.mark.parametrize("verb", ["run", "cluster", "chaos"])
+@pytest.mark.parametrize("verb", ["run", "differential", "qualify", "cluster", "chaos"])
 def test_delegated_verbs_hand_over_their_arguments_unparsed(monkeypatch, verb):
     seen: list[list[str]] = []
     monkeypatch.setitem(cli.FRONT_ENDS, verb, lambda argv: seen.append(argv) or 7)
@@ -84,3 +86,17 @@ def test_profile_check_refuses_undeclared_variables(capsys):
     code = cli.main(["profile", "check", "reference", "--profile-var", "nosuch=1"])
     assert code == ExitCode.INVALID_INPUT
     assert "unknown profile variable(s) nosuch" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("verb", ["diff", "differential", "qualify"])
+def test_conformance_verbs_reach_python_m_conformance_under_their_name(
+    monkeypatch, verb
+):
+    from conformance import __main__ as conformance_cli
+
+    seen: list[tuple[list[str], str]] = []
+    monkeypatch.setattr(
+        conformance_cli, "main", lambda argv, prog: seen.append((argv, prog)) or 0
+    )
+    assert cli.main([verb, "a", "b"]) == 0
+    assert seen == [([verb, "a", "b"], "wpc")]
