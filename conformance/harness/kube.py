@@ -10,6 +10,10 @@ MANAGED_BY = "app.kubernetes.io/managed-by"
 SESSION = "wpc.dev/session-id"
 TEST = "wpc.dev/test"
 LAYOUT = "wpc.dev/layout"
+INSTANCE = "wpc.dev/instance-id"
+"""On a private controller instance's namespace: the instance it holds."""
+IMPLEMENTATION = "wpc.dev/implementation"
+"""On a private controller instance's namespace: the profile that installed it."""
 MANAGED_BY_VALUE = "wpc"
 
 

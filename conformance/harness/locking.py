@@ -19,6 +19,7 @@ problem (HarnessError), not a verdict on the implementation.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import fcntl
 import hashlib
@@ -142,3 +143,73 @@ def held(
         yield path
     finally:
         os.close(fd)  # closing the only descriptor releases the flock
+
+
+ALIVE = "alive"
+DEAD = "dead"
+UNKNOWN = "unknown"
+"""What a session lock says of its run (`liveness`)."""
+
+
+def session_lock_name(session_id: str) -> str:
+    """The lock a live run holds for its whole life (`session-<id>`)."""
+    return f"session-{session_id}"
+
+
+def hold_for_life(name: str, *, cluster: str, directory: Path | None = None) -> Path:
+    """Take the lock `name` for the rest of this process's life (never blocks).
+
+    The kernel releases it when the process ends, however it ends; at a normal
+    exit the file is removed as well, so only runs that died leave one behind.
+    The file's existence says "this host started that run"; whether it is held
+    says whether the run still lives (`liveness`).
+    """
+    path = lock_path(name, cluster=cluster, directory=directory)
+    fd = _open_lock(path)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError as exc:
+        os.close(fd)
+        raise HarnessError(f"{path} is held by another process") from exc
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"pid {os.getpid()}\n".encode(), 0)
+    _HELD.append(fd)
+
+    def release() -> None:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+    atexit.register(release)
+    return path
+
+
+_HELD: list[int] = []
+"""Descriptors of the locks held for life (kept open, so the locks stay held)."""
+
+
+def liveness(name: str, *, cluster: str, directory: Path | None = None) -> str:
+    """ALIVE (its holder runs), DEAD (no holder: the run died), UNKNOWN (no such file).
+
+    UNKNOWN is every run this host did not start (another host, a chaos
+    experiment, a version of the suite before these locks): never swept.
+    """
+    path = lock_path(name, cluster=cluster, directory=directory)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return UNKNOWN
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return ALIVE
+    finally:
+        os.close(fd)
+    return DEAD
+
+
+def forget(name: str, *, cluster: str, directory: Path | None = None) -> None:
+    """Remove a dead run's lock file once what it left is swept."""
+    with contextlib.suppress(FileNotFoundError):
+        lock_path(name, cluster=cluster, directory=directory).unlink()

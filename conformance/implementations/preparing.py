@@ -18,12 +18,14 @@ from typing import Any
 
 from conformance.errors import ClusterRefused
 from conformance.harness import kube
+from conformance.harness import locking
 from conformance.harness.layouts import Instance
 from conformance.harness.timeouts import Timeouts
 from conformance.implementations import driving
 from conformance.implementations import images
 from conformance.implementations import ownership
 from conformance.implementations import profiles
+from conformance.implementations import sweeping
 from conformance.implementations.contexts import ClusterChoice
 from conformance.implementations.contexts import Environment
 from conformance.implementations.contexts import RunContext
@@ -233,6 +235,10 @@ def prepare_run(
         log_dir=log_dir,
         timeout=timeouts.install,
     )
+    # This run's life lock: only once it is released (the run died or ended) does
+    # the next run on this host sweep what this one left (`sweeping`).
+    lock_key = str(clients.api.configuration.host)
+    locking.hold_for_life(locking.session_lock_name(session_id), cluster=lock_key)
     if not skip_install:
         # Before anything is built or changed: a refused run leaves the host as it was.
         for instance in instances:
@@ -244,6 +250,20 @@ def prepare_run(
                 session_id=session_id,
                 cluster_args=cluster.arguments(),
             )
+    # What runs of this host that died left behind (after the refusal above, which
+    # changes nothing; before this run adds anything).
+    sweeping.sweep_dead_runs(
+        clients,
+        cluster=lock_key,
+        own_session=session_id,
+        profile=profile,
+        driver=driver,
+        timeouts=timeouts,
+        uninstall_hint=" ".join(
+            [sys.executable, "-m", "conformance", "uninstall", *cluster.arguments()]
+        ),
+    )
+    if not skip_install:
         load_tools_image(cluster)
         logger.info("Preparing %s (the profile's prepare commands).", profile.name)
         driver.prepare(layouts)

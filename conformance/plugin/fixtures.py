@@ -44,6 +44,7 @@ from conformance.harness.observations import Observations
 from conformance.harness.timeouts import Timeouts
 from conformance.implementations import driving
 from conformance.implementations import profiles
+from conformance.implementations import sweeping
 from conformance.implementations.contexts import RunContext
 from conformance.plugin import keys
 from conformance.plugin import markers
@@ -274,7 +275,10 @@ def controller(wpc_run: runs.Run, layout: layouts.Instance) -> Controller:
 
 @pytest.fixture
 def dedicated_instance(
-    wpc_run: runs.Run, run_context: RunContext, wpc_layout: str | None
+    wpc_run: runs.Run,
+    run_context: RunContext,
+    wpc_layout: str | None,
+    kube_clients: kube.Clients,
 ) -> Iterator[Controller]:
     """A private controller instance (installed now, uninstalled after the test)."""
     profile = wpc_run.profile
@@ -296,6 +300,20 @@ def dedicated_instance(
     driver = _driver(wpc_run)
     try:
         driver.control("install", instance)
+        # Labelled as this run's, so the next run on this host can remove it
+        # should this one die before its teardown (`sweeping`).
+        kube_clients.core.patch_namespace(
+            instance.namespace,
+            {
+                "metadata": {
+                    "labels": sweeping.private_instance_labels(
+                        session_id=run_context.session_id,
+                        instance=instance,
+                        implementation=profile.name,
+                    )
+                }
+            },
+        )
     except BaseException:
         # A failed or interrupted install leaves a half-installed controller that
         # would go on serving (with no instanceID, every unlabelled Workflow of

@@ -1,6 +1,7 @@
-"""Ctrl-C during a real `python -m conformance run` lets the run clean up and report.
+"""Ctrl-C during a real `python -m conformance run` lets the run clean up and report;
+what a run that was killed outright left behind, the next run on the host removes.
 
-We test this aspect on the local cluster with the reference: a run of one
+We test these aspects on the local cluster with the reference. First: a run of one
 scenario that has a dedicated controller instance (RecoveryLeaderFailover) is
 started as a user starts it, and once its namespace and its private instance
 exist, the launcher gets SIGINT, as a terminal's Ctrl-C sends it. The run must
@@ -9,10 +10,15 @@ exit 0 and fail this test, so the interruption is shown, not assumed), and
 leave nothing behind: no namespace of its session and no private instance.
 Before the fix, `subprocess.run` killed pytest 0.25 s after the signal, with
 no teardown, sweep or report.
+
+Second: the same run is killed with SIGKILL (launcher, pytest and all), which
+no clean-up survives; its namespace and private instance are shown left
+behind, and the next run (HelloWorld) removes both before it starts.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -46,11 +52,10 @@ def _namespaces(core, selector: str = "") -> dict[str, dict[str, str]]:
     }
 
 
-def test_ctrl_c_lets_the_run_tear_down_its_namespace_and_private_instance(
-    core, tmp_path: Path
-):
-    before = set(_namespaces(core))
-    log = tmp_path / "run.log"
+def _run(
+    tmp_path: Path, name: str, scenario: str
+) -> tuple[subprocess.Popen[bytes], Path]:
+    log = tmp_path / f"{name}.log"
     with log.open("w") as out:
         proc = subprocess.Popen(
             [
@@ -63,47 +68,104 @@ def test_ctrl_c_lets_the_run_tear_down_its_namespace_and_private_instance(
                 "--layout",
                 "legacy",
                 "--reports-dir",
-                str(tmp_path / "reports"),
+                str(tmp_path / name),
                 "--",
                 "-k",
-                SCENARIO,
+                scenario,
             ],
             cwd=ROOT,
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # the signal reaches the launcher only, as from a terminal
         )
+    return proc, log
+
+
+def _process_groups(pid: int) -> set[int]:
+    """The process groups of `pid` and its descendants (pytest runs in a group of its own)."""
+    groups = set()
+    pending = [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            groups.add(os.getpgid(current))
+            children = (
+                Path(f"/proc/{current}/task/{current}/children").read_text().split()
+            )
+        except (ProcessLookupError, FileNotFoundError):
+            continue
+        pending += [int(c) for c in children]
+    return groups
+
+
+def _kill_all(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the launcher and everything it started, as a crash or OOM kill would."""
+    for group in _process_groups(proc.pid):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(group, signal.SIGKILL)
+    proc.wait()
+
+
+def _under_way(core, proc, log: Path, before: set[str]) -> tuple[str, str]:
+    """The run's test namespace and private instance, once both exist."""
+
+    def started() -> tuple[str, str] | NotYet:
+        found = _namespaces(core)
+        tests = [
+            n for n, labels in found.items() if labels.get(kube.TEST) == SHORT_NAME
+        ]
+        private = [n for n in found if n.startswith(PRIVATE_PREFIX) and n not in before]
+        if proc.poll() is not None:
+            raise AssertionError(
+                f"the run ended first ({proc.returncode}):\n{log.read_text()[-3000:]}"
+            )
+        if tests and private:
+            return tests[0], private[0]
+        return NotYet(f"test namespaces {tests}, private instances {private}")
+
+    found: tuple[str, str] = until(
+        started,
+        timeout=STARTED_TIMEOUT,
+        interval=1.0,
+        describe="the scenario is under way",
+    )
+    return found
+
+
+def test_a_killed_runs_leftovers_are_removed_by_the_next_run(core, tmp_path: Path):
+    before = set(_namespaces(core))
+    proc, log = _run(tmp_path, "killed", SCENARIO)
     try:
+        test_ns, private_ns = _under_way(core, proc, log, before)
+    finally:
+        _kill_all(proc)  # nothing of the run survives to clean up
+    left = _namespaces(core)
+    assert test_ns in left, "the kill left no test namespace to sweep"
+    assert private_ns in left, "the kill left no private instance to sweep"
+    assert left[private_ns].get(kube.INSTANCE) == private_ns
+    nxt, log = _run(tmp_path, "next", "test_hello_world")
+    assert nxt.wait(timeout=STARTED_TIMEOUT) == 0, log.read_text()[-3000:]
+    output = log.read_text()
+    after = _namespaces(core)
+    assert test_ns not in after, f"{test_ns} survived the next run:\n{output[-3000:]}"
+    assert private_ns not in after, (
+        f"{private_ns} survived the next run:\n{output[-3000:]}"
+    )
 
-        def started() -> tuple[str, str] | NotYet:
-            found = _namespaces(core)
-            tests = [
-                n for n, labels in found.items() if labels.get(kube.TEST) == SHORT_NAME
-            ]
-            private = [
-                n for n in found if n.startswith(PRIVATE_PREFIX) and n not in before
-            ]
-            if proc.poll() is not None:
-                raise AssertionError(
-                    f"the run ended first ({proc.returncode}):\n{log.read_text()[-3000:]}"
-                )
-            if tests and private:
-                return tests[0], private[0]
-            return NotYet(f"test namespaces {tests}, private instances {private}")
 
-        test_ns, private_ns = until(
-            started,
-            timeout=STARTED_TIMEOUT,
-            interval=1.0,
-            describe="the scenario is under way",
-        )
+def test_ctrl_c_lets_the_run_tear_down_its_namespace_and_private_instance(
+    core, tmp_path: Path
+):
+    before = set(_namespaces(core))
+    proc, log = _run(tmp_path, "interrupted", SCENARIO)
+    try:
+        test_ns, private_ns = _under_way(core, proc, log, before)
         session = _namespaces(core)[test_ns][kube.SESSION]
         os.kill(proc.pid, signal.SIGINT)
         status = proc.wait(timeout=INTERRUPTED_TIMEOUT)
     finally:
         if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+            _kill_all(proc)
     output = log.read_text()
     assert status == INTERRUPTED, f"exit {status}; output tail:\n{output[-3000:]}"
     assert "KeyboardInterrupt" in output

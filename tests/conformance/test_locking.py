@@ -143,3 +143,55 @@ def test_root_keeps_its_locks_out_of_tmp(monkeypatch):
     assert locking.default_directory() == Path("/run/wpc-locks")
     monkeypatch.setattr(locking.os, "geteuid", lambda: 1000)
     assert locking.default_directory() == Path.home() / ".cache" / "wpc" / "locks"
+
+
+LIFE = """
+import os, sys
+from pathlib import Path
+from conformance.harness import locking
+locking.hold_for_life(sys.argv[2], cluster="https://s:6443", directory=Path(sys.argv[1]))
+print("held", flush=True)
+if sys.argv[3] == "die":
+    os.kill(os.getpid(), 9)
+sys.stdin.readline()
+"""
+
+
+def _life(tmp_path: Path, name: str, how: str) -> subprocess.Popen[str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", LIFE, str(tmp_path), name, how],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "held"
+    return proc
+
+
+def _liveness(tmp_path: Path, name: str) -> str:
+    return locking.liveness(name, cluster="https://s:6443", directory=tmp_path)
+
+
+def test_a_session_lock_says_alive_while_its_run_lives_and_nothing_after_a_clean_end(
+    tmp_path: Path,
+):
+    proc = _life(tmp_path, "session-a", "live")
+    assert _liveness(tmp_path, "session-a") == locking.ALIVE
+    proc.communicate("\n", timeout=30)
+    assert proc.returncode == 0
+    # A clean end removes the file: nothing for a later run to sweep.
+    assert _liveness(tmp_path, "session-a") == locking.UNKNOWN
+
+
+def test_a_run_that_died_leaves_a_dead_lock_until_it_is_forgotten(tmp_path: Path):
+    proc = _life(tmp_path, "session-b", "die")
+    proc.communicate(timeout=30)
+    assert proc.returncode == -9
+    assert _liveness(tmp_path, "session-b") == locking.DEAD
+    locking.forget("session-b", cluster="https://s:6443", directory=tmp_path)
+    assert _liveness(tmp_path, "session-b") == locking.UNKNOWN
+
+
+def test_a_session_this_host_never_started_is_unknown(tmp_path: Path):
+    assert _liveness(tmp_path, "session-c") == locking.UNKNOWN

@@ -52,7 +52,10 @@ INSTANCE = Instance(layout="legacy", instance_id="wpc-legacy", namespace="wpc-le
 
 
 def _clients():
-    return SimpleNamespace(core=FakeCore())
+    return SimpleNamespace(
+        core=FakeCore(),
+        api=SimpleNamespace(configuration=SimpleNamespace(host="https://192.0.2.2:6443")),
+    )
 
 
 def _profile(name: str):
@@ -201,6 +204,9 @@ def test_a_run_is_refused_before_it_builds_or_prepares_anything(monkeypatch, tmp
     monkeypatch.setattr(preparing.kube, "connect", lambda path: _clients())
     monkeypatch.setattr(preparing, "check_marker", lambda clients, allow_foreign: {})
     monkeypatch.setattr(
+        preparing.locking, "hold_for_life", lambda name, cluster: did.append("life lock")
+    )
+    monkeypatch.setattr(
         preparing, "load_tools_image", lambda cluster: did.append("tools image")
     )
     monkeypatch.setattr(
@@ -223,7 +229,10 @@ def test_a_run_is_refused_before_it_builds_or_prepares_anything(monkeypatch, tmp
             log_dir=tmp_path,
             timeouts=Timeouts(),
         )
-    assert did == ["check wpc-legacy ('--provider', 'local', '--cluster', 'wpc')"]
+    assert did == [
+        "life lock",
+        "check wpc-legacy ('--provider', 'local', '--cluster', 'wpc')",
+    ]
 
 
 def test_uninstall_removes_one_named_instance(monkeypatch, capsys):
