@@ -28,6 +28,7 @@ from reference_impl.controller.formats import timestamps
 from reference_impl.controller.templates import inference
 from reference_impl.controller.templates import parallelism
 from reference_impl.controller.templates import progress
+from reference_impl.controller.templates import suspends
 from reference_impl.controller.templates import validation
 from reference_impl.controller.templates.execution import ExecuteOptions
 from reference_impl.controller.templates.execution import TemplateError
@@ -325,6 +326,15 @@ def fail_nodes_without_pods(op: Operation) -> None:
         if (
             op.shutdown
             and not op.should_execute(exit_handler)
+            and suspends.is_active(node)
+        ):
+            op.mark_node(
+                node["name"], "Failed", f"Stopped with strategy '{op.shutdown}'"
+            )
+            continue
+        if (
+            op.shutdown
+            and not op.should_execute(exit_handler)
             and node.get("type") == "Retry"
         ):
             children = [op.nodes.get(c) for c in node.get("children") or []]
@@ -336,7 +346,7 @@ def fail_nodes_without_pods(op: Operation) -> None:
         if (
             op.deadline_exceeded()
             and not exit_handler
-            and node.get("phase") == "Pending"
+            and (node.get("phase") == "Pending" or suspends.is_active(node))
         ):
             op.mark_node(node["name"], "Failed", "Step exceeded its deadline")
 

@@ -31,7 +31,7 @@ TYPES = (
     "http",
     "plugin",
 )
-SUPPORTED_TYPES = ("container", "script", "steps", "dag")
+SUPPORTED_TYPES = ("container", "script", "steps", "dag", "suspend")
 _TYPE_CHOICES = "container, containerSet, steps, script, resource, dag, suspend, template, template ref"
 _RETRY_POLICIES = ("", "Always", "OnError", "OnFailure", "OnTransientError")
 _POD_GC_STRATEGIES = (
@@ -199,8 +199,11 @@ def _check_template(
         raise errors.ValidationError(f"{policy} is not a valid RetryPolicy")
     _check_timeouts(template, kind)
     _check_global_names(template)
-    if kind in ("container", "script"):
-        _check_leaf(template, kind)
+    if kind == "suspend":
+        _check_suspend(template)
+    if kind in ("container", "script", "suspend"):
+        if kind != "suspend":
+            _check_leaf(template, kind)
         if template.get("parallelism") is not None:
             raise errors.ValidationError(
                 f"templates.{name}.parallelism is only valid for steps and dag templates"
@@ -240,9 +243,23 @@ def _check_global_names(template: Json) -> None:
                 )
 
 
+def _check_suspend(template: Json) -> None:
+    """Reject outputs of a suspend template: they are supplied on resume (`valueFrom.supplied`).
+
+    Upstream fills them from `argo resume --output-parameter` or their defaults, which the
+    reference controller does not implement; it says so rather than ignore them.
+    """
+    outputs = template.get("outputs") or {}
+    if outputs.get("parameters") or outputs.get("artifacts"):
+        raise errors.ValidationError(
+            f"templates.{template['name']}.outputs of a suspend template "
+            f"{coverage.UNSUPPORTED}"
+        )
+
+
 def _check_timeouts(template: Json, kind: str) -> None:
     """Reject `timeout`/`pendingTimeout` where upstream's `validateTemplate` does (#16)."""
-    type_name = {"steps": "Steps", "dag": "DAG"}.get(kind)
+    type_name = {"steps": "Steps", "dag": "DAG", "suspend": "Suspend"}.get(kind)
     timeout = template.get("timeout")
     if timeout:
         if type_name:
