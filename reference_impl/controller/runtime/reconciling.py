@@ -25,6 +25,7 @@ from reference_impl.controller.faults import Fault
 from reference_impl.controller.formats import durations
 from reference_impl.controller.formats import naming
 from reference_impl.controller.formats import timestamps
+from reference_impl.controller.templates import hooks
 from reference_impl.controller.templates import inference
 from reference_impl.controller.templates import parallelism
 from reference_impl.controller.templates import progress
@@ -99,8 +100,13 @@ def reconcile(op: Operation) -> None:
 
 
 def _run_exit_handler(op: Operation) -> Json | bool | None:
-    """Run the workflow's onExit template; False while it is still running, else its node."""
-    if not op.spec.get("onExit"):
+    """Run the workflow's exit handler; False while it is still running, else its node.
+
+    `spec.onExit`, else `spec.hooks.exit` (with the workflow's arguments unless it has
+    its own), as upstream's `WorkflowSpec.GetExitHook`.
+    """
+    hook = hooks.exit_hook(op.spec, op.spec.get("arguments") or {})
+    if hook is None:
         return None
     name = naming.on_exit_name(op.name)
     if op.node(name) is None and not op.should_execute(True):
@@ -108,8 +114,8 @@ def _run_exit_handler(op: Operation) -> Json | bool | None:
     try:
         node = op.execute_template(
             name,
-            str(op.spec["onExit"]),
-            op.spec.get("arguments") or {},
+            str(hook.get("template", "")),
+            hook.get("arguments") or {},
             ExecuteOptions(on_exit=True, hooked=True),
         )
     except parallelism.ParallelismReached:
