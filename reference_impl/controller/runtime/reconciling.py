@@ -25,9 +25,11 @@ from reference_impl.controller.faults import Fault
 from reference_impl.controller.formats import durations
 from reference_impl.controller.formats import naming
 from reference_impl.controller.formats import timestamps
+from reference_impl.controller.templates import hooks
 from reference_impl.controller.templates import inference
 from reference_impl.controller.templates import parallelism
 from reference_impl.controller.templates import progress
+from reference_impl.controller.templates import suspends
 from reference_impl.controller.templates import validation
 from reference_impl.controller.templates.execution import ExecuteOptions
 from reference_impl.controller.templates.execution import TemplateError
@@ -98,8 +100,13 @@ def reconcile(op: Operation) -> None:
 
 
 def _run_exit_handler(op: Operation) -> Json | bool | None:
-    """Run the workflow's onExit template; False while it is still running, else its node."""
-    if not op.spec.get("onExit"):
+    """Run the workflow's exit handler; False while it is still running, else its node.
+
+    `spec.onExit`, else `spec.hooks.exit` (with the workflow's arguments unless it has
+    its own), as upstream's `WorkflowSpec.GetExitHook`.
+    """
+    hook = hooks.exit_hook(op.spec, op.spec.get("arguments") or {})
+    if hook is None:
         return None
     name = naming.on_exit_name(op.name)
     if op.node(name) is None and not op.should_execute(True):
@@ -107,8 +114,8 @@ def _run_exit_handler(op: Operation) -> Json | bool | None:
     try:
         node = op.execute_template(
             name,
-            str(op.spec["onExit"]),
-            op.spec.get("arguments") or {},
+            str(hook.get("template", "")),
+            hook.get("arguments") or {},
             ExecuteOptions(on_exit=True, hooked=True),
         )
     except parallelism.ParallelismReached:
@@ -325,6 +332,15 @@ def fail_nodes_without_pods(op: Operation) -> None:
         if (
             op.shutdown
             and not op.should_execute(exit_handler)
+            and suspends.is_active(node)
+        ):
+            op.mark_node(
+                node["name"], "Failed", f"Stopped with strategy '{op.shutdown}'"
+            )
+            continue
+        if (
+            op.shutdown
+            and not op.should_execute(exit_handler)
             and node.get("type") == "Retry"
         ):
             children = [op.nodes.get(c) for c in node.get("children") or []]
@@ -336,7 +352,7 @@ def fail_nodes_without_pods(op: Operation) -> None:
         if (
             op.deadline_exceeded()
             and not exit_handler
-            and node.get("phase") == "Pending"
+            and (node.get("phase") == "Pending" or suspends.is_active(node))
         ):
             op.mark_node(node["name"], "Failed", "Step exceeded its deadline")
 

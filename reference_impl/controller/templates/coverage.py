@@ -221,6 +221,18 @@ def _s3(owner: str) -> list[Rule]:
     ]
 
 
+def _hooks(owner: str, note: str) -> list[Rule]:
+    """Lifecycle hooks: only `exit`, run as an exit handler; other keys fail validation."""
+    hook = f"{owner}.hooks{{}}"
+    return [
+        _i(f"{owner}.hooks", f"only the exit hook: {note}"),
+        _i(f"{hook}.template", "the template the hook runs"),
+        _i(f"{hook}.arguments", "the hook's arguments (else the workflow's)"),
+        _r(f"{hook}.expression", "expression hooks (and exit hook conditions)"),
+        _r(f"{hook}.templateRef", "workflow template references", whole=True),
+    ]
+
+
 def _steps_and_tasks() -> list[Rule]:
     rules: list[Rule] = []
     for item in (STEP, TASK):
@@ -236,8 +248,8 @@ def _steps_and_tasks() -> list[Rule]:
             _i(f"{item}.withParam", "one node per JSON list element"),
             _i(f"{item}.withSequence", "one node per number"),
             _i(f"{item}.withSequence.*", "count, start, end, format"),
-            _r(f"{item}.hooks", "lifecycle hooks", whole=True),
-            _r(f"{item}.onExit", "a step's or task's exit handler"),
+            *_hooks(item, "<node>.onExit once the step or task has completed"),
+            _i(f"{item}.onExit", "the older spelling of hooks.exit (it wins over it)"),
             _r(f"{item}.inline", "inline templates", whole=True),
             _r(f"{item}.templateRef", "workflow template references", whole=True),
         ]
@@ -297,7 +309,8 @@ def _templates() -> list[Rule]:
         _i(f"{T}.securityContext", K8S, whole=True),
         _i(f"{T}.serviceAccountName", "the pod's service account"),
         _i(f"{T}.steps", "steps templates"),
-        _r(f"{T}.suspend", "suspend templates", whole=True),
+        _i(f"{T}.suspend", "a Suspend node, resumed by the user or after duration"),
+        _i(f"{T}.suspend.duration", "succeeds once startedAt + duration has passed"),
         _r(f"{T}.synchronization", "mutexes and semaphores", whole=True),
         _i(f"{T}.timeout", "the pod's deadline from the node's start"),
         _i(f"{T}.tolerations", K8S, whole=True),
@@ -319,7 +332,7 @@ def _spec() -> list[Rule]:
         _i("spec.entrypoint", "the template run first"),
         _r("spec.executor", "a separate executor service account", whole=True),
         _r("spec.executorPlugins", "executor plugins", whole=True),
-        _r("spec.hooks", "workflow lifecycle hooks", whole=True),
+        *_hooks("spec", "the exit handler, as spec.onExit (which wins over it)"),
         _i("spec.hostAliases", K8S, whole=True),
         _i("spec.hostNetwork", "the pods' host network"),
         _i("spec.imagePullSecrets", K8S, whole=True),
@@ -422,8 +435,18 @@ def fields_set(value: Json, *, path: str, location: str) -> Iterator[Found]:
             yield from _descend(child, path=child_path, location=child_location)
 
 
+MAPS = (".hooks",)
+"""Classified fields whose keys are names, not fields (`{}` in a path)."""
+
+
 def _descend(value: Any, *, path: str, location: str) -> Iterator[Found]:
-    if isinstance(value, dict):
+    if isinstance(value, dict) and path.endswith(MAPS):
+        for key, item in value.items():
+            if isinstance(item, dict):
+                yield from fields_set(
+                    item, path=f"{path}{{}}", location=f"{location}.{key}"
+                )
+    elif isinstance(value, dict):
         yield from fields_set(value, path=path, location=location)
     elif isinstance(value, list):
         for index, item in enumerate(value):

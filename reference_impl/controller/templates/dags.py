@@ -17,6 +17,7 @@ from reference_impl.controller import errors
 from reference_impl.controller.formats import naming
 from reference_impl.controller.templates import conditions
 from reference_impl.controller.templates import depends
+from reference_impl.controller.templates import hooks
 from reference_impl.controller.templates import inference
 from reference_impl.controller.templates import loops
 from reference_impl.controller.templates import parallelism
@@ -101,6 +102,7 @@ def _execute_task(
     node_name = naming.task_name(dag_node["name"], name)
     existing = op.node(node_name)
     if existing is not None and inference.fulfilled(existing):
+        _run_exit_hook(op, dag_node, tasks, task, existing)
         return
     dependencies = validation.dependencies_of(task)
     for dependency in dependencies:
@@ -109,7 +111,10 @@ def _execute_task(
         dependency_nodes = [
             op.node(naming.task_name(dag_node["name"], d)) for d in dependencies
         ]
-        if any(d is None or not inference.fulfilled(d) for d in dependency_nodes):
+        if any(
+            d is None or not inference.fulfilled(d) or not hooks.hooks_fulfilled(op, d)
+            for d in dependency_nodes
+        ):
             return
         results = {
             d: depends.task_results(n, op.nodes)
@@ -164,6 +169,39 @@ def _execute_task(
         return
     if group is not None:
         _complete_group(op, group, dag_node, expanded)
+        return
+    node = op.node(node_name)
+    if node is not None and inference.fulfilled(node):
+        _run_exit_hook(op, dag_node, tasks, task, node)
+
+
+def _run_exit_hook(
+    op: Operation, dag_node: Json, tasks: dict[str, Json], task: Json, node: Json
+) -> None:
+    """Run a completed task's exit hook (`runOnExitNode`); the assessment waits for it.
+
+    A hook that cannot run errors the task's hook node, as upstream leaves it; a
+    parallelism limit holds it back until a later pass.
+    """
+    if node.get("phase") not in inference.COMPLETED:
+        return
+    hook = hooks.exit_hook(task, op.spec.get("arguments") or {})
+    if hook is None:
+        return
+    try:
+        hooks.run_on_exit(
+            op,
+            hook,
+            node,
+            boundary_id=dag_node["id"],
+            kind="tasks",
+            name=task["name"],
+            scope=_scope(op, dag_node, tasks),
+        )
+    except parallelism.ParallelismReached:
+        return
+    except errors.WorkflowError:
+        return  # the hook's node is marked Error; the DAG's assessment sees it
 
 
 def _run_expanded(
@@ -336,7 +374,11 @@ def _assess(
             children = [
                 g
                 for c in children
-                for g in (op.nodes.get(c) or {}).get("children") or []
+                for g in (
+                    [c]
+                    if ((op.nodes.get(c) or {}).get("nodeFlag") or {}).get("hooked")
+                    else (op.nodes.get(c) or {}).get("children") or []
+                )
             ]
         queue += [(c, phase) for c in children]
     result = "Succeeded"

@@ -28,6 +28,7 @@ from reference_impl.controller.templates import leaves
 from reference_impl.controller.templates import parallelism
 from reference_impl.controller.templates import retries
 from reference_impl.controller.templates import steps
+from reference_impl.controller.templates import suspends
 from reference_impl.controller.templates import timeouts
 from reference_impl.controller.templates.execution import ExecuteOptions
 from reference_impl.controller.templates.execution import TemplateError
@@ -345,6 +346,8 @@ class Operation:
             return steps.execute(self, node_name, template, opts)
         if kind == "dag":
             return dags.execute(self, node_name, template, opts)
+        if kind == "suspend":
+            return suspends.execute(self, node_name, template, opts)
         return self._fail_template(
             node_name,
             template["name"],

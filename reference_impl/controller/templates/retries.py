@@ -21,6 +21,7 @@ from reference_impl.controller.formats import naming
 from reference_impl.controller.formats import substitution
 from reference_impl.controller.formats import timestamps
 from reference_impl.controller.templates import inference
+from reference_impl.controller.templates import scopes
 from reference_impl.controller.templates.execution import ExecuteOptions
 from reference_impl.controller.templates.execution import TemplateError
 
@@ -55,7 +56,7 @@ def execute(
         raise TemplateError(str(err)) from err
     if not proceed:
         return node
-    children = [op.nodes[c] for c in node.get("children") or [] if c in op.nodes]
+    children = scopes.attempts(op.nodes, node)
     last = children[-1] if children else None
     if inference.fulfilled(node):
         if last is not None and last.get("outputs") is not None:
@@ -113,7 +114,7 @@ def _process(
     """Return (whether to go on executing, the attempt's execution deadline)."""
     if inference.fulfilled(node):
         return True, None
-    children = [op.nodes[c] for c in node.get("children") or [] if c in op.nodes]
+    children = scopes.attempts(op.nodes, node)
     if not children or not inference.fulfilled(children[-1]):
         return True, None
     last = children[-1]

@@ -30,8 +30,8 @@ def add_node(
     scope: Scope, nodes: dict[str, Json], *, kind: str, name: str, node: Json
 ) -> None:
     """Put a finished step's or task's values into scope as `<kind>.<name>.*`."""
-    if node.get("type") == "Retry" and node.get("children"):
-        node = nodes.get(node["children"][-1], node)
+    if node.get("type") == "Retry" and (tried := attempts(nodes, node)):
+        node = tried[-1]
     prefix = f"{kind}.{name}"
     for key, field in (
         ("id", "id"),
@@ -55,6 +55,19 @@ def add_node(
             )
     for artifact in outputs.get("artifacts") or []:
         scope.artifacts[f"{prefix}.outputs.artifacts.{artifact['name']}"] = artifact
+
+
+def attempts(nodes: dict[str, Json], retry_node: Json) -> list[Json]:
+    """Return a Retry node's attempts: its children without its exit hook node.
+
+    An exit hook's node hangs off the Retry node too (upstream's `possiblyGetRetryChildNode`
+    skips `hooked` children when it looks for the last attempt).
+    """
+    return [
+        nodes[c]
+        for c in retry_node.get("children") or []
+        if c in nodes and not (nodes[c].get("nodeFlag") or {}).get("hooked")
+    ]
 
 
 _LOOP_INDEX = re.compile(r"\((\d+):[^()]*\)$")

@@ -15,6 +15,7 @@ from typing import Any
 from reference_impl.controller import errors
 from reference_impl.controller.formats import naming
 from reference_impl.controller.templates import conditions
+from reference_impl.controller.templates import hooks
 from reference_impl.controller.templates import inference
 from reference_impl.controller.templates import loops
 from reference_impl.controller.templates import parallelism
@@ -186,7 +187,11 @@ def _execute_group(
         executed[op.node_id(child_name)] = step
         op.add_child(group_name, child_name)
     started = [op.nodes[c] for c in group_node.get("children") or [] if c in op.nodes]
-    if not all(inference.fulfilled(c) for c in started):
+    try:
+        completed = _run_exit_hooks(op, started, executed, boundary, scope)
+    except errors.WorkflowError as err:
+        return op.mark_node(group_name, "Error", str(err))
+    if not completed:
         if inference.fulfilled(group_node):
             return op.mark_node(group_name, "Running")
         return group_node
@@ -197,6 +202,44 @@ def _execute_group(
         ):
             return op.mark_node(group_name, "Failed", f"child '{child['id']}' failed")
     return op.mark_node(group_name, "Succeeded")
+
+
+def _run_exit_hooks(
+    op: Operation,
+    started: list[Json],
+    executed: dict[str, Json],
+    boundary: Json,
+    scope: scopes.Scope,
+) -> bool:
+    """Run the exit hook of every completed step; False while a step or hook is not done.
+
+    As upstream's `executeStepGroup`, a step only gets its hook once it is Succeeded,
+    Failed or Error, and the group waits for the hook's node to be fulfilled.
+    """
+    completed = True
+    for child in started:
+        if not inference.fulfilled(child):
+            completed = False
+            continue
+        if child.get("phase") not in inference.COMPLETED:
+            continue
+        step = executed.get(child["id"], {})
+        try:
+            exit_node = hooks.run_on_exit(
+                op,
+                hooks.exit_hook(step, op.spec.get("arguments") or {}),
+                child,
+                boundary_id=boundary["id"],
+                kind="steps",
+                name=str(step.get("name", "")),
+                scope=scope,
+            )
+        except parallelism.ParallelismReached:
+            completed = False
+            continue
+        if exit_node is not None and not inference.fulfilled(exit_node):
+            completed = False
+    return completed
 
 
 def _expand(

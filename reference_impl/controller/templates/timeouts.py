@@ -42,13 +42,22 @@ def parse_duration(text: str) -> datetime.timedelta:
     Anything else must be a Go duration (`time.ParseDuration`). Raises WorkflowError with
     upstream's `invalid timeout format ...` message otherwise.
     """
+    try:
+        return string_to_duration(text)
+    except errors.WorkflowError as err:
+        raise errors.WorkflowError(f"invalid timeout format {err}") from None
+
+
+def string_to_duration(text: str) -> datetime.timedelta:
+    """Return a duration as `wfv1.ParseStringToDuration` reads it (a bare integer is seconds).
+
+    Raises WorkflowError `unable to parse <text> as a duration: <Go's reason>`.
+    """
     if re.fullmatch(r"[+-]?\d+", text):
         return datetime.timedelta(seconds=int(text))
     seconds, cause = _go_duration(text)
     if cause:
-        raise errors.WorkflowError(
-            f"invalid timeout format unable to parse {text} as a duration: {cause}"
-        )
+        raise errors.WorkflowError(f"unable to parse {text} as a duration: {cause}")
     return datetime.timedelta(seconds=seconds)
 
 

@@ -16,6 +16,8 @@ from reference_impl import common
 from reference_impl.controller import errors
 from reference_impl.controller.formats import substitution
 from reference_impl.controller.templates import coverage
+from reference_impl.controller.templates import hooks
+from reference_impl.controller.templates import loops
 
 Json = dict[str, Any]
 
@@ -31,7 +33,7 @@ TYPES = (
     "http",
     "plugin",
 )
-SUPPORTED_TYPES = ("container", "script", "steps", "dag")
+SUPPORTED_TYPES = ("container", "script", "steps", "dag", "suspend")
 _TYPE_CHOICES = "container, containerSet, steps, script, resource, dag, suspend, template, template ref"
 _RETRY_POLICIES = ("", "Always", "OnError", "OnFailure", "OnTransientError")
 _POD_GC_STRATEGIES = (
@@ -66,9 +68,14 @@ def validate(workflow: Json) -> None:
         raise errors.ValidationError("spec.entrypoint is required")
     checked: set[str] = set()
     _check_holder(by_name, entrypoint, checked, args=spec.get("arguments") or {})
-    if spec.get("onExit"):
+    _check_hooks(spec.get("hooks"), "hooks")
+    exit_hook = hooks.exit_hook(spec, spec.get("arguments") or {})
+    if exit_hook is not None:
         _check_holder(
-            by_name, spec["onExit"], checked, args=spec.get("arguments") or {}
+            by_name,
+            str(exit_hook.get("template", "")),
+            checked,
+            args=exit_hook.get("arguments") or {},
         )
     strategy = (spec.get("podGC") or {}).get("strategy", "")
     if strategy not in _POD_GC_STRATEGIES:
@@ -199,8 +206,11 @@ def _check_template(
         raise errors.ValidationError(f"{policy} is not a valid RetryPolicy")
     _check_timeouts(template, kind)
     _check_global_names(template)
-    if kind in ("container", "script"):
-        _check_leaf(template, kind)
+    if kind == "suspend":
+        _check_suspend(template)
+    if kind in ("container", "script", "suspend"):
+        if kind != "suspend":
+            _check_leaf(template, kind)
         if template.get("parallelism") is not None:
             raise errors.ValidationError(
                 f"templates.{name}.parallelism is only valid for steps and dag templates"
@@ -240,9 +250,52 @@ def _check_global_names(template: Json) -> None:
                 )
 
 
+def _check_hooks(lifecycle_hooks: Json | None, base: str) -> None:
+    """Reject a hook other than `exit` without an expression (`validateHooks`).
+
+    One with an expression has already been rejected by the field audit: expression hooks
+    are not implemented.
+    """
+    for key, hook in (lifecycle_hooks or {}).items():
+        if key != hooks.EXIT and not (hook or {}).get("expression"):
+            raise errors.ValidationError(f"{base}.{key} Expression required")
+
+
+def _check_exit_hook(by_name: dict[str, Json], holder: Json, checked: set[str]) -> None:
+    """Check the template a step's or task's exit hook runs, like any reachable template."""
+    hook = hooks.exit_hook(holder, {})
+    if hook is None:
+        return
+    name = str(hook.get("template", ""))
+    if hook.get("arguments"):
+        _check_holder(by_name, name, checked, args=hook["arguments"])
+        return
+    # Without arguments of its own the hook gets the workflow's at run time.
+    template = by_name.get(name)
+    if template is None:
+        raise errors.ValidationError(f"template name '{name}' undefined")
+    if name not in checked:
+        checked.add(name)
+        _check_template(by_name, template, checked)
+
+
+def _check_suspend(template: Json) -> None:
+    """Reject outputs of a suspend template: they are supplied on resume (`valueFrom.supplied`).
+
+    Upstream fills them from `argo resume --output-parameter` or their defaults, which the
+    reference controller does not implement; it says so rather than ignore them.
+    """
+    outputs = template.get("outputs") or {}
+    if outputs.get("parameters") or outputs.get("artifacts"):
+        raise errors.ValidationError(
+            f"templates.{template['name']}.outputs of a suspend template "
+            f"{coverage.UNSUPPORTED}"
+        )
+
+
 def _check_timeouts(template: Json, kind: str) -> None:
     """Reject `timeout`/`pendingTimeout` where upstream's `validateTemplate` does (#16)."""
-    type_name = {"steps": "Steps", "dag": "DAG"}.get(kind)
+    type_name = {"steps": "Steps", "dag": "DAG", "suspend": "Suspend"}.get(kind)
     timeout = template.get("timeout")
     if timeout:
         if type_name:
@@ -314,6 +367,10 @@ def _check_steps(by_name: dict[str, Json], template: Json, checked: set[str]) ->
                 )
             seen.add(step_name)
             _check_loop(f"templates.{name}.steps[{index}].{step_name}", step)
+            _check_hooks(
+                step.get("hooks"), f"templates.{name}.steps[{index}].{step_name}"
+            )
+            _check_exit_hook(by_name, step, checked)
             _check_arguments(
                 f"templates.{name}.steps[{index}].{step_name}.arguments.",
                 step.get("arguments") or {},
@@ -343,6 +400,12 @@ def _check_dag(by_name: dict[str, Json], template: Json, checked: set[str]) -> N
     for task in tasks:
         prefix = f"templates.{name}.tasks.{task['name']}"
         _check_loop(prefix, task)
+        _check_hooks(task.get("hooks"), prefix)
+        if hooks.exit_hook(task, {}) is not None and loops.has_loop(task):
+            raise errors.ValidationError(
+                f"{prefix}: an exit hook on a looping task {coverage.UNSUPPORTED}"
+            )
+        _check_exit_hook(by_name, task, checked)
         _check_arguments(f"{prefix}.arguments.", task.get("arguments") or {})
         try:
             _check_holder(

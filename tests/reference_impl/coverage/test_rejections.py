@@ -86,6 +86,11 @@ def _set(wf: Json, path: str) -> str:
                 items.append(_seed(walked))
             target = items[0]
             location += f".{part[:-2]}.{target['name']}"
+        elif part.endswith("{}"):  # a map of hooks: the exit hook, running `leaf`
+            target = target.setdefault(part[:-2], {}).setdefault(
+                "exit", {"template": "leaf"}
+            )
+            location += f".{part[:-2]}.exit"
         else:
             target = target.setdefault(part, {})
             location += f".{part}"

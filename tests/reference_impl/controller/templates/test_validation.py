@@ -128,8 +128,8 @@ spec:
             "Never is not a valid RetryPolicy",
         ),
         (
-            "spec: {entrypoint: t, templates: [{name: t, suspend: {}}]}",
-            "templates.t.suspend is not supported by the reference controller",
+            "spec: {entrypoint: t, templates: [{name: t, resource: {action: get}}]}",
+            "templates.t.resource is not supported by the reference controller",
         ),
     ],
 )
