@@ -54,7 +54,9 @@ INSTANCE = Instance(layout="legacy", instance_id="wpc-legacy", namespace="wpc-le
 def _clients():
     return SimpleNamespace(
         core=FakeCore(),
-        api=SimpleNamespace(configuration=SimpleNamespace(host="https://192.0.2.2:6443")),
+        api=SimpleNamespace(
+            configuration=SimpleNamespace(host="https://192.0.2.2:6443")
+        ),
     )
 
 
@@ -204,7 +206,9 @@ def test_a_run_is_refused_before_it_builds_or_prepares_anything(monkeypatch, tmp
     monkeypatch.setattr(preparing.kube, "connect", lambda path: _clients())
     monkeypatch.setattr(preparing, "check_marker", lambda clients, allow_foreign: {})
     monkeypatch.setattr(
-        preparing.locking, "hold_for_life", lambda name, cluster: did.append("life lock")
+        preparing.locking,
+        "hold_for_life",
+        lambda name, cluster: did.append("life lock"),
     )
     monkeypatch.setattr(
         preparing, "load_tools_image", lambda cluster: did.append("tools image")
