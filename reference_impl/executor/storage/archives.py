@@ -6,7 +6,9 @@ entry is the path's base name (upstream `archive.TarGzToWriter`).
 Input: a downloaded file that is a gzipped tar (and the artifact does not say
 `archive: none`) is unpacked; if it holds exactly one top entry, that entry
 becomes the artifact, otherwise the directory of entries does (upstream
-`unpack`). Entries escaping the destination are refused.
+`unpack`). Entries escaping the destination are refused: `untar` extracts
+member by member without following links, and no link of the kept tree may
+resolve outside it (issue 11, tar-slip).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import tarfile
 from pathlib import Path
 
 from reference_impl.executor.errors import ArtifactError
+from reference_impl.executor.storage import untar
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +59,7 @@ def unpack(*, archive: Path, dest: Path) -> None:
     except ArtifactError:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    except (tarfile.TarError, OSError) as err:
+    except (tarfile.TarError, OSError, EOFError, ValueError, OverflowError) as err:
         shutil.rmtree(staging, ignore_errors=True)
         raise ArtifactError(f"failed to unpack {archive}: {err}") from None
     entries = os.listdir(staging)
@@ -68,28 +71,9 @@ def unpack(*, archive: Path, dest: Path) -> None:
 
 
 def _extract(archive: Path, staging: Path) -> None:
-    with tarfile.open(archive, mode="r:gz") as tar:
-        members = [_checked(m, staging) for m in tar.getmembers()]
-        if hasattr(tarfile, "data_filter"):
-            # Already checked; newer Pythons only want to be told so.
-            tar.extractall(staging, members=members, filter="fully_trusted")
-        else:
-            tar.extractall(staging, members=members)
-
-
-def _checked(member: tarfile.TarInfo, dest: Path) -> tarfile.TarInfo:
-    # Upstream refuses entries and symlink targets that leave the destination.
-    # The binary is built with Debian's Python 3.11.2, which predates
-    # tarfile's extraction filters, so the check is done here.
-    root = os.path.realpath(dest)
-    target = os.path.realpath(os.path.join(root, member.name))
-    if os.path.commonpath([root, target]) != root:
-        raise ArtifactError(f"illegal file path: {member.name}")
-    if member.issym() or member.islnk():
-        base = root if member.islnk() else os.path.dirname(target)
-        link = os.path.realpath(os.path.join(base, member.linkname))
-        if os.path.commonpath([root, link]) != root:
-            raise ArtifactError(
-                f"illegal symlink target: {member.name} -> {member.linkname}"
-            )
-    return member
+    directories = untar.extract(archive, staging)
+    entries = os.listdir(staging)
+    # The single-entry rule keeps only that entry, so its links must stay in it.
+    kept = staging / entries[0] if len(entries) == 1 else staging
+    untar.check_links(staging, kept)
+    untar.finish_directories(staging, directories)
