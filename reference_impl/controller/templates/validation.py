@@ -383,10 +383,8 @@ def _check_steps(by_name: dict[str, Json], template: Json, checked: set[str]) ->
                     args=step.get("arguments") or {},
                 )
             except errors.ValidationError as err:
-                # Upstream's validateSteps prefixes every error of the template a step
-                # calls with the step's path, a nested `templates.<t> ...` one included.
-                raise errors.ValidationError(
-                    f"templates.{name}.steps[{index}].{step_name} {err}"
+                raise _called_from(
+                    f"templates.{name}.steps[{index}].{step_name}", err
                 ) from None
 
 
@@ -417,8 +415,21 @@ def _check_dag(by_name: dict[str, Json], template: Json, checked: set[str]) -> N
                 args=task.get("arguments") or {},
             )
         except errors.ValidationError as err:
-            # As validateDAG: the task's path prefixes every error of its template.
-            raise errors.ValidationError(f"{prefix} {err}") from None
+            raise _called_from(prefix, err) from None
+
+
+def _called_from(path: str, err: errors.ValidationError) -> errors.ValidationError:
+    """The error of a template a step or task calls, as seen from that step or task.
+
+    Upstream's validateSteps and validateDAG prefix every such error with the step's or
+    task's path, a nested `templates.<t> ...` one included (`templates.%s.steps[%d].%s
+    %s`, `templates.%s.tasks.%s %s` in workflow/validate/validate.go). A field the
+    reference rejects as unsupported has no upstream wording; it keeps the field's own
+    path alone, the one place that names it.
+    """
+    if coverage.UNSUPPORTED in str(err):
+        return err
+    return errors.ValidationError(f"{path} {err}")
 
 
 def dependencies_of(task: Json) -> list[str]:

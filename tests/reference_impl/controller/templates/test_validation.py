@@ -212,6 +212,18 @@ def test_a_called_templates_error_gets_the_steps_path() -> None:
     )
 
 
+def test_a_called_templates_unsupported_field_keeps_its_own_path() -> None:
+    """The reference's own rejection has no upstream wording to follow: it names the
+    field where it is, without the calling step's path."""
+    text = (
+        "spec: {entrypoint: main, templates: [{name: main, steps: [[{name: call, template: r}]]}, "
+        "{name: r, resource: {action: get}}]}"
+    )
+    assert check(text) == (
+        "templates.r.resource is not supported by the reference controller"
+    )
+
+
 def test_a_called_templates_error_gets_the_tasks_path() -> None:
     text = (
         "spec: {entrypoint: d, templates: [{name: d, dag: {tasks: [{name: A, template: t}]}}, "
