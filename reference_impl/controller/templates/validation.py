@@ -383,10 +383,8 @@ def _check_steps(by_name: dict[str, Json], template: Json, checked: set[str]) ->
                     args=step.get("arguments") or {},
                 )
             except errors.ValidationError as err:
-                if str(err).startswith("templates."):
-                    raise
-                raise errors.ValidationError(
-                    f"templates.{name}.steps[{index}].{step_name} {err}"
+                raise _called_from(
+                    f"templates.{name}.steps[{index}].{step_name}", err
                 ) from None
 
 
@@ -395,8 +393,10 @@ def _check_dag(by_name: dict[str, Json], template: Json, checked: set[str]) -> N
     tasks = (template.get("dag") or {}).get("tasks") or []
     if not tasks:
         raise errors.ValidationError(f"templates.{name} must have at least one task")
+    problem = _sorting_problem(tasks)
+    if problem:
+        raise errors.ValidationError(f"templates.{name} sorting failed: {problem}")
     _check_names(f"templates.{name}.tasks", tasks)
-    names = {t["name"] for t in tasks}
     for task in tasks:
         prefix = f"templates.{name}.tasks.{task['name']}"
         _check_loop(prefix, task)
@@ -415,15 +415,21 @@ def _check_dag(by_name: dict[str, Json], template: Json, checked: set[str]) -> N
                 args=task.get("arguments") or {},
             )
         except errors.ValidationError as err:
-            if str(err).startswith("templates."):
-                raise
-            raise errors.ValidationError(f"{prefix} {err}") from None
-        for dependency in dependencies_of(task):
-            if dependency not in names:
-                raise errors.ValidationError(
-                    f"{prefix} dependency '{dependency}' not defined"
-                )
-    _check_cycles(name, tasks)
+            raise _called_from(prefix, err) from None
+
+
+def _called_from(path: str, err: errors.ValidationError) -> errors.ValidationError:
+    """The error of a template a step or task calls, as seen from that step or task.
+
+    Upstream's validateSteps and validateDAG prefix every such error with the step's or
+    task's path, a nested `templates.<t> ...` one included (`templates.%s.steps[%d].%s
+    %s`, `templates.%s.tasks.%s %s` in workflow/validate/validate.go). A field the
+    reference rejects as unsupported has no upstream wording; it keeps the field's own
+    path alone, the one place that names it.
+    """
+    if coverage.UNSUPPORTED in str(err):
+        return err
+    return errors.ValidationError(f"{path} {err}")
 
 
 def dependencies_of(task: Json) -> list[str]:
@@ -435,24 +441,40 @@ def dependencies_of(task: Json) -> list[str]:
     return sorted({n.split(".")[0] for n in names})
 
 
-def _check_cycles(name: str, tasks: list[Json]) -> None:
-    graph = {t["name"]: dependencies_of(t) for t in tasks}
-    state: dict[str, int] = {}
+def _sorting_problem(tasks: list[Json]) -> str | None:
+    """Return why the tasks cannot be sorted topologically, as upstream words it, or None.
 
-    def visit(node: str, parent: str) -> None:
-        if state.get(node) == 1:
-            raise errors.ValidationError(
-                f"templates.{name}.tasks dependency cycle detected: {parent}->{node}"
-            )
-        if state.get(node) == 2:
-            return
-        state[node] = 1
-        for dependency in graph.get(node, []):
-            visit(dependency, node)
-        state[node] = 2
-
-    for task in graph:
-        visit(task, task)
+    Upstream's `validateDAG` sorts the tasks (`sortDAGTasks`, util/sorting/
+    topological_sorting.go) before any other check of the DAG, so a duplicated task
+    name, a dependency on no task and a cycle are all reported by the sort, as
+    `sorting failed: duplicated nodeName <n>`, `... invalid dependency <n>` and
+    `... graph with cycle` (the sort does not say where the cycle is).
+    """
+    seen: set[str] = set()
+    for task in tasks:
+        task_name = str(task.get("name", ""))
+        if task_name in seen:
+            return f"duplicated nodeName {task_name}"
+        seen.add(task_name)
+    # Upstream collects each task's dependencies in a map, so a repeated one counts once
+    # (and which of several unknown ones it names first is a map's order: any).
+    graph = {str(t.get("name", "")): dict.fromkeys(dependencies_of(t)) for t in tasks}
+    for dependencies in graph.values():
+        for dependency in dependencies:
+            if dependency not in graph:
+                return f"invalid dependency {dependency}"
+    waiting = {node: len(dependencies) for node, dependencies in graph.items()}
+    ready = [node for node, count in waiting.items() if count == 0]
+    done = 0
+    while ready:
+        current = ready.pop()
+        done += 1
+        for node, dependencies in graph.items():
+            if current in dependencies:
+                waiting[node] -= 1
+                if waiting[node] == 0:
+                    ready.append(node)
+    return None if done == len(graph) else "graph with cycle"
 
 
 def _check_loop(prefix: str, item: Json) -> None:

@@ -11,6 +11,7 @@ All as upstream `CaptureScriptResult`, `SaveParameters`, `SaveArtifacts`.
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -42,8 +43,16 @@ def script_result(*, paths: Paths) -> str:
     return data.decode(errors="replace")
 
 
-def parameters(*, template: Template, paths: Paths) -> list[dict[str, Any]]:
-    """The template's output parameters with their `value` filled in."""
+def parameters(
+    *, template: Template, paths: Paths
+) -> tuple[list[dict[str, Any]], ArtifactError | None]:
+    """The template's output parameters with their `value` filled in, and the error met.
+
+    As upstream `SaveParameters` (workflow/executor/executor.go): the first file that
+    cannot be read and has no `valueFrom.default` stops it, with the read's own error;
+    the parameters from there on keep no value, and all of them are still reported
+    (`ReportOutputs` sends the template's outputs), so the node lists them without one.
+    """
     params = [dict(p) for p in template.raw.get("outputs", {}).get("parameters") or []]
     by_name = {p.name: p for p in template.output_parameters}
     for param in params:
@@ -57,12 +66,21 @@ def parameters(*, template: Template, paths: Paths) -> list[dict[str, Any]]:
             value = source.read_text()
         except OSError as err:
             if spec.default is None:
-                raise ArtifactError(
-                    f"failed to read output parameter {spec.name} from {spec.path}: {err}"
-                ) from None
+                return params, ArtifactError(_go_read_error(err, source))
             value = spec.default
         param["value"] = value.removesuffix("\n")
-    return params
+    return params, None
+
+
+def _go_read_error(err: OSError, path: Path) -> str:
+    """Word a failed read as Go's `os.ReadFile` does: `open <path>: <errno text>`.
+
+    Opening a directory succeeds in Go and the read fails (`read <path>: is a
+    directory`); Go's errno texts are Python's `strerror` in lower case.
+    """
+    op = "read" if isinstance(err, IsADirectoryError) else "open"
+    text = (err.strerror or str(err)).lower()
+    return f"{op} {os.path.normpath(path)}: {text}"
 
 
 def artifacts(

@@ -38,6 +38,7 @@ LOCATION_KEYS = (
     "plugin",
 )
 HTTP_TIMEOUT = 60.0
+_DRIVERS = ("raw", "http", "s3")
 
 
 def load_all(
@@ -83,7 +84,21 @@ def load_one(
     logger.info("Downloading artifact %s to %s.", art.name, dest)
     tmp = dest.with_name(dest.name + ".tmp")
     tmp.parent.mkdir(parents=True, exist_ok=True)
-    _fetch(art=art, tmp=tmp, stores_for=stores_for, archive_location=archive_location)
+    if not any(key in art.raw for key in _DRIVERS):
+        # Upstream fails in InitDriver, before Load, so without the wrapping below.
+        raise ArtifactError(f"Unsupported artifact driver for {art.name}")
+    # Upstream's loadArtifact (workflow/executor/executor.go) wraps whatever the
+    # driver's Load returns as `artifact <name> failed to load: <cause>`; a not-found
+    # cause stays a not-found, so an optional artifact is still skipped.
+    prefix = f"artifact {art.name} failed to load: "
+    try:
+        _fetch(
+            art=art, tmp=tmp, stores_for=stores_for, archive_location=archive_location
+        )
+    except stores.ArtifactNotFound as err:
+        raise stores.ArtifactNotFound(f"{prefix}{err}") from None
+    except ArtifactError as err:
+        raise ArtifactError(f"{prefix}{err}") from None
     strategy = art.archive
     if strategy == "zip":
         raise ArtifactError(
@@ -141,10 +156,15 @@ def _http_get(*, url: str, headers: list[dict[str, str]], dest: Path) -> None:
             while block := response.read(64 * 1024):
                 out.write(block)
     except urllib.error.HTTPError as err:
+        # As upstream's HTTP driver (workflow/artifacts/http/http.go retrieveContent):
+        # a 404 is a not-found error whose text is the response's status line, any
+        # other non-2xx names the URL and the status.
+        status = f"{err.code} {err.reason}"
+        err.close()  # the error holds the response's socket
         if err.code == 404:
-            raise stores.ArtifactNotFound(f"{url}: 404 Not Found") from None
+            raise stores.ArtifactNotFound(status) from None
         raise ArtifactError(
-            f"failed to download {url}: {err.code} {err.reason}"
+            f"loading content from {url} failed with reason: {status}"
         ) from None
     except (urllib.error.URLError, OSError) as err:
         raise ArtifactError(f"failed to download {url}: {err}") from None

@@ -116,12 +116,11 @@ def _report_outputs(
             outputs["result"] = collecting.script_result(paths=paths)
         except ExecutorError as err:
             outcome.add(err)
-    try:
-        params = collecting.parameters(template=template, paths=paths)
-        if params:
-            outputs["parameters"] = params
-    except ExecutorError as err:
-        outcome.add(err)
+    params, params_error = collecting.parameters(template=template, paths=paths)
+    if params_error is not None:
+        outcome.add(params_error)
+    if params:
+        outputs["parameters"] = params
     try:
         arts = collecting.artifacts(
             template=template, paths=paths, stores_for=stores_for

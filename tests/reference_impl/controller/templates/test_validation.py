@@ -151,18 +151,88 @@ def test_steps_need_unique_names() -> None:
     assert check(text) == "templates.t.steps[0].name 'a' is not unique"
 
 
-def test_dag_dependencies_must_exist_and_be_acyclic() -> None:
-    missing = (
-        "spec: {entrypoint: d, templates: [{name: d, dag: {tasks: [{name: A, template: leaf, dependencies: [B]}]}}, "
+def _dag(tasks: str) -> str:
+    return (
+        "spec: {entrypoint: d, templates: [{name: d, dag: {tasks: ["
+        + tasks
+        + "]}}, "
         + OK_LEAF
         + "]}"
     )
-    assert check(missing) == "templates.d.tasks.A dependency 'B' not defined"
-    cycle = (
-        "spec: {entrypoint: d, templates: [{name: d, dag: {tasks: [{name: A, template: leaf, dependencies: [B]}, "
-        "{name: B, template: leaf, dependencies: [A]}]}}, " + OK_LEAF + "]}"
+
+
+@pytest.mark.parametrize(
+    ("tasks", "problem"),
+    [
+        ("{name: A, template: leaf, dependencies: [B]}", "invalid dependency B"),
+        ("{name: A, template: leaf, depends: B.Succeeded}", "invalid dependency B"),
+        (
+            "{name: A, template: leaf, dependencies: [B]}, "
+            "{name: B, template: leaf, dependencies: [A]}",
+            "graph with cycle",
+        ),
+        ("{name: A, template: leaf, dependencies: [A]}", "graph with cycle"),
+        (
+            "{name: A, template: leaf}, {name: A, template: leaf}",
+            "duplicated nodeName A",
+        ),
+    ],
+)
+def test_dag_tasks_that_cannot_be_sorted_fail_as_upstreams_sort_says(
+    tasks: str, problem: str
+) -> None:
+    """Upstream's validateDAG sorts the tasks first (workflow/validate/validate.go
+    sortDAGTasks, util/sorting/topological_sorting.go) and reports its error."""
+    assert check(_dag(tasks)) == f"templates.d sorting failed: {problem}"
+
+
+def test_the_sort_comes_before_the_tasks_templates_are_checked() -> None:
+    tasks = (
+        "{name: A, template: nope, dependencies: [B]}, "
+        "{name: B, template: leaf, dependencies: [A]}"
     )
-    assert "dependency cycle detected" in check(cycle)
+    assert check(_dag(tasks)) == "templates.d sorting failed: graph with cycle"
+
+
+def test_a_repeated_dependency_counts_once_in_the_sort() -> None:
+    tasks = "{name: A, template: leaf}, {name: B, template: leaf, dependencies: [A, A]}"
+    validation.validate(workflow(_dag(tasks)))
+
+
+def test_a_called_templates_error_gets_the_steps_path() -> None:
+    """validateSteps prefixes every error of a step's template, a `templates.<t>` one
+    included (upstream validate.go: `templates.%s.steps[%d].%s %s`)."""
+    text = (
+        "spec: {entrypoint: main, templates: [{name: main, steps: [[{name: call, template: needs}]]}, "
+        "{name: needs, inputs: {parameters: [{name: required}]}, container: {image: a}}]}"
+    )
+    assert check(text) == (
+        "templates.main.steps[0].call templates.needs "
+        "inputs.parameters.required was not supplied"
+    )
+
+
+def test_a_called_templates_unsupported_field_keeps_its_own_path() -> None:
+    """The reference's own rejection has no upstream wording to follow: it names the
+    field where it is, without the calling step's path."""
+    text = (
+        "spec: {entrypoint: main, templates: [{name: main, steps: [[{name: call, template: r}]]}, "
+        "{name: r, resource: {action: get}}]}"
+    )
+    assert check(text) == (
+        "templates.r.resource is not supported by the reference controller"
+    )
+
+
+def test_a_called_templates_error_gets_the_tasks_path() -> None:
+    text = (
+        "spec: {entrypoint: d, templates: [{name: d, dag: {tasks: [{name: A, template: t}]}}, "
+        "{name: t, container: {command: [ls]}}]}"
+    )
+    assert (
+        check(text)
+        == "templates.d.tasks.A templates.t.container.image may not be empty"
+    )
 
 
 def test_unsupported_step_fields_are_named() -> None:

@@ -82,8 +82,58 @@ def test_parameters_default_and_trim(paths):
     )
     paths.output_parameter("/a").parent.mkdir(parents=True)
     paths.output_parameter("/a").write_text("va\n")
-    params = collecting.parameters(template=template, paths=paths)
+    params, error = collecting.parameters(template=template, paths=paths)
+    assert error is None
     assert [p.get("value") for p in params] == ["va", "dflt", "literal"]
+
+
+def test_a_missing_parameter_file_stops_saving_with_gos_read_error(paths):
+    """upstream SaveParameters returns os.ReadFile's error at the first unreadable
+    file without a default; the later parameters keep no value."""
+    template = Template(
+        raw={
+            "outputs": {
+                "parameters": [
+                    {"name": "a", "valueFrom": {"path": "/a"}},
+                    {"name": "gone", "valueFrom": {"path": "/tmp/missing"}},
+                    {"name": "b", "valueFrom": {"path": "/a"}},
+                ]
+            }
+        }
+    )
+    paths.output_parameter("/a").parent.mkdir(parents=True)
+    paths.output_parameter("/a").write_text("va\n")
+    params, error = collecting.parameters(template=template, paths=paths)
+    assert str(error) == (
+        f"open {paths.output_parameter('/tmp/missing')}: no such file or directory"
+    )
+    assert [p.get("value") for p in params] == ["va", None, None]
+
+
+def test_a_directory_as_parameter_file_is_gos_read_error(paths):
+    template = Template(
+        raw={"outputs": {"parameters": [{"name": "d", "valueFrom": {"path": "/d"}}]}}
+    )
+    paths.output_parameter("/d").mkdir(parents=True)
+    _, error = collecting.parameters(template=template, paths=paths)
+    assert str(error) == f"read {paths.output_parameter('/d')}: is a directory"
+
+
+def test_wait_reports_parameters_without_value_after_a_missing_file(
+    paths, clock, reporter, api, store
+):
+    """upstream PostMain still calls ReportOutputs with the template's outputs, so
+    the node shows the parameter with no value, and wait exits 64 with the error."""
+    template = {
+        "outputs": {"parameters": [{"name": "required", "valueFrom": {"path": "/x"}}]}
+    }
+    exited(paths)
+    assert wait(paths, clock, reporter, store, template) == 64
+    assert paths.termination_log.read_text() == (
+        f"open {paths.output_parameter('/x')}: no such file or directory"
+    )
+    reported = api.objects["wf-123"]["outputs"]["parameters"]
+    assert reported == [{"name": "required", "valueFrom": {"path": "/x"}}]
 
 
 def test_wait_reports_outputs_and_uploads_artifacts(paths, clock, reporter, api, store):

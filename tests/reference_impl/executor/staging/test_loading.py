@@ -156,6 +156,8 @@ def http_server():
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
+            elif self.path == "/boom":
+                self.send_error(500)
             else:
                 self.send_error(404)
 
@@ -192,3 +194,34 @@ def test_optional_http_artifact_not_found_is_skipped(paths, store, http_server):
     }
     load(paths, store, art)
     assert not paths.input_artifact("a").exists()
+
+
+def test_a_required_http_artifact_not_found_fails_with_upstreams_words(
+    paths, store, http_server
+):
+    """upstream: executor.go loadArtifact wraps http.go's `404 Not Found`."""
+    art = {"name": "a", "path": "/in/a", "http": {"url": f"{http_server}/nope"}}
+    with pytest.raises(ArtifactError) as caught:
+        load(paths, store, art)
+    assert str(caught.value) == "artifact a failed to load: 404 Not Found"
+
+
+def test_an_http_server_error_names_the_url_and_status(paths, store, http_server):
+    art = {"name": "a", "path": "/in/a", "http": {"url": f"{http_server}/boom"}}
+    with pytest.raises(ArtifactError) as caught:
+        load(paths, store, art)
+    assert str(caught.value) == (
+        f"artifact a failed to load: loading content from {http_server}/boom "
+        "failed with reason: 500 Internal Server Error"
+    )
+
+
+def test_a_missing_s3_object_is_wrapped_as_upstream_wraps_any_load_error(paths, store):
+    with pytest.raises(ArtifactError) as caught:
+        load(
+            paths,
+            store,
+            {"name": "a", "path": "/in/a", "s3": {"key": "missing"}},
+            **s3_repo(),
+        )
+    assert str(caught.value).startswith("artifact a failed to load: ")
