@@ -456,6 +456,7 @@ class _Parser:
                 key = self.expression(0)
                 self.expect(")")
             else:
+                self._refuse(token)
                 raise ExpressionError(
                     f"unexpected {self._describe(token)} as a map key at position {token.position}"
                 )
