@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from reference_impl.controller.formats import expr_functions
 from reference_impl.controller.templates import coverage
 
 REJECTION_TEST = "tests/reference_impl/coverage/test_rejections.py"
@@ -54,7 +55,43 @@ def render(paths: list[str], uses: dict[str, str], tag: str) -> str:
             where = "unit tests"
         note = rule.note.replace("|", "\\|")
         lines.append(f"| `{shown}` | {rule.status.value} | {note} | {where} |\n")
+    lines.append(expressions_section())
     return "".join(lines)
+
+
+EXPRESSIONS = """
+## Expression tags (`{{{{=...}}}}`)
+
+Not a field but a value syntax: wherever upstream substitutes `{{{{...}}}}` (step and task
+arguments, `when`, loop fields, template fields reaching the pod), a tag `{{{{=<expr>}}}}` is
+evaluated with upstream's variables (`inputs.parameters.x` or `inputs.parameters['x-y']`,
+`steps.<s>.outputs.result|parameters.<p>`, `tasks.<t>...`, `workflow.*`, `item`, ...) once
+they are all in scope. The reference parses a subset of expr-lang itself
+(`reference_impl/controller/formats/expressions.py` says why no library); anything outside
+it fails the step or node with a message naming the expression and the words "not
+supported by the reference controller", never a guessed value. Exercised by
+`conformance/differential/corpus/reference-features/expressions.yaml`.
+
+- Literals: integers (decimal, `0x`, `0o`, `0b`, `_`), floats, strings in `"..."`, `'...'`
+  or backquotes, `true`, `false`, `nil`, arrays `[...]`, maps `{{k: v}}`.
+- Operators, by expr-lang's precedence: `?:` (ternary), `||`/`or`, `&&`/`and`,
+  `== != < <= > >= in` `not in contains startsWith endsWith`, `+ -`, `* / %`, unary
+  `! not - +`, `** ^`, `??`; member access `.x`, `?.x`, `[k]`; calls.
+- Functions: {builtins}.
+- sprig functions (`sprig.<name>`): {sprig}.
+- Refused: pipes `|`, ranges `..`, slices, `matches`, predicates and closures (`#`),
+  `let`, `?:` (elvis), every other function; also inputs where Go and Python would differ
+  (non-ASCII case mappings without a one-to-one mapping, byte indexes into non-ASCII
+  text, sprig's silent 0 for an unparsable number).
+"""
+
+
+def expressions_section() -> str:
+    """Return the section listing the supported expression-tag subset."""
+    return EXPRESSIONS.format(
+        builtins=", ".join(f"`{n}`" for n in sorted(expr_functions.BUILTINS)),
+        sprig=", ".join(f"`{n}`" for n in sorted(expr_functions.SPRIG)),
+    )
 
 
 def _rule(path: str) -> coverage.Rule:

@@ -174,7 +174,7 @@ def build_pod(
         **podfields.input_params(template),
         "pod.name": name,
     }
-    template = substitution.substitute_tree(template, params)
+    template = _substitute(template, params)
     _add_environment(
         spec,
         template=template,
@@ -190,7 +190,11 @@ def build_pod(
             ),
         ),
     )
-    pod = substitution.substitute_tree(pod, params)
+    pod = _substitute(pod, params)
+    for tag in substitution.unresolved_expressions(pod):
+        raise errors.PodBuildError(
+            f"failed to evaluate expression {tag}: a variable it reads is not defined here"
+        )
     spec = pod["spec"]
     for patch in (wf_spec.get("podSpecPatch"), template.get("podSpecPatch")):
         if patch:
@@ -370,3 +374,12 @@ def _wrap_user_containers(
             container.setdefault("env", []).append(
                 containers.env(common.ENV_GRACE_SECONDS, str(grace))
             )
+
+
+def _substitute(value: Json, params: dict[str, str]) -> Json:
+    """Substitute variables and expression tags; an expression failure fails the pod."""
+    try:
+        substituted: Json = substitution.substitute_tree(value, params)
+    except errors.WorkflowError as err:
+        raise errors.PodBuildError(str(err)) from None
+    return substituted

@@ -90,7 +90,9 @@ def resolve_arguments(
     Raises WorkflowError `failed to resolve {{...}}` for a reference to an output that does
     not exist (yet), like Argo's `resolveReferences`.
     """
-    resolved: Json = substitution.substitute_tree(copy.deepcopy(args), params)
+    resolved: Json = substitution.substitute_tree(
+        copy.deepcopy(args), params, ("steps", "tasks")
+    )
     for tag in substitution.unresolved(resolved.get("parameters") or []):
         if tag.strip("{} ").startswith(("steps.", "tasks.", "inputs.", "workflow.")):
             raise errors.WorkflowError(f"failed to resolve {tag}")

@@ -50,8 +50,9 @@ def execute(
     tasks = {t["name"]: t for t in dag["tasks"]}
     targets = str(dag.get("target") or "").split() or _leaf_tasks(dag["tasks"])
     visited: set[str] = set()
+    inputs = scopes.input_params(template)
     for target in targets:
-        _execute_task(op, node, tasks, target, visited, opts)
+        _execute_task(op, node, tasks, target, visited, opts, inputs)
     phase = _assess(
         op,
         node,
@@ -65,7 +66,7 @@ def execute(
     _update_outbound(op, node, targets)
     if phase in inference.FAILED_OR_ERROR:
         return op.mark_node(node_name, phase)
-    scope = scopes.Scope(params=op.global_params())
+    scope = scopes.Scope(params={**op.global_params(), **inputs})
     try:
         for task in dag["tasks"]:
             task_node = op.node(naming.task_name(node_name, task["name"]))
@@ -93,8 +94,12 @@ def _execute_task(
     name: str,
     visited: set[str],
     opts: ExecuteOptions,
+    inputs: dict[str, str],
 ) -> None:
-    """Run a task once its dependencies allow (`executeDAGTask`)."""
+    """Run a task once its dependencies allow (`executeDAGTask`).
+
+    `inputs` are the DAG template's input parameters, in every task's scope (`createScope`).
+    """
     if name in visited:
         return
     visited.add(name)
@@ -102,11 +107,11 @@ def _execute_task(
     node_name = naming.task_name(dag_node["name"], name)
     existing = op.node(node_name)
     if existing is not None and inference.fulfilled(existing):
-        _run_exit_hook(op, dag_node, tasks, task, existing)
+        _run_exit_hook(op, dag_node, tasks, task, existing, inputs)
         return
     dependencies = validation.dependencies_of(task)
     for dependency in dependencies:
-        _execute_task(op, dag_node, tasks, dependency, visited, opts)
+        _execute_task(op, dag_node, tasks, dependency, visited, opts, inputs)
     if existing is None:
         dependency_nodes = [
             op.node(naming.task_name(dag_node["name"], d)) for d in dependencies
@@ -142,7 +147,7 @@ def _execute_task(
                 "omitted: depends condition not met",
             )
             return
-    scope = _scope(op, dag_node, tasks)
+    scope = _scope(op, dag_node, tasks, inputs)
     try:
         resolved = references.resolve(task, scope)
         expanded = references.expand(resolved, scope.params)
@@ -172,11 +177,16 @@ def _execute_task(
         return
     node = op.node(node_name)
     if node is not None and inference.fulfilled(node):
-        _run_exit_hook(op, dag_node, tasks, task, node)
+        _run_exit_hook(op, dag_node, tasks, task, node, inputs)
 
 
 def _run_exit_hook(
-    op: Operation, dag_node: Json, tasks: dict[str, Json], task: Json, node: Json
+    op: Operation,
+    dag_node: Json,
+    tasks: dict[str, Json],
+    task: Json,
+    node: Json,
+    inputs: dict[str, str],
 ) -> None:
     """Run a completed task's exit hook (`runOnExitNode`); the assessment waits for it.
 
@@ -196,7 +206,7 @@ def _run_exit_hook(
             boundary_id=dag_node["id"],
             kind="tasks",
             name=task["name"],
-            scope=_scope(op, dag_node, tasks),
+            scope=_scope(op, dag_node, tasks, inputs),
         )
     except parallelism.ParallelismReached:
         return
@@ -257,9 +267,16 @@ def _complete_group(
     op.mark_node(group["name"], phase)
 
 
-def _scope(op: Operation, dag_node: Json, tasks: dict[str, Json]) -> scopes.Scope:
-    """Return what a task can see of the finished tasks (`buildLocalScopeFromTask`)."""
-    scope = scopes.Scope(params=op.global_params(), artifacts=op.global_artifacts())
+def _scope(
+    op: Operation, dag_node: Json, tasks: dict[str, Json], inputs: dict[str, str]
+) -> scopes.Scope:
+    """Return what a task can see: the DAG's inputs and the finished tasks.
+
+    Upstream's `createScope` and `buildLocalScopeFromTask`.
+    """
+    scope = scopes.Scope(
+        params={**op.global_params(), **inputs}, artifacts=op.global_artifacts()
+    )
     for other in tasks:
         other_node = op.node(naming.task_name(dag_node["name"], other))
         if other_node is None or not inference.fulfilled(other_node):

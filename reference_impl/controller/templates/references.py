@@ -22,6 +22,10 @@ from reference_impl.controller.templates import scopes
 
 Json = dict[str, Any]
 
+# Upstream resolves a step with `ReplaceStrictAny(..., []string{"steps", "tasks"})`: an
+# expression reading a missing `steps.*`/`tasks.*` variable fails instead of waiting.
+STRICT = ("steps", "tasks")
+
 
 class WhenError(errors.WorkflowError):
     """A step's condition could not be decided (steps prefix `failed to resolve references: `)."""
@@ -49,7 +53,9 @@ def resolve(step: Json, scope: scopes.Scope) -> Json:
     )
     for field in loops.LOOP_FIELDS:
         if step.get(field) is not None:
-            resolved[field] = substitution.substitute_tree(step[field], scope.params)
+            resolved[field] = substitution.substitute_tree(
+                step[field], scope.params, STRICT
+            )
             for tag in substitution.unresolved(resolved[field]):
                 if tag.strip("{} ").startswith(("steps.", "tasks.")):
                     raise errors.WorkflowError(f"failed to resolve {tag}")
@@ -57,7 +63,7 @@ def resolve(step: Json, scope: scopes.Scope) -> Json:
 
 
 def _strict(text: str, params: dict[str, str]) -> str:
-    substituted = substitution.substitute_text(text, params)
+    substituted = substitution.substitute_text(text, params, STRICT)
     for tag in substitution.unresolved(substituted):
         if tag.strip("{} ").startswith(("steps.", "tasks.")):
             raise errors.WorkflowError(f"failed to resolve {tag}")

@@ -26,6 +26,18 @@ class Scope:
     artifacts: dict[str, Json] = dataclasses.field(default_factory=dict)
 
 
+def input_params(template: Json) -> dict[str, str]:
+    """Return a processed template's `inputs.parameters.<p>`, seen by its steps or tasks.
+
+    Upstream's `createScope`: an expression may mix them with step outputs.
+    """
+    return {
+        f"inputs.parameters.{p['name']}": str(p.get("value", ""))
+        for p in (template.get("inputs") or {}).get("parameters") or []
+        if p.get("value") is not None
+    }
+
+
 def add_node(
     scope: Scope, nodes: dict[str, Json], *, kind: str, name: str, node: Json
 ) -> None:

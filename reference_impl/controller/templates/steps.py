@@ -43,7 +43,10 @@ def execute(
         phase="Running",
         hooked=opts.hooked,
     )
-    scope = scopes.Scope(params=op.global_params(), artifacts=op.global_artifacts())
+    scope = scopes.Scope(
+        params={**op.global_params(), **scopes.input_params(template)},
+        artifacts=op.global_artifacts(),
+    )
     groups = [
         g if isinstance(g, list) else (g or {}).get("steps") or []
         for g in template["steps"]
