@@ -143,3 +143,25 @@ def layout_of(pod: dict[str, Any]) -> str:
     if "init" not in inits and "supervisor" in containers and "wait" not in containers:
         return contract.INITLESS
     return f"unknown (init containers {sorted(inits)}, containers {sorted(containers)})"
+
+
+def owning_deployment(clients: kube.Clients, namespace: str, pod: Any) -> str | None:
+    """The Deployment that runs `pod` through its ReplicaSet, or None (a bare pod)."""
+    from kubernetes import client
+
+    apps: Any = client.AppsV1Api(clients.api)
+    owner = next(
+        (r for r in pod.metadata.owner_references or [] if r.kind == "ReplicaSet"), None
+    )
+    if owner is None:
+        return None
+    replica_set = apps.read_namespaced_replica_set(owner.name, namespace)
+    deployment = next(
+        (
+            r
+            for r in replica_set.metadata.owner_references or []
+            if r.kind == "Deployment"
+        ),
+        None,
+    )
+    return str(deployment.name) if deployment is not None else None

@@ -30,6 +30,7 @@ from conformance.harness import kube
 from conformance.harness import recording
 from conformance.harness import stopping
 from conformance.harness import until
+from conformance.harness.pods import owning_deployment
 
 logger = logging.getLogger(__name__)
 
@@ -55,29 +56,15 @@ def _set_grace(clients: kube.Clients, namespace: str, pod: Any, seconds: int) ->
     """Give the Deployment that runs `pod` (through its ReplicaSet) a grace period."""
     from kubernetes import client
 
-    apps: Any = client.AppsV1Api(clients.api)
-    owner = next(
-        (r for r in pod.metadata.owner_references or [] if r.kind == "ReplicaSet"), None
-    )
-    replica_set = (
-        apps.read_namespaced_replica_set(owner.name, namespace) if owner else None
-    )
-    deployment = next(
-        (
-            r
-            for r in (replica_set.metadata.owner_references if replica_set else None)
-            or []
-            if r.kind == "Deployment"
-        ),
-        None,
-    )
+    deployment = owning_deployment(clients, namespace, pod)
     if deployment is None:
         raise HarnessError(
             f"controller pod {pod.metadata.name} has a grace period too short to tell a "
             f"stop from a kill, and is not run by a Deployment the suite could change"
         )
+    apps: Any = client.AppsV1Api(clients.api)
     apps.patch_namespaced_deployment(
-        deployment.name,
+        deployment,
         namespace,
         {"spec": {"template": {"spec": {"terminationGracePeriodSeconds": seconds}}}},
     )

@@ -27,6 +27,7 @@ from conformance.harness import NotYet
 from conformance.harness import kube
 from conformance.harness import recording
 from conformance.harness import until
+from conformance.harness.pods import owning_deployment
 from conformance.harness.workflows import step_pods
 
 logger = logging.getLogger(__name__)
@@ -46,28 +47,14 @@ def _scale(kube_clients: kube.Clients, namespace: str, pod: Any, replicas: int) 
     """Scale the Deployment that owns `pod` (through its ReplicaSet)."""
     from kubernetes import client
 
-    apps: Any = client.AppsV1Api(kube_clients.api)
-    owner = next(
-        (r for r in pod.metadata.owner_references or [] if r.kind == "ReplicaSet"), None
-    )
-    replica_set = (
-        apps.read_namespaced_replica_set(owner.name, namespace) if owner else None
-    )
-    deployment = next(
-        (
-            r
-            for r in (replica_set.metadata.owner_references if replica_set else None)
-            or []
-            if r.kind == "Deployment"
-        ),
-        None,
-    )
+    deployment = owning_deployment(kube_clients, namespace, pod)
     if deployment is None:
         raise HarnessError(
             f"controller pod {pod.metadata.name} is not run by a Deployment"
         )
+    apps: Any = client.AppsV1Api(kube_clients.api)
     apps.patch_namespaced_deployment_scale(
-        deployment.name, namespace, {"spec": {"replicas": replicas}}
+        deployment, namespace, {"spec": {"replicas": replicas}}
     )
 
 
