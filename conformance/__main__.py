@@ -158,12 +158,7 @@ def _uninstall(args: argparse.Namespace) -> int:
     variables = dict(v.split("=", 1) for v in args.profile_var)
     profile = profiles.load(args.implementation, variables=variables)
     layouts = ("legacy", "initless") if args.layout == "both" else (args.layout,)
-    cluster = ClusterChoice(
-        kubeconfig=args.kubeconfig,
-        provider=args.provider,
-        cluster=args.cluster,
-        allow_foreign=False,
-    )
+    cluster = ClusterChoice.of(args)
     log_dir = Path("reports") / "logs"
     if args.instance_id is None:
         removed = preparing.uninstall_shared(

@@ -135,12 +135,7 @@ def settings_of(args: argparse.Namespace) -> BenchSettings:
 
 def cluster_of(args: argparse.Namespace) -> ClusterChoice:
     """The cluster the parsed `bench` arguments name."""
-    return ClusterChoice(
-        kubeconfig=args.kubeconfig,
-        provider=args.provider,
-        cluster=args.cluster,
-        allow_foreign=args.allow_foreign_cluster,
-    )
+    return ClusterChoice.of(args)
 
 
 def main_bench(args: argparse.Namespace) -> int:

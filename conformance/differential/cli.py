@@ -127,12 +127,7 @@ def settings_of(args: argparse.Namespace) -> running.Settings:
 
 def cluster_of(args: argparse.Namespace) -> ClusterChoice:
     """The cluster the parsed arguments name."""
-    return ClusterChoice(
-        kubeconfig=args.kubeconfig,
-        provider=args.provider,
-        cluster=args.cluster,
-        allow_foreign=args.allow_foreign_cluster,
-    )
+    return ClusterChoice.of(args)
 
 
 def main(args: argparse.Namespace) -> int:

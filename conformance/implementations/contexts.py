@@ -28,6 +28,20 @@ class ClusterChoice:
     allow_foreign: bool
     """Run even without the WPC marker ConfigMap (--allow-foreign-cluster)."""
 
+    @classmethod
+    def of(cls, args: Any) -> ClusterChoice:
+        """The cluster a parsed command line names.
+
+        Read: `--kubeconfig`, `--provider`, `--cluster`, and
+        `--allow-foreign-cluster` where the command has it.
+        """
+        return cls(
+            kubeconfig=args.kubeconfig,
+            provider=args.provider,
+            cluster=args.cluster,
+            allow_foreign=bool(getattr(args, "allow_foreign_cluster", False)),
+        )
+
     def arguments(self) -> tuple[str, ...]:
         """The options naming this cluster, for a command a message tells the user to run."""
         if self.kubeconfig is not None:
