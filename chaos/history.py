@@ -175,16 +175,35 @@ def parse_line(text: str, *, path: Path, line: int) -> HistoryRecord:
 def load_history(path: Path | str) -> History:
     """Load a JSONL history; blank lines are skipped, anything else must parse."""
     file = Path(path)
+    return _parse(_read(file), file)
+
+
+def _read(file: Path) -> str:
     try:
-        text = file.read_text(encoding="utf-8")
+        return file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise HistoryError(file, None, f"cannot read the history: {exc}") from exc
+
+
+def _parse(text: str, file: Path) -> History:
     records = tuple(
         parse_line(raw, path=file, line=number)
         for number, raw in enumerate(text.splitlines(), start=1)
         if raw.strip()
     )
     return History(path=str(file), records=records)
+
+
+def load_written(path: Path | str) -> History:
+    """Load what a recorder still writing has written so far.
+
+    The recorder flushes whole batches, but a long line may reach the disk in
+    pieces: a last line without its newline is still being written and is
+    left out, not reported as malformed.
+    """
+    file = Path(path)
+    text = _read(file)
+    return _parse(text[: text.rfind("\n") + 1], file)
 
 
 def dump_line(record: Mapping[str, Any]) -> str:

@@ -12,12 +12,27 @@ from conformance.harness.workflows import workflow_pods
 
 RETRY_SUFFIX = re.compile(r"\(\d+\)$")
 """A retry attempt's node is `<step>(<n>)`; its pod belongs to the step."""
+ON_EXIT = ".onExit"
+"""A step's exit hook runs as node `<step node>.onExit` (Argo's naming)."""
+
+
+def step_of_node(node: str) -> str:
+    """The step a node name belongs to: its last part, retry suffix removed.
+
+    An exit hook's node `...<step>.onExit` is step `<step>.onExit` (its display
+    name), so experiments can name a hook apart from the step it hooks.
+    """
+    name = RETRY_SUFFIX.sub("", node)
+    hooked = name.endswith(ON_EXIT)
+    if hooked:
+        name = name.removesuffix(ON_EXIT)
+    step = name.rsplit(".", 1)[-1]
+    return step + ON_EXIT if hooked else step
 
 
 def step_of(pod: Any) -> str:
-    """The step a pod runs: its node name's last part, retry suffix removed."""
-    node = (pod.metadata.annotations or {}).get(contract.NODE_NAME, "")
-    return RETRY_SUFFIX.sub("", node.rsplit(".", 1)[-1])
+    """The step a pod runs (`step_of_node` of its node-name annotation)."""
+    return step_of_node((pod.metadata.annotations or {}).get(contract.NODE_NAME, ""))
 
 
 def step_pods(session: Session, workflow: str, step: str) -> list[Any]:

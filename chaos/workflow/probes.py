@@ -10,17 +10,32 @@ seen instead.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any
 
 from chaos import sessions
 from chaos.activities import activity
+from chaos.controller import pods as controller_pods
+from chaos.errors import Inconclusive
 from chaos.errors import Unexpected
+from chaos.history import load_written
 from chaos.pod.finding import RETRY_SUFFIX
+from chaos.workflow import recorded
+from chaos.workflow import suspends
 from conformance.harness import NotYet
 from conformance.harness import until
 
-__all__ = ["node_is", "pod_nodes_are", "workflow_is_completed", "workflow_is_running"]
+__all__ = [
+    "node_is",
+    "pod_nodes_are",
+    "step_had_one_pod",
+    "step_is_suspended",
+    "suspend_ended_while_down",
+    "suspend_resumed_on_time",
+    "workflow_is_completed",
+    "workflow_is_running",
+]
 
 
 def _nodes(workflow: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -188,3 +203,171 @@ def workflow_is_running(
     text = summary(current)
     session.was_vulnerable("workflow_is_running", text)
     return text
+
+
+def _suspended(step: str) -> str:
+    """Memo key: (startedAt in unix seconds, duration in seconds) of a Suspend node."""
+    return f"suspend:{step}"
+
+
+@activity
+def step_is_suspended(
+    step: str, workflow: str = "main", configuration: dict[str, Any] | None = None
+) -> str:
+    """Wait until the step's Suspend node is Running; note its startedAt and duration.
+
+    The vulnerable state of a fault aimed at a suspended workflow: the
+    controller has started the suspend's clock and must remember it.
+    """
+    session = sessions.current(configuration)
+    ops = session.workflow_ops()
+    name = session.workflow(workflow)
+
+    def suspended() -> tuple[dict[str, Any], dict[str, Any]] | NotYet:
+        current = ops.get(name)
+        node = suspends.suspend_node(current, step)
+        if node is None or node.get("phase") != "Running" or not node.get("startedAt"):
+            return NotYet(summary(current))
+        return current, node
+
+    current, node = until(
+        suspended,
+        timeout=session.timeouts.workflow_completed,
+        interval=session.timeouts.poll_interval,
+        describe=f"step {step} of workflow {name} to be suspended",
+    )
+    duration = suspends.duration_of(current, node)
+    session.memo[_suspended(step)] = (suspends.epoch(node["startedAt"]), duration)
+    text = (
+        f"{node.get('id')} ({step}): Suspend node Running since {node['startedAt']}, "
+        f"duration {duration:g} s"
+    )
+    session.was_vulnerable("step_is_suspended", text)
+    return text
+
+
+@activity
+def suspend_ended_while_down(
+    step: str,
+    margin_seconds: float = 5.0,
+    workflow: str = "main",
+    configuration: dict[str, Any] | None = None,
+) -> str:
+    """Wait until the step's suspend duration has ended (plus a margin) with no controller.
+
+    The fault's point: the moment the duration ends passes while no controller
+    pod exists and the node is still Running, so the controller must notice on
+    start-up that it has passed. A node that changed, or a controller pod
+    that exists, means the fault missed that moment: `Inconclusive`.
+    """
+    session = sessions.current(configuration)
+    ops = session.workflow_ops()
+    name = session.workflow(workflow)
+    started, duration = session.memo[_suspended(step)]
+    target = started + duration + margin_seconds
+
+    def ended() -> dict[str, Any] | NotYet:
+        node = suspends.suspend_node(ops.get(name), step) or {}
+        if node.get("phase") != "Running":
+            raise Inconclusive(
+                f"step {step} is {node.get('phase')} before its duration ended, "
+                "with the controller stopped"
+            )
+        left = target - time.time()
+        if left > 0:
+            return NotYet(f"{left:.0f} s until the duration ends (+{margin_seconds:g})")
+        pods = controller_pods.listed(session)
+        if pods:
+            raise Inconclusive(
+                f"the suspend of {step} ended while a controller pod existed: "
+                + controller_pods.describe(pods)
+            )
+        return node
+
+    node = until(
+        ended,
+        timeout=max(0.0, target - time.time()) + session.timeouts.api_call,
+        interval=session.timeouts.poll_interval,
+        describe=f"the suspend of step {step} to end with the controller down",
+    )
+    text = (
+        f"{node.get('id')} ({step}): still Running {margin_seconds:g} s after its "
+        f"{duration:g} s duration ended, and no controller pod in "
+        f"{session.instance.namespace}"
+    )
+    session.injected("suspend_ended_while_down", text)
+    return text
+
+
+@activity
+def suspend_resumed_on_time(
+    step: str,
+    within_seconds: float = 15.0,
+    workflow: str = "main",
+    configuration: dict[str, Any] | None = None,
+) -> str:
+    """The step's Suspend node resumed after its duration and soon after the restart.
+
+    Compares the node's `startedAt` (unchanged since `step_is_suspended`) and
+    `finishedAt` with the `startTime` of the controller pod that replaced the
+    stopped one (`chaos.workflow.suspends.judge_resume`). `within_seconds` is
+    scaled and gets the timing tolerance.
+    """
+    session = sessions.current(configuration)
+    current = session.workflow_ops().get(session.workflow(workflow))
+    node = suspends.suspend_node(current, step)
+    if node is None or node.get("phase") != "Succeeded" or not node.get("finishedAt"):
+        raise Unexpected(f"step {step} did not resume: {summary(current)}")
+    started_before, duration = session.memo[_suspended(step)]
+    before = session.memo.get(controller_pods.BEFORE, {})
+    fresh = [
+        p.status.start_time.timestamp()
+        for p in controller_pods.listed(session)
+        if p.metadata.uid not in before and p.status.start_time is not None
+    ]
+    if not fresh:
+        raise Inconclusive(
+            "no controller pod started after the stop: "
+            + controller_pods.describe(controller_pods.listed(session))
+        )
+    resume = suspends.Resume(
+        started=suspends.epoch(node["startedAt"]),
+        finished=suspends.epoch(node["finishedAt"]),
+        duration=duration,
+        controller_started=min(fresh),
+    )
+    return suspends.judge_resume(
+        resume,
+        node=f"{node.get('id')} ({step})",
+        started_before=started_before,
+        within=within_seconds * session.settings.timeout_scale
+        + session.timeouts.timing_tolerance,
+    )
+
+
+@activity
+def step_had_one_pod(
+    step: str, workflow: str = "main", configuration: dict[str, Any] | None = None
+) -> str:
+    """The step has one Pod node, and the recorded history saw exactly one pod for it.
+
+    Over the whole run so far, not only at one moment: a step run a second
+    time after its first pod finished (an exit hook run again by a restarted
+    controller) breaks WPC-RECOVERY-002 without two live pods at once. Run it
+    once the workflow has completed.
+    """
+    session = sessions.current(configuration)
+    name = session.workflow(workflow)
+    current = session.workflow_ops().get(name)
+    nodes = _pod_nodes(current, step)
+    if len(nodes) != 1:
+        raise Unexpected(
+            f"step {step}: expected one Pod node, found {len(nodes)}: "
+            + summary(current)
+        )
+    pods = recorded.step_pods(
+        load_written(session.history_path), workflow=name, step=step
+    )
+    return recorded.judge_one_pod(
+        pods, step=step, node_ids={str(n.get("id")) for n in nodes}
+    )

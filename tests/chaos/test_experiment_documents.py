@@ -33,6 +33,7 @@ VULNERABLE = {
     "init_is_running",
     "supervisor_is_in_premain",
     "main_waits_for_ready",
+    "step_is_suspended",
 }
 """Probes that record the workload's vulnerable state."""
 INJECTION = {
@@ -48,6 +49,7 @@ INJECTION = {
     "status_marker_is_stale",
     "status_marker_never_appears",
     "executor_volume_is",
+    "suspend_ended_while_down",
 }
 """Activities that record proof that the fault landed."""
 
