@@ -28,8 +28,9 @@ CHILD = """
 import signal, sys, time
 from pathlib import Path
 out = Path(sys.argv[1])
+teardown = float(sys.argv[2])
 def stop(signum, frame):
-    time.sleep(1.0)  # a teardown that takes longer than 0.25 s
+    time.sleep(teardown)  # a teardown that takes longer than 0.25 s
     (out / "cleaned").write_text(signal.Signals(signum).name)
     sys.exit(7)
 signal.signal(signal.SIGINT, stop)
@@ -51,7 +52,7 @@ LAUNCHERS = {
 }
 
 
-def _launch(tmp_path: Path, launcher: str) -> subprocess.Popen[bytes]:
+def _launch(tmp_path: Path, launcher: str, teardown: float) -> subprocess.Popen[bytes]:
     child = tmp_path / "child.py"
     child.write_text(CHILD)
     proc = subprocess.Popen(
@@ -62,6 +63,7 @@ def _launch(tmp_path: Path, launcher: str) -> subprocess.Popen[bytes]:
             sys.executable,
             str(child),
             str(tmp_path),
+            str(teardown),
         ],
         cwd=Path(__file__).resolve().parents[2],
         start_new_session=True,  # the test's own process group never sees the signal
@@ -77,7 +79,7 @@ def _launch(tmp_path: Path, launcher: str) -> subprocess.Popen[bytes]:
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_the_child_finishes_its_clean_up_and_its_status_is_kept(tmp_path: Path, signum):
-    proc = _launch(tmp_path, "forwarding")
+    proc = _launch(tmp_path, "forwarding", teardown=1.0)
     proc.send_signal(signum)
     assert proc.wait(timeout=30) == 7
     assert (tmp_path / "cleaned").read_text() == signal.Signals(signum).name
@@ -85,7 +87,9 @@ def test_the_child_finishes_its_clean_up_and_its_status_is_kept(tmp_path: Path, 
 
 def test_subprocess_run_cuts_the_clean_up_short(tmp_path: Path):
     # A terminal's Ctrl-C reaches the whole foreground group: launcher and child.
-    proc = _launch(tmp_path, "subprocess.run")
+    # A long teardown: on a loaded machine the launcher's 0.25 s may stretch, but not
+    # to 10 s (CI once saw a 1 s teardown finish before the kill).
+    proc = _launch(tmp_path, "subprocess.run", teardown=10.0)
     os.killpg(proc.pid, signal.SIGINT)  # its own session: nothing else is signalled
     proc.wait(timeout=30)
     assert not (tmp_path / "cleaned").exists()
