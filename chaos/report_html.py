@@ -41,23 +41,29 @@ def _link(target: str, page: Path, text: str) -> str:
 
 
 def _row(entry: Mapping[str, Any], page: Path) -> str:
-    outcome = str(entry["outcome"])
+    outcome = escape(str(entry["outcome"]))
     injection = entry["injectionVerified"]
-    cells = [
-        escape(str(entry["name"])),
-        escape(str(entry["layout"])),
-        f'<td class="{escape(outcome)}">{escape(outcome)}</td>',
-        ("yes" if injection["verified"] else "no"),
-        f"{float(entry['durationSeconds']):.1f} s",
-        str(len(entry.get("violations") or [])),
+    links = (
         _link(str(entry.get("timelinePath") or ""), page, "timeline")
         + " "
-        + _link(str(entry.get("historyPath") or ""), page, "history"),
-        f'<td class="evidence">{escape(str(injection["evidence"]))}</td>',
+        + _link(str(entry.get("historyPath") or ""), page, "history")
+    )
+    cells = [
+        ("", escape(str(entry["name"]))),
+        ("", escape(str(entry["layout"]))),
+        (outcome, outcome),
+        ("", "yes" if injection["verified"] else "no"),
+        ("", f"{float(entry['durationSeconds']):.1f} s"),
+        ("", str(len(entry.get("violations") or []))),
+        ("", links),
+        ("evidence", escape(str(injection["evidence"]))),
     ]
     return (
         "<tr>"
-        + "".join(c if c.startswith("<td") else f"<td>{c}</td>" for c in cells)
+        + "".join(
+            f'<td class="{css}">{html}</td>' if css else f"<td>{html}</td>"
+            for css, html in cells
+        )
         + "</tr>"
     )
 
