@@ -24,19 +24,26 @@ no-owner-reference       pods are created without the Workflow ownerReference
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
-conformance suite's HelloWorld but misbehaves under one fault (issue 9):
+conformance suite's HelloWorld but misbehaves under one fault (issues 9 and 16):
 
 ==========================  ===============================================================
 name                        what breaks
 ==========================  ===============================================================
 forget-in-flight-pods       pods created before this process started are never seen again
                             (a restart forgets them: their nodes become `pod deleted`)
-double-pod-on-restart    a node still running when this process started gets a second
+double-pod-on-restart       a node still running when this process started gets a second
                             pod (the old one is not adopted)
 early-finalizer-removal     the status finalizer is removed as soon as the pod runs, before
                             its final status was read
-no-retry-pod-deleted  a node errored with `pod deleted` is never retried
+no-retry-pod-deleted        a node errored with `pod deleted` is never retried
 oom-reported-as-error       a node whose main was OOM-killed becomes `Error`, not `Failed`
+restart-suspend-timer       a Suspend node with a duration, already running when this
+                            process started, is timed from this process's start instead
+                            of its `startedAt` (it resumes a whole duration after the
+                            restart, not at once)
+rerun-exit-hook-on-restart  a step's or task's exit-hook Pod node (`<step>.onExit`) not
+                            yet done when this process started is run again: its pod is
+                            ignored and a second pod created (other nodes are adopted)
 ==========================  ===============================================================
 
 Executor-side faults (`common.EXECUTOR_FAULTS`, owned by the executor) are accepted here and
@@ -66,6 +73,8 @@ class Fault(enum.Enum):
     EARLY_FINALIZER_REMOVAL = "early-finalizer-removal"
     NO_RETRY_POD_DELETED = "no-retry-pod-deleted"
     OOM_REPORTED_AS_ERROR = "oom-reported-as-error"
+    RESTART_SUSPEND_TIMER = "restart-suspend-timer"
+    RERUN_EXIT_HOOK_ON_RESTART = "rerun-exit-hook-on-restart"
 
 
 def known_names() -> list[str]:

@@ -31,6 +31,7 @@ from reference_impl.controller.machinery.queueing import WorkQueue
 from reference_impl.controller.machinery.watching import Handlers
 from reference_impl.controller.machinery.watching import Informer
 from reference_impl.controller.runtime import reconciling
+from reference_impl.controller.templates import hooks
 from reference_impl.controller.templates import inference
 from reference_impl.controller.templates.operation import Operation
 from reference_impl.controller.templates.operation import pod_node_id
@@ -58,8 +59,9 @@ class WorkflowController:
             monotonic,
         )
         self.startup_config = self._config = startup_config
-        # Chaos negative controls (faults.py) judge pods by this moment.
-        self.started_at = self.clock().strftime("%Y-%m-%dT%H:%M:%SZ")
+        # Chaos negative controls (faults.py) judge pods and nodes by this moment.
+        self.started = self.clock().replace(microsecond=0)
+        self.started_at = timestamps.format_time(self.started)
         selector = sources.instance_selector(startup_config.instance_id)
         self.workflows = Informer(
             name="workflows",
@@ -242,6 +244,9 @@ class WorkflowController:
         ):
             forgotten = [p for p in pods if faults.predates(p, self.started_at)]
             pods = [p for p in pods if p not in forgotten]
+        rerun: frozenset[str] = frozenset()
+        if self.settings.has_fault(Fault.RERUN_EXIT_HOOK_ON_RESTART):
+            pods, rerun = self._without_hook_pods_from_before(workflow, pods)
         config = self.config()
         if (workflow["metadata"].get("labels") or {}).get(
             common.LABEL_COMPLETED
@@ -255,14 +260,19 @@ class WorkflowController:
             config=config,
             settings=self.settings,
             now=self.clock(),
-            effects=_ClusterEffects(self),
+            effects=_ClusterEffects(self, rerun=rerun),
             initless=self.initless(),
+            process_started=self.started,
         )
         if forgotten and self.settings.has_fault(Fault.DOUBLE_POD_ON_RESTART):
             for pod in forgotten:
                 node = op.nodes.get(pod_node_id(pod, op.name))
                 if node is not None and node.get("phase") == "Running":
                     node["phase"] = "Pending"  # so a new pod is built for it (fault)
+        for node_id in rerun:
+            node = op.nodes[node_id]
+            if node.get("phase") == "Running" and node_id not in op.pods_by_node_id:
+                node["phase"] = "Pending"  # so the hook gets a second pod (fault)
         try:
             reconciling.reconcile(op)
         except errors.WorkflowError as err:
@@ -293,6 +303,33 @@ class WorkflowController:
         self.queue.forget(key)
         if op.requeue_after is not None:
             self.queue.add_after(key, op.requeue_after)
+
+    def _without_hook_pods_from_before(
+        self, workflow: Json, pods: list[Json]
+    ) -> tuple[list[Json], frozenset[str]]:
+        """Drop the pods of exit hooks left unfinished by an earlier process (a fault).
+
+        Under `rerun-exit-hook-on-restart`, the pod of a step's or task's exit hook that
+        was created before this process started is not adopted while the hook's node is
+        not fulfilled. Returns the pods kept and the ids of the hook nodes whose pods
+        were dropped, which get a pod of their own (`_ClusterEffects.create_pod`).
+        """
+        name = workflow["metadata"]["name"]
+        nodes = (workflow.get("status") or {}).get("nodes") or {}
+        kept: list[Json] = []
+        dropped: set[str] = set()
+        for pod in pods:
+            node = nodes.get(pod_node_id(pod, name))
+            if (
+                node is not None
+                and faults.predates(pod, self.started_at)
+                and hooks.is_step_hook_pod(node, name)
+                and not inference.fulfilled(node)
+            ):
+                dropped.add(str(node["id"]))
+            else:
+                kept.append(pod)
+        return kept, frozenset(dropped)
 
     def _delete_task_results(self, workflow: Json) -> None:
         meta = workflow["metadata"]
@@ -379,11 +416,19 @@ class WorkflowController:
 class _ClusterEffects:
     """`execution.Effects` backed by the API and the pod clean-up queue."""
 
-    def __init__(self, controller: WorkflowController) -> None:
+    def __init__(
+        self, controller: WorkflowController, *, rerun: frozenset[str] = frozenset()
+    ) -> None:
         self._controller = controller
+        # Ids of the nodes whose earlier pod is ignored (`rerun-exit-hook-on-restart`).
+        self._rerun = rerun
 
     def create_pod(self, pod: Json) -> None:
-        if self._controller.settings.has_fault(Fault.DOUBLE_POD_ON_RESTART):
+        annotations = pod["metadata"].get("annotations") or {}
+        if self._controller.settings.has_fault(Fault.DOUBLE_POD_ON_RESTART) or (
+            annotations.get(common.ANNOTATION_NODE_ID) in self._rerun
+        ):
+            # A name of this process's own, so the old pod does not answer for it.
             pod["metadata"]["name"] += "-" + self._controller.started_at[11:19].replace(
                 ":", ""
             )

@@ -48,6 +48,19 @@ def _has_arguments(args: Json | None) -> bool:
     return bool((args or {}).get("parameters") or (args or {}).get("artifacts"))
 
 
+def is_step_hook_pod(node: Json, workflow_name: str) -> bool:
+    """Return whether the node is a Pod node running a step's or task's exit hook.
+
+    That is a `hooked` Pod node other than the workflow's own exit handler
+    (`<workflow>.onExit`); the `rerun-exit-hook-on-restart` fault targets these.
+    """
+    return (
+        node.get("type") == "Pod"
+        and bool((node.get("nodeFlag") or {}).get("hooked"))
+        and node.get("name") != naming.on_exit_name(workflow_name)
+    )
+
+
 def hooks_fulfilled(op: Operation, node: Json) -> bool:
     """Return whether every hooked child of the node is fulfilled (`CheckAllHooksFullfilled`)."""
     for child_id in node.get("children") or []:

@@ -52,6 +52,7 @@ class Operation:
         now: datetime.datetime,
         effects: execution.Effects,
         initless: bool,
+        process_started: datetime.datetime | None = None,
     ) -> None:
         self.wf = copy.deepcopy(workflow)
         self.name: str = self.wf["metadata"]["name"]
@@ -66,6 +67,9 @@ class Operation:
         self.now = now
         self.effects = effects
         self.initless = initless
+        # When this controller process started; only the `restart-suspend-timer` fault
+        # (faults.py) looks at it: a correct controller keeps no memory of its own start.
+        self.process_started = process_started
         self.templates: dict[str, Json] = {
             t["name"]: t for t in self.spec.get("templates") or []
         }

@@ -13,10 +13,12 @@ goes on. A suspended node fails with the workflow deadline or a shutdown
 
 from __future__ import annotations
 
+import datetime
 from typing import TYPE_CHECKING
 from typing import Any
 
 from reference_impl.controller import errors
+from reference_impl.controller.faults import Fault
 from reference_impl.controller.formats import timestamps
 from reference_impl.controller.templates import timeouts
 from reference_impl.controller.templates.execution import ExecuteOptions
@@ -55,7 +57,7 @@ def execute(
             op.mark_node(node_name, "Error", str(err))
             raise TemplateError(str(err)) from err
         started = timestamps.parse_time(node.get("startedAt")) or op.now
-        resume_at = started + length
+        resume_at = _timer_start(op, started) + length
         if op.now > resume_at:
             return op.mark_node(node_name, "Succeeded")
         if wake_up is None or resume_at < wake_up:
@@ -63,6 +65,23 @@ def execute(
     if wake_up is not None:
         op.requeue((wake_up - op.now).total_seconds())
     return op.mark_node(node_name, "Running")
+
+
+def _timer_start(op: Operation, started: datetime.datetime) -> datetime.datetime:
+    """Return the moment the duration counts from: the node's `startedAt`.
+
+    Under the `restart-suspend-timer` fault (a chaos negative control), a node that
+    started before this controller process did counts from the process's start, as if
+    the timer lived in memory and a restart had reset it.
+    """
+    begun = op.process_started
+    if (
+        op.settings.has_fault(Fault.RESTART_SUSPEND_TIMER)
+        and begun is not None
+        and started < begun
+    ):
+        return begun
+    return started
 
 
 def is_active(node: Json) -> bool:

@@ -64,6 +64,9 @@ class Harness:
         self.config = options.pop("config", configuration.ControllerConfig())
         self.settings = options.pop("settings", settings())
         self.initless = options.pop("initless", False)
+        self.process_started: datetime.datetime | None = options.pop(
+            "process_started", None
+        )
         self.last: Operation | None = None
 
     def reconcile(self) -> Json:
@@ -77,6 +80,7 @@ class Harness:
             now=self.now,
             effects=self.effects,
             initless=self.initless,
+            process_started=self.process_started,
         )
         reconciling.reconcile(op)
         self.wf, self.last = op.wf, op

@@ -1,5 +1,7 @@
 """We test these aspects of the deliberate faults: parsing of the single switch (unknown
-names name the value, executor names pass through) and what each controller fault breaks."""
+names name the value, executor names pass through, every controller fault documented) and
+what each controller fault that shapes the pod breaks (the restart faults are tested with
+the controller, runtime/test_controlling.py)."""
 
 from __future__ import annotations
 
@@ -31,6 +33,8 @@ def test_every_controller_fault_parses(name):
     assert parsed.fault is faults.Fault(name)
     # Controller faults stay in the controller: an executor would refuse the name.
     assert parsed.fault_passthrough == ""
+    # ... and each has its row in the module's tables of what it breaks.
+    assert f"\n{name} " in (faults.__doc__ or "")
 
 
 @pytest.mark.parametrize("name", ["never-ready", "exit-1-not-65", "slow-heartbeat"])

@@ -2,13 +2,20 @@
 persisting and pod creation, clean-up after persist (label + finalizer removal), the
 finalizer paths for deleted workflows, orphaned and deleting pods (and the leave-finalizer
 fault), re-synchronisation of a completed workflow's leftover pods after downtime,
-terminating containers, and the layout switch with and without keep-old-layout."""
+terminating containers, the layout switch with and without keep-old-layout, and the two
+restart faults of issue 16: restart-suspend-timer (a suspend that ended while no controller
+ran resumes only a whole duration after the restart) and rerun-exit-hook-on-restart (an
+exit hook still running at the restart gets a second pod, other running nodes are
+adopted), each inactive without its switch."""
 
 from __future__ import annotations
 
 import copy
+import datetime
 from typing import Any
 from typing import cast
+
+import pytest
 
 from reference_impl.controller import faults
 from reference_impl.controller.cleanup import decisions
@@ -16,10 +23,12 @@ from reference_impl.controller.config import configuration
 from reference_impl.controller.machinery.queueing import WorkQueue
 from reference_impl.controller.runtime.controlling import WorkflowController
 from tests.reference_impl.controller.conftest import NOW
+from tests.reference_impl.controller.conftest import Harness
 from tests.reference_impl.controller.conftest import pod_status
 from tests.reference_impl.controller.conftest import running
 from tests.reference_impl.controller.conftest import settings
 from tests.reference_impl.controller.conftest import terminated
+from tests.reference_impl.controller.conftest import workflow
 
 FINALIZER = "workflows.argoproj.io/status"
 Json = dict[str, Any]
@@ -305,3 +314,199 @@ def test_cleanup_actions_map_to_queue_keys() -> None:
     wfc, _ = controller()
     wfc.cleaner.enqueue("ns", "p", decisions.Action.DELETE)
     assert drain(wfc.cleaner.queue) == ["ns/p/deletePod"]
+
+
+# -- restart faults (issue 16): the controller started at NOW, the work began before ----
+
+NODE_NAME = "workflows.argoproj.io/node-name"
+HOOK = "wf[0].work.onExit"
+BEFORE_THE_RESTART = "2026-01-02T03:00:00Z"
+"""A pod's creationTimestamp earlier than NOW, the controller process's start."""
+AT_THE_RESTART = "2026-01-02T03:04:05Z"
+"""NOW: a pod this process created."""
+
+SUSPEND = """
+spec:
+  entrypoint: main
+  templates:
+  - name: main
+    steps:
+    - - {name: pause, template: pause}
+    - - {name: after, template: echo}
+  - name: pause
+    suspend: {duration: "20"}
+  - name: echo
+    container: {image: busybox, command: [echo, hi]}
+"""
+
+
+def stored(wf: Json) -> Json:
+    wf = copy.deepcopy(wf)
+    wf["metadata"]["resourceVersion"] = "3"
+    return wf
+
+
+def node_named(wf: Json, name: str) -> Json:
+    found = [n for n in wf["status"]["nodes"].values() if n["name"] == name]
+    assert len(found) == 1, name
+    return cast(Json, found[0])
+
+
+def suspended_before_the_restart(seconds: int) -> Json:
+    """A workflow whose 20 s suspend began `seconds` before the controller started."""
+    h = Harness(workflow(SUSPEND), now=NOW - datetime.timedelta(seconds=seconds))
+    h.reconcile()
+    assert h.node("wf[0].pause")["phase"] == "Running"
+    return stored(h.wf)
+
+
+def latest(api: FakeApi, before: Json) -> Json:
+    return api.replaced[-1] if api.replaced else before
+
+
+@pytest.mark.parametrize(
+    ("fault", "phase"),
+    [
+        (None, "Succeeded"),
+        (faults.Fault.DOUBLE_POD_ON_RESTART, "Succeeded"),
+        (faults.Fault.RESTART_SUSPEND_TIMER, "Running"),
+    ],
+)
+def test_a_suspend_that_ended_while_no_controller_ran_resumes_at_once_unless_the_fault(
+    fault, phase
+):
+    wfc, api = controller(fault)
+    wf = suspended_before_the_restart(25)
+    wfc.workflows.apply("ADDED", wf)
+    wfc.process_workflow("ns/wf")
+    assert node_named(latest(api, wf), "wf[0].pause")["phase"] == phase
+
+
+def test_restart_suspend_timer_resumes_a_whole_duration_after_the_restart() -> None:
+    wf = suspended_before_the_restart(25)
+    for seconds, phase in ((20, "Running"), (21, "Succeeded")):
+        clock = NOW + datetime.timedelta(seconds=seconds)
+        wfc, api = controller(faults.Fault.RESTART_SUSPEND_TIMER)
+        wfc.clock = lambda clock=clock: clock  # started at NOW, runs `seconds` later
+        wfc.workflows.apply("ADDED", wf)
+        wfc.process_workflow("ns/wf")
+        assert node_named(latest(api, wf), "wf[0].pause")["phase"] == phase, seconds
+
+
+HOOKED = """
+spec:
+  entrypoint: main
+  templates:
+  - name: main
+    steps:
+    - - name: work
+        template: echo
+        hooks: {exit: {template: hook}}
+    - - {name: after, template: echo}
+  - name: echo
+    container: {image: busybox, command: [echo, hi]}
+  - name: hook
+    container: {image: busybox, command: [echo, hooked]}
+"""
+
+
+def running_before_the_restart(
+    node: str, *, created: str = BEFORE_THE_RESTART
+) -> tuple[Json, list[Json], list[Json]]:
+    """The workflow, its pods and task results with `node`'s pod running (created at `created`)."""
+    h = Harness(workflow(HOOKED))
+    h.reconcile()
+    if node == HOOK:
+        h.succeed("wf[0].work")
+        h.reconcile()
+    h.set_pod(node, pod_status("Running", main=running(), wait=running()))
+    h.reconcile()
+    assert h.node(node)["phase"] == "Running"
+    return cluster_of(h, created=created)
+
+
+def cluster_of(
+    h: Harness, *, created: str = BEFORE_THE_RESTART
+) -> tuple[Json, list[Json], list[Json]]:
+    """The harness's workflow, pods (created at `created`) and task results, as stored."""
+    pods = []
+    for index, pod in enumerate(h.pods.values()):
+        pod = copy.deepcopy(pod)
+        pod["metadata"]["creationTimestamp"] = created
+        pod["metadata"]["resourceVersion"] = str(20 + index)
+        pods.append(pod)
+    results = [copy.deepcopy(r) for r in h.task_results]
+    for result in results:
+        result["metadata"]["resourceVersion"] = "30"
+    return stored(h.wf), pods, results
+
+
+def restarted(
+    fault: faults.Fault | None, state: tuple[Json, list[Json], list[Json]]
+) -> tuple[Json, FakeApi, WorkflowController]:
+    """Run one pass of a controller that starts at NOW on `state`; the stored workflow."""
+    wf, pods, results = state
+    wfc, api = controller(fault)
+    wfc.workflows.apply("ADDED", wf)
+    for pod in pods:
+        wfc.pods.apply("ADDED", pod)
+    for result in results:
+        wfc.task_results.apply("ADDED", result)
+    drain(wfc.cleaner.queue)
+    wfc.process_workflow("ns/wf")
+    return latest(api, wf), api, wfc
+
+
+def test_rerun_exit_hook_on_restart_gives_a_running_hook_a_second_pod() -> None:
+    state = running_before_the_restart("wf[0].work.onExit")
+    (old,) = [p for p in state[1] if p["metadata"]["annotations"][NODE_NAME] == HOOK]
+    wf, api, _ = restarted(faults.Fault.RERUN_EXIT_HOOK_ON_RESTART, state)
+    hook = node_named(wf, HOOK)
+    (new,) = api.created
+    assert new["metadata"]["annotations"]["workflows.argoproj.io/node-id"] == hook["id"]
+    assert new["metadata"]["name"] == old["metadata"]["name"] + "-030405"
+    assert hook["phase"] == "Pending"  # the old pod is not adopted
+
+
+@pytest.mark.parametrize(
+    ("fault", "node", "created"),
+    [
+        (None, HOOK, BEFORE_THE_RESTART),
+        (faults.Fault.RESTART_SUSPEND_TIMER, HOOK, BEFORE_THE_RESTART),
+        # The fault targets exit hooks only: a plain running step is adopted...
+        (faults.Fault.RERUN_EXIT_HOOK_ON_RESTART, "wf[0].work", BEFORE_THE_RESTART),
+        # ... and so is a hook whose pod this process created.
+        (faults.Fault.RERUN_EXIT_HOOK_ON_RESTART, HOOK, AT_THE_RESTART),
+    ],
+)
+def test_a_running_pod_is_adopted_across_a_restart(fault, node, created):
+    wf, api, _ = restarted(fault, running_before_the_restart(node, created=created))
+    assert api.created == []
+    assert node_named(wf, node)["phase"] == "Running"
+
+
+def test_double_pod_on_restart_doubles_the_plain_step_the_hook_fault_adopts() -> None:
+    state = running_before_the_restart("wf[0].work")
+    _, api, _ = restarted(faults.Fault.DOUBLE_POD_ON_RESTART, state)
+    assert [p["metadata"]["annotations"][NODE_NAME] for p in api.created] == [
+        "wf[0].work"
+    ]
+
+
+def test_rerun_exit_hook_on_restart_adopts_and_cleans_up_a_finished_hooks_pod() -> None:
+    h = Harness(workflow(HOOKED))
+    h.reconcile()
+    h.succeed("wf[0].work")
+    h.reconcile()
+    h.succeed(HOOK)
+    h.reconcile()
+    assert h.node(HOOK)["phase"] == "Succeeded"
+    state = cluster_of(h)
+    (hook_pod,) = [
+        p for p in state[1] if p["metadata"]["annotations"][NODE_NAME] == HOOK
+    ]
+    _, api, wfc = restarted(faults.Fault.RERUN_EXIT_HOOK_ON_RESTART, state)
+    assert api.created == []
+    assert f"ns/{hook_pod['metadata']['name']}/labelPodCompleted" in drain(
+        wfc.cleaner.queue
+    )

@@ -5,8 +5,9 @@ same boundary, with arguments naming the step's status and outputs, and the step
 waits for it; a failed step gets its hook too and the workflow fails after it; a skipped
 step gets none; the older `onExit` spelling works the same; a DAG task's dependents and
 the DAG wait for its hook; a hook on a retried step does not count as an attempt; the
-workflow's `spec.hooks.exit` is its exit handler `<wf>.onExit`; hooks other than `exit`
-and hooks with expressions are rejected at validation.
+workflow's `spec.hooks.exit` is its exit handler `<wf>.onExit`, which is no step's hook
+(what the `rerun-exit-hook-on-restart` fault tells apart); hooks other than `exit` and
+hooks with expressions are rejected at validation.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import pytest
 
 from reference_impl.controller import errors
+from reference_impl.controller.templates import hooks
 from reference_impl.controller.templates import validation
 from tests.reference_impl.controller.conftest import Harness
 from tests.reference_impl.controller.conftest import workflow
@@ -187,6 +189,11 @@ def test_the_workflows_exit_hook_is_its_exit_handler():
     node = h.node("wf.onExit")
     assert node["nodeFlag"] == {"hooked": True}
     assert h.wf["status"]["phase"] == "Running"
+    assert [
+        name
+        for name in ("wf.a", "wf.a.onExit", "wf.b", "wf.onExit")
+        if hooks.is_step_hook_pod(h.node(name), "wf")
+    ] == ["wf.a.onExit"]
     h.succeed("wf.onExit")
     h.reconcile()
     assert h.wf["status"]["phase"] == "Succeeded"

@@ -5,7 +5,10 @@ it succeeds once its startedAt + duration has passed and the workflow is requeue
 moment; without, it stays Running until the user sets its phase to Succeeded (as
 `argo resume` does), after which the next step runs; an active suspend node fails with
 the workflow deadline and on shutdown; a bad duration errors the node; outputs and
-`timeout` on a suspend template are rejected at validation.
+`timeout` on a suspend template are rejected at validation. The chaos negative control
+`restart-suspend-timer` times a node started before the controller process from the
+process's start instead; without the switch, or for a node the process started itself,
+the duration counts from startedAt.
 """
 
 from __future__ import annotations
@@ -15,9 +18,11 @@ import datetime
 import pytest
 
 from reference_impl.controller import errors
+from reference_impl.controller.faults import Fault
 from reference_impl.controller.templates import validation
 from tests.reference_impl.controller.conftest import NOW
 from tests.reference_impl.controller.conftest import Harness
+from tests.reference_impl.controller.conftest import settings
 from tests.reference_impl.controller.conftest import workflow
 
 TEXT = """
@@ -98,6 +103,68 @@ def test_the_workflow_deadline_wakes_the_workflow_when_it_comes_first():
     h.reconcile()
     assert h.last is not None
     assert h.last.requeue_after == 3  # the deadline itself, not a second after it
+
+
+def _seconds(n: int) -> datetime.datetime:
+    return NOW + datetime.timedelta(seconds=n)
+
+
+def _restarted_at(
+    restart: int, fault: Fault | None, *, process_started: int | None = None
+) -> Harness:
+    """A 20 s suspend started at NOW; the controller process restarted `restart` s later."""
+    h = Harness(workflow(_with_duration("20")), settings=settings(fault=fault))
+    h.reconcile()
+    h.process_started = _seconds(
+        restart if process_started is None else process_started
+    )
+    return h
+
+
+@pytest.mark.parametrize("fault", [None, Fault.DOUBLE_POD_ON_RESTART])
+def test_a_duration_that_ended_before_the_restart_resumes_at_once(fault):
+    h = _restarted_at(25, fault)
+    h.now = _seconds(26)
+    h.reconcile()
+    assert h.node("wf[0].wait")["phase"] == "Succeeded"
+
+
+def test_restart_suspend_timer_times_an_older_node_from_the_process_start():
+    h = _restarted_at(25, Fault.RESTART_SUSPEND_TIMER)
+    h.now = _seconds(26)
+    h.reconcile()
+    node = h.node("wf[0].wait")
+    assert (node["phase"], node["startedAt"]) == ("Running", "2026-01-02T03:04:05Z")
+    h.now = _seconds(45)
+    h.reconcile()
+    assert h.node("wf[0].wait")["phase"] == "Running"
+    h.now = _seconds(46)
+    h.reconcile()
+    assert h.node("wf[0].wait")["phase"] == "Succeeded"
+
+
+@pytest.mark.parametrize("process_started", [0, -5])
+def test_restart_suspend_timer_leaves_a_node_this_process_started_alone(
+    process_started,
+):
+    h = _restarted_at(0, Fault.RESTART_SUSPEND_TIMER, process_started=process_started)
+    h.now = _seconds(20)
+    h.reconcile()
+    assert h.node("wf[0].wait")["phase"] == "Running"
+    h.now = _seconds(21)
+    h.reconcile()
+    assert h.node("wf[0].wait")["phase"] == "Succeeded"
+
+
+def test_restart_suspend_timer_without_a_known_process_start_changes_nothing():
+    h = Harness(
+        workflow(_with_duration("20")),
+        settings=settings(fault=Fault.RESTART_SUSPEND_TIMER),
+    )
+    h.reconcile()
+    h.now = _seconds(21)
+    h.reconcile()
+    assert h.node("wf[0].wait")["phase"] == "Succeeded"
 
 
 def test_an_unparsable_duration_errors_the_node():
