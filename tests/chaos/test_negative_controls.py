@@ -72,6 +72,18 @@ CONTROLS = (
         "legacy",
         probe="node_is",
     ),
+    Control(
+        "restart-suspend-timer",
+        "controller-restarted-while-suspended",
+        "legacy",
+        probe="suspend_resumed_on_time",
+    ),
+    Control(
+        "rerun-exit-hook-on-restart",
+        "controller-restarted-during-exit-hook",
+        "legacy",
+        probe="step_had_one_pod",
+    ),
 )
 
 
