@@ -1,0 +1,334 @@
+"""StatusSyncLockShutdown: a shutdown does not wait for a synchronization lock.
+
+We test these aspects, each with a `holder` workflow whose container keeps a
+mutex until the suite releases it (the suite releases it also when the test
+fails, and waits for the holder to end when it passes):
+
+- a workflow `Pending` on the workflow-level mutex the holder runs under
+  (`spec.synchronization`), then terminated, ends `Failed` with
+  `Stopped with strategy 'Terminate'` while the holder still runs, with no node
+  and no pod; once the holder has ended, a third workflow asking for the mutex
+  gets it and succeeds (WPC-STATUS-018);
+- two running workflows whose step `locked` waits for the template-level
+  mutex the holder's container holds, one stopped and one terminated: each
+  ends `Failed` with `Stopped with strategy '<S>'` while the holder still
+  runs, `locked` ends `Failed`, and no waiting workflow ever gets a pod
+  (WPC-STATUS-019).
+
+Pods are recorded from before the first submission. A failure names the
+clause; a waiter that does not end at all fails when the completion timeout
+passes, naming what it was still doing.
+
+Upstream v4.1.1 and earlier ended the terminated `Pending` workflow
+`Succeeded` with an empty message, and left the waiting step `Pending` in a
+`Running` workflow until the lock was free; v4.1.2 behaves as above
+(argoproj/argo-workflows#16776 and #16777, released as #16786 and #16787).
+
+Matrix: legacy and initless. The waiters never get a pod, so the layouts
+should agree; the holder's pod is built in each layout and each layout's
+controller instance keeps its own locks.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import logging
+from typing import Any
+
+import pytest
+
+from conformance import contract
+from conformance.harness import HarnessError
+from conformance.harness import NotYet
+from conformance.harness import executing
+from conformance.harness import recording
+from conformance.harness import scenes
+from conformance.harness import until
+from conformance.harness import workflows as workflow_ops
+
+logger = logging.getLogger(__name__)
+
+WORKFLOW_LOCK = "status-sync-lock-shutdown-workflow.yaml"
+"""Workflow-level mutex; entrypoint `held` (keeps it) or `quick` (exits 0)."""
+TEMPLATE_LOCK = "status-sync-lock-shutdown-template.yaml"
+"""Template-level mutex; entrypoint `held` (keeps it) or `main` (step `locked` waits)."""
+STRATEGIES = ("Stop", "Terminate")
+
+
+def with_entrypoint(manifest: dict[str, Any], entrypoint: str) -> dict[str, Any]:
+    """A copy of `manifest` that starts at template `entrypoint`."""
+    body = copy.deepcopy(manifest)
+    body["spec"]["entrypoint"] = entrypoint
+    return body
+
+
+def summary(workflow: dict[str, Any]) -> str:
+    """Phase, message and node phases: what a wait reports when it times out."""
+    status = workflow.get("status") or {}
+    nodes = {
+        n.get("displayName"): [n.get("phase"), n.get("message", "")]
+        for n in (status.get("nodes") or {}).values()
+    }
+    return f"phase={status.get('phase')!r} message={status.get('message', '')!r} nodes={nodes}"
+
+
+def start_holder(
+    scene: scenes.Scene,
+    workflows: workflow_ops.Workflows,
+    shell: executing.Shell,
+    manifest: dict[str, Any],
+) -> tuple[str, str]:
+    """Submit the holder and return (workflow, pod) once its held command runs.
+
+    A pod of a workflow that asks for a lock means the workflow holds it.
+    """
+    name = workflows.submit(with_entrypoint(manifest, "held"))
+
+    def pod() -> str | NotYet:
+        pods = workflow_ops.workflow_pods(scene.clients, scene.namespace, name)
+        return pods[0].metadata.name if pods else NotYet(summary(workflows.get(name)))
+
+    pod_name = until(
+        pod,
+        timeout=scene.timeouts.pod_created,
+        interval=scene.timeouts.poll_interval,
+        describe=f"the pod of holder {name}",
+    )
+    shell.wait_started(pod_name)
+    return name, pod_name
+
+
+def let_go(shell: executing.Shell, pod: str) -> None:
+    """Release the holder's command (cleanup: a failure is logged, not raised).
+
+    Raising here would hide the test's own failure; the namespace, with
+    everything in it, is deleted after the test anyway.
+    """
+    from kubernetes.client.exceptions import ApiException
+
+    try:
+        shell.release(pod)
+    except (ApiException, HarnessError) as exc:
+        logger.warning("could not release holder pod %s: %s", pod, exc)
+
+
+def shut_down(scene: scenes.Scene, name: str, strategy: str) -> None:
+    """Set `spec.shutdown`, as `argo stop` / `argo terminate` do."""
+    scene.clients.custom.patch_namespaced_custom_object(
+        contract.WORKFLOW_GROUP,
+        contract.WORKFLOW_VERSION,
+        scene.namespace,
+        contract.WORKFLOWS,
+        name,
+        {"spec": {"shutdown": strategy}},
+    )
+
+
+def ended(
+    scene: scenes.Scene, workflows: workflow_ops.Workflows, name: str, describe: str
+) -> dict[str, Any]:
+    """The workflow once it is completed; a timeout fails with `describe`."""
+
+    def check() -> dict[str, Any] | NotYet:
+        workflow = workflows.get(name)
+        phase = (workflow.get("status") or {}).get("phase")
+        return workflow if phase in contract.COMPLETED else NotYet(summary(workflow))
+
+    result: dict[str, Any] = until(
+        check,
+        timeout=scene.timeouts.workflow_completed,
+        interval=scene.timeouts.poll_interval,
+        describe=describe,
+    )
+    return result
+
+
+def still_holding(workflows: workflow_ops.Workflows, holder: str) -> None:
+    """HarnessError unless the holder still runs: only then is the lock held."""
+    phase = (workflows.get(holder).get("status") or {}).get("phase")
+    if phase != "Running":
+        raise HarnessError(
+            f"holder {holder} is {phase}, not Running, before the suite released it: "
+            "the lock may have been free, so the scenario cannot judge the waiters"
+        )
+
+
+def pending_without_nodes(
+    workflows: workflow_ops.Workflows, name: str
+) -> bool | NotYet:
+    """Whether the workflow is Pending with no node: waiting for its workflow-level lock."""
+    workflow = workflows.get(name)
+    status = workflow.get("status") or {}
+    if status.get("phase") == "Pending" and not status.get("nodes"):
+        return True
+    return NotYet(summary(workflow))
+
+
+def step_waits(
+    scene: scenes.Scene, workflows: workflow_ops.Workflows, name: str
+) -> bool | NotYet:
+    """Whether the workflow runs, its step `locked` is Pending and it has no pod."""
+    workflow = workflows.get(name)
+    status = workflow.get("status") or {}
+    locked = [
+        n.get("phase")
+        for n in (status.get("nodes") or {}).values()
+        if n.get("displayName") == "locked"
+    ]
+    pods = workflow_ops.workflow_pods(scene.clients, scene.namespace, name)
+    if status.get("phase") == "Running" and locked == ["Pending"] and not pods:
+        return True
+    return NotYet(f"{summary(workflow)}, pods {len(pods)}")
+
+
+def pods_of(events: list[recording.Event], workflow: str) -> set[str]:
+    """Uids of every pod of `workflow` the recorder saw."""
+    return {
+        e.uid
+        for e in events
+        if (e.obj["metadata"].get("labels") or {}).get(contract.WORKFLOW_LABEL)
+        == workflow
+    }
+
+
+@pytest.mark.conformance(
+    short_name="StatusSyncLockShutdown", clauses=["WPC-STATUS-018"]
+)
+def test_a_workflow_terminated_while_pending_on_its_lock_fails_and_leaves_the_queue(
+    workflows, scene, shell, observations
+):
+    clause = "WPC-STATUS-018"
+    body = scene.manifest(WORKFLOW_LOCK)
+    wait = {"interval": scene.timeouts.poll_interval}
+    with recording.Recorder.pods(scene.clients, scene.namespace) as recorder:
+        holder, pod = start_holder(scene, workflows, shell, body)
+        try:
+            waiter = workflows.submit(with_entrypoint(body, "quick"))
+            until(
+                functools.partial(pending_without_nodes, workflows, waiter),
+                timeout=scene.timeouts.pod_created,
+                consecutive=3,
+                describe=f"{waiter} to be Pending on the mutex {holder} holds",
+                **wait,
+            )
+            shut_down(scene, waiter, "Terminate")
+            terminated = ended(
+                scene,
+                workflows,
+                waiter,
+                f"{clause}: terminated {waiter} to end while {holder} holds the mutex",
+            )
+            still_holding(workflows, holder)
+        finally:
+            let_go(shell, pod)
+        workflows.wait_completed(holder)
+        after = workflows.submit(with_entrypoint(body, "quick"))
+        third = ended(
+            scene,
+            workflows,
+            after,
+            f"{clause}: {after} to get the mutex and end after {holder} ended",
+        )
+    for actual, placeholder in ((waiter, "<waiter>"), (holder, "<holder>")):
+        observations.alias(actual, placeholder)
+    status = terminated["status"]
+    waiter_pods = pods_of(recorder.events(), waiter)
+    observations.record("terminated.workflow", [status["phase"], status.get("message")])
+    nodes = [
+        [n.get("displayName"), n.get("phase"), n.get("message", "")]
+        for n in (status.get("nodes") or {}).values()
+    ]
+    observations.record("terminated.nodes", nodes)
+    observations.record("terminated.pods", len(waiter_pods))
+    observations.record("next.workflow", third["status"]["phase"])
+    checks = [
+        (
+            "phase and message of the terminated workflow",
+            [status["phase"], status.get("message")],
+            ["Failed", "Stopped with strategy 'Terminate'"],
+        ),
+        ("its nodes (display name, phase, message)", nodes, []),
+        ("its pods", len(waiter_pods), 0),
+        (
+            "the phase of the next workflow asking for the mutex",
+            third["status"]["phase"],
+            "Succeeded",
+        ),
+    ]
+    problems = [
+        f"{clause}: {what}: expected {want!r}, got {got!r}"
+        for what, got, want in checks
+        if got != want
+    ]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.conformance(
+    short_name="StatusSyncLockShutdown", clauses=["WPC-STATUS-019"]
+)
+def test_nodes_waiting_for_a_lock_fail_on_stop_and_terminate_while_it_is_held(
+    workflows, scene, shell, observations
+):
+    clause = "WPC-STATUS-019"
+    body = scene.manifest(TEMPLATE_LOCK)
+    wait = {"interval": scene.timeouts.poll_interval}
+    with recording.Recorder.pods(scene.clients, scene.namespace) as recorder:
+        holder, pod = start_holder(scene, workflows, shell, body)
+        try:
+            names = {
+                s: workflows.submit(with_entrypoint(body, "main")) for s in STRATEGIES
+            }
+            for name in names.values():
+                until(
+                    functools.partial(step_waits, scene, workflows, name),
+                    timeout=scene.timeouts.pod_created,
+                    consecutive=3,
+                    describe=f"step locked of {name} to wait for the mutex {holder} holds",
+                    **wait,
+                )
+            for strategy, name in names.items():
+                shut_down(scene, name, strategy)
+            done = {
+                strategy: ended(
+                    scene,
+                    workflows,
+                    name,
+                    f"{clause}: {name}, shut down with {strategy}, to end while "
+                    f"{holder} holds the mutex",
+                )
+                for strategy, name in names.items()
+            }
+            still_holding(workflows, holder)
+        finally:
+            let_go(shell, pod)
+        workflows.wait_completed(holder)
+    observations.alias(holder, "<holder>")
+    problems = []
+    for strategy, workflow in done.items():
+        observations.alias(workflow["metadata"]["name"], f"<{strategy}>")
+        status = workflow["status"]
+        locked = workflow_ops.named_node(workflow, "locked")
+        waiter_pods = pods_of(recorder.events(), workflow["metadata"]["name"])
+        observations.record(
+            f"{strategy}.workflow", [status["phase"], status.get("message")]
+        )
+        observations.record(
+            f"{strategy}.locked", [locked["phase"], locked.get("message", "")]
+        )
+        observations.record(f"{strategy}.pods", len(waiter_pods))
+        checks = [
+            (
+                "phase and message of the workflow",
+                [status["phase"], status.get("message")],
+                ["Failed", f"Stopped with strategy '{strategy}'"],
+            ),
+            ("phase of step locked", locked["phase"], "Failed"),
+            ("its pods", len(waiter_pods), 0),
+        ]
+        problems += [
+            f"{clause}: {strategy}: {what}: expected {want!r}, got {got!r}"
+            for what, got, want in checks
+            if got != want
+        ]
+    assert not problems, "\n".join(problems)
