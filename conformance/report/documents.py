@@ -24,10 +24,9 @@ import yaml
 
 import conformance
 from conformance.report import ledger as ledgers
+from conformance.report import provenance
 from conformance.report.outcomes import Outcome
 from conformance.report.results import TestRecord
-from plumbing import commands
-from plumbing.errors import CommandFailed
 
 API_VERSION = "wpc.dev/v1alpha1"
 KIND = "ConformanceReport"
@@ -116,12 +115,7 @@ def results_by_layout(records: list[TestRecord]) -> list[dict[str, Any]]:
 
 def suite_commit() -> str:
     """The suite's git commit, or "unknown" outside a checkout."""
-    try:
-        # git from PATH is what the user has
-        out = commands.capture(["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent)
-    except CommandFailed:
-        return "unknown"
-    return out.strip()
+    return provenance.commit()
 
 
 def build(

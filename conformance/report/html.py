@@ -21,6 +21,7 @@ import yaml
 
 from conformance.errors import DataError
 from conformance.report import documents
+from conformance.report import mutation
 from conformance.report import verdicts
 from conformance.report.markup import Child
 from conformance.report.markup import Markup
@@ -301,7 +302,7 @@ def _run_section(document: Mapping[str, Any]) -> Markup:
     ]
     score = document.get("mutationScore")
     if score:
-        facts.append(("mutation score", str(score.get("score", score))))
+        facts.append(("mutation score", mutation.describe(score)))
     return element(
         "dl", *(join([element("dt", k), element("dd", v)]) for k, v in facts)
     )

@@ -9,9 +9,11 @@
   one is listed, not failed;
 - --require-must-coverage fails a run that leaves a MUST clause untested;
 - the mutation score is null without --negative-controls; with it, the report
-  carries the NegativeControlsReport's score and still validates; a missing or
-  invalid file, or one of another implementation, stops the run before any test
-  with a usage error naming the file;
+  carries the NegativeControlsReport's score and still validates, marked stale
+  (with both commits and spec versions) when measured on other code, and the run's
+  summary and HTML page say STALE next to it; a missing or invalid file, or one of
+  another implementation, stops the run before any test with a usage error naming
+  the file;
 - under pytest-xdist the run is prepared once, not once per worker.
 """
 
@@ -156,7 +158,23 @@ def test_report_carries_the_mutation_score_of_negative_controls(
     result, doc = run_with_report(suite, "--wpc-negative-controls", str(path))
     result.assert_outcomes(passed=2)
     documents.validate(doc)
-    assert doc["mutationScore"] == mutation_score(implementation="fake", source=path)
+    # Measured at a commit this checkout is not at, and against spec 1.0, not the
+    # fixture spec this run judges: stale, and both sides named.
+    here = doc["suite"]["commit"][:12]
+    reason = (
+        f"measured at commit 0123456789ab, this run is at commit {here}; "
+        f"measured against spec 1.0, this run judges spec 0.0.1-test"
+    )
+    assert doc["suite"]["specVersion"] == "0.0.1-test"
+    assert doc["mutationScore"]["staleReason"].startswith(reason)
+    assert doc["mutationScore"] == mutation_score(
+        implementation="fake",
+        source=path,
+        stale_reason=doc["mutationScore"]["staleReason"],
+    )
+    result.stdout.fnmatch_lines([f"mutation score 2/8 MUST clauses*: STALE ({reason}*"])
+    page = (suite.path / "reports" / "conformance-fake.html").read_text()
+    assert f"STALE ({reason}" in page
 
 
 @pytest.mark.parametrize(
