@@ -5,7 +5,8 @@ apiVersion/kind, suite (version, commit, spec version), implementation (name,
 version, profile, image digests, claims), environment (fingerprint), run
 (session, times, options, reproduce command), summary, results per layout and
 spec profile split into Core and Extended, layout divergences, the coverage
-ledger, attempts (first try versus final), the mutation score (copied from a
+ledger, attempts (first try versus final, and the items that needed a rerun:
+`conformance.report.reruns`), the mutation score (copied from a
 NegativeControlsReport by `conformance.report.mutation` when the run is given one, else
 null), the objects cleanup found left behind (leaks), and every test.
 """
@@ -25,6 +26,7 @@ import yaml
 import conformance
 from conformance.report import ledger as ledgers
 from conformance.report import provenance
+from conformance.report import reruns
 from conformance.report.outcomes import Outcome
 from conformance.report.results import TestRecord
 
@@ -174,16 +176,7 @@ def build(
         "attempts": {
             "firstTry": _counts(scenarios, first=True),
             "final": final,
-            "retried": [
-                {
-                    "nodeid": r.nodeid,
-                    "attempts": r.attempts,
-                    "firstOutcome": r.first_outcome.value,
-                    "finalOutcome": r.outcome.value,
-                }
-                for r in scenarios
-                if r.attempts > 1
-            ],
+            "retried": reruns.retried(scenarios),
         },
         "mutationScore": mutation_score,
         "leaks": leaks,

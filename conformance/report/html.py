@@ -22,6 +22,7 @@ import yaml
 from conformance.errors import DataError
 from conformance.report import documents
 from conformance.report import mutation
+from conformance.report import reruns
 from conformance.report import verdicts
 from conformance.report.markup import Child
 from conformance.report.markup import Markup
@@ -300,6 +301,8 @@ def _run_section(document: Mapping[str, Any]) -> Markup:
         ("reproduce", element("code", run["reproduce"])),
         ("leaks", ", ".join(document["leaks"]) or "none"),
     ]
+    retried = document["attempts"]["retried"]
+    facts.append(("needed a rerun", ", ".join(map(reruns.label, retried)) or "none"))
     score = document.get("mutationScore")
     if score:
         facts.append(("mutation score", mutation.describe(score)))
