@@ -158,8 +158,11 @@ def describe(score: dict[str, Any]) -> str:
     line = (
         f"mutation score {score['killed']}/{score['total']} MUST clauses "
         f"({100 * score['score']:.1f}%), {faults['killed']}/{faults['total']} faults "
-        f"killed, {len(score.get('notRun', []))} not run; measured {score['date']}"
+        "killed"
     )
+    if "notRun" in score:  # absent from copies made before it was kept
+        line += f", {len(score['notRun'])} not run"
+    line += f"; measured {score['date']}"
     if measured:
         line += f" on {provenance.Provenance.from_json(measured).label()}"
     if score.get("stale"):

@@ -14,7 +14,8 @@
   measured ones, and stale, with a reason naming both sides, when the commit or the
   spec version differs, when the uncommitted changes differ (a dirty measurement
   against a clean run, or other changes), or when the report records none (older);
-- the line people read says STALE with the reason, or fresh;
+- the line people read says STALE with the reason, or fresh (neither for a copy
+  made before staleness was judged);
 - the preflight's check refuses the same files as the read, without git.
 """
 
@@ -274,3 +275,17 @@ def test_the_preflight_check_refuses_what_the_read_refuses(tmp_path: Path) -> No
         mutation.check(path, implementation="fake")
     with pytest.raises(DataError, match="cannot read the negative-controls report"):
         mutation.check(tmp_path / "nowhere.yaml", implementation="reference")
+
+
+def test_a_copy_made_before_staleness_is_described_without_it() -> None:
+    older = {
+        k: v
+        for k, v in mutation_score(
+            implementation="reference", source=Path("n.yaml")
+        ).items()
+        if k not in ("measuredOn", "notRun", "stale", "staleReason")
+    }
+    assert mutation.describe(older) == (
+        "mutation score 2/8 MUST clauses (25.0%), 1/2 faults killed; "
+        "measured 2026-11-22T04:54:10+00:00"
+    )
