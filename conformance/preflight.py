@@ -107,7 +107,7 @@ def _files(
     scores = values.get("wpc_negative_controls")
     if scores is not None and profile is not None:
         try:
-            mutation.read(Path(scores), implementation=profile.name)
+            mutation.check(Path(scores), implementation=profile.name)
         except DataError as exc:
             problems.append(f"--negative-controls: {exc}")
     scale = values.get("wpc_timeout_scale")

@@ -20,6 +20,8 @@ from conformance.harness import namespaces
 from conformance.plugin import runs
 from conformance.plugin import writing
 from conformance.report import ledger
+from conformance.report import mutation
+from conformance.report import reruns
 from conformance.report import verdicts
 
 logger = logging.getLogger(__name__)
@@ -88,9 +90,19 @@ class Finisher:
                 )
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        """The verdict table, then the reports' paths and the gaps."""
-        table = verdicts.table(runs.of(self.config).results.records())
-        lines = runs.of(self.config).written
+        """The verdict table, reruns and mutation score, then paths and gaps.
+
+        Reruns: every item that needed one ("Needed a rerun: N"). The mutation
+        score says STALE when it was measured on other code or another spec.
+        """
+        run = runs.of(self.config)
+        records = run.results.records()
+        table = verdicts.table(records)
+        if table:
+            table += ["", *reruns.summary(records)]
+        if table and run.mutation_score is not None:
+            table += ["", mutation.describe(run.mutation_score)]
+        lines = run.written
         if table or lines:
             terminalreporter.section("wpc conformance")
             for line in table:

@@ -54,6 +54,7 @@ from conformance.plugin import runs
 from conformance.plugin.keys import WORKERINPUT_KEY
 from conformance.plugin.settings import RunSettings
 from conformance.report import mutation
+from conformance.report import provenance
 from conformance.report.outcomes import Outcome
 from conformance.report.outcomes import classify
 from conformance.report.results import DECLARATION_ATTR
@@ -119,7 +120,9 @@ def pytest_configure(config: pytest.Config) -> None:
         # install and the tests, not lose the report at the end.
         try:
             score = mutation.read(
-                settings.negative_controls, implementation=profile.name
+                settings.negative_controls,
+                implementation=profile.name,
+                current=provenance.current(str(spec.version)),
             )
         except DataError as exc:
             raise pytest.UsageError(f"--wpc-negative-controls: {exc}") from exc

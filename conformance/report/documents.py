@@ -5,7 +5,8 @@ apiVersion/kind, suite (version, commit, spec version), implementation (name,
 version, profile, image digests, claims), environment (fingerprint), run
 (session, times, options, reproduce command), summary, results per layout and
 spec profile split into Core and Extended, layout divergences, the coverage
-ledger, attempts (first try versus final), the mutation score (copied from a
+ledger, attempts (first try versus final, and the items that needed a rerun:
+`conformance.report.reruns`), the mutation score (copied from a
 NegativeControlsReport by `conformance.report.mutation` when the run is given one, else
 null), the objects cleanup found left behind (leaks), and every test.
 """
@@ -24,10 +25,10 @@ import yaml
 
 import conformance
 from conformance.report import ledger as ledgers
+from conformance.report import provenance
+from conformance.report import reruns
 from conformance.report.outcomes import Outcome
 from conformance.report.results import TestRecord
-from plumbing import commands
-from plumbing.errors import CommandFailed
 
 API_VERSION = "wpc.dev/v1alpha1"
 KIND = "ConformanceReport"
@@ -116,12 +117,7 @@ def results_by_layout(records: list[TestRecord]) -> list[dict[str, Any]]:
 
 def suite_commit() -> str:
     """The suite's git commit, or "unknown" outside a checkout."""
-    try:
-        # git from PATH is what the user has
-        out = commands.capture(["git", "rev-parse", "HEAD"], cwd=Path(__file__).parent)
-    except CommandFailed:
-        return "unknown"
-    return out.strip()
+    return provenance.commit()
 
 
 def build(
@@ -180,16 +176,7 @@ def build(
         "attempts": {
             "firstTry": _counts(scenarios, first=True),
             "final": final,
-            "retried": [
-                {
-                    "nodeid": r.nodeid,
-                    "attempts": r.attempts,
-                    "firstOutcome": r.first_outcome.value,
-                    "finalOutcome": r.outcome.value,
-                }
-                for r in scenarios
-                if r.attempts > 1
-            ],
+            "retried": reruns.retried(scenarios),
         },
         "mutationScore": mutation_score,
         "leaks": leaks,

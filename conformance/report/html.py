@@ -21,6 +21,8 @@ import yaml
 
 from conformance.errors import DataError
 from conformance.report import documents
+from conformance.report import mutation
+from conformance.report import reruns
 from conformance.report import verdicts
 from conformance.report.markup import Child
 from conformance.report.markup import Markup
@@ -299,9 +301,11 @@ def _run_section(document: Mapping[str, Any]) -> Markup:
         ("reproduce", element("code", run["reproduce"])),
         ("leaks", ", ".join(document["leaks"]) or "none"),
     ]
+    retried = document["attempts"]["retried"]
+    facts.append(("needed a rerun", ", ".join(map(reruns.label, retried)) or "none"))
     score = document.get("mutationScore")
     if score:
-        facts.append(("mutation score", str(score.get("score", score))))
+        facts.append(("mutation score", mutation.describe(score)))
     return element(
         "dl", *(join([element("dt", k), element("dd", v)]) for k, v in facts)
     )

@@ -13,6 +13,12 @@ and a report without that field (written before it existed) is taken to be the
 reference implementation's. A run judging any other implementation refuses the
 file instead of borrowing a score that says nothing about it.
 
+The copy keeps what the score is worth: the commit and spec version it was measured
+on (`measuredOn`), the faults it did not run and why (`notRun`), and `stale` with a
+`staleReason` when this run's code or spec is not the measured one
+(`conformance.report.provenance`). A stale score is still copied, and marked: the
+reader decides, and the verdict output says STALE next to it.
+
 The NegativeControlsReport's schema lives here, beside the ConformanceReport's,
 because the suite must not import the project's tests; `tests/negative` writes
 documents against this same file.
@@ -28,6 +34,7 @@ import jsonschema
 import yaml
 
 from conformance.errors import DataError
+from conformance.report import provenance
 
 SCHEMA_PATH = Path(__file__).parent.parent / "negative-controls.schema.json"
 ASSUMED_IMPLEMENTATION = "reference"
@@ -60,14 +67,9 @@ def load(path: Path) -> dict[str, Any]:
     return result
 
 
-def slot(
+def _check_implementation(
     document: dict[str, Any], *, source: Path, implementation: str
-) -> dict[str, Any]:
-    """The ConformanceReport's `mutationScore` from a validated NegativeControlsReport.
-
-    DataError when the negative controls broke another implementation than the one
-    this run judges: their score would describe the suite against someone else.
-    """
+) -> str:
     scored = str(document.get("implementation", ASSUMED_IMPLEMENTATION))
     if scored != implementation:
         raise DataError(
@@ -75,7 +77,41 @@ def slot(
             f"but this run judges {implementation!r}; pass --negative-controls only "
             f"with the implementation whose variants were run"
         )
+    return scored
+
+
+def _not_run(entries: list[Any]) -> list[dict[str, Any]]:
+    """The `notRun` list with reasons; a bare name (an older report) was deselected."""
+    return [
+        dict(e)
+        if isinstance(e, dict)
+        else {"fault": str(e), "reason": "not-selected", "detail": "deselected"}
+        for e in entries
+    ]
+
+
+def slot(
+    document: dict[str, Any],
+    *,
+    source: Path,
+    implementation: str,
+    current: provenance.Provenance,
+) -> dict[str, Any]:
+    """The ConformanceReport's `mutationScore` from a validated NegativeControlsReport.
+
+    DataError when the negative controls broke another implementation than the one
+    this run judges: their score would describe the suite against someone else.
+    `current` is this run's code and spec: the copy is `stale` (with a reason naming
+    both sides) unless the score was measured on the same ones.
+    """
+    scored = _check_implementation(
+        document, source=source, implementation=implementation
+    )
     clauses, faults = document["mutationScore"], document["faultScore"]
+    measured = document.get("measuredOn")
+    reason = provenance.stale_reason(
+        provenance.Provenance.from_json(measured) if measured else None, current
+    )
     return {
         "killed": clauses["killed"],
         "total": clauses["total"],
@@ -89,9 +125,46 @@ def slot(
         "implementation": scored,
         "source": str(source),
         "date": document["date"],
+        "measuredOn": measured,
+        "notRun": _not_run(document["notRun"]),
+        "stale": reason is not None,
+        "staleReason": reason,
     }
 
 
-def read(path: Path, *, implementation: str) -> dict[str, Any]:
+def check(path: Path, *, implementation: str) -> None:
+    """DataError unless a run of `implementation` may copy the report at `path`.
+
+    The preflight's question, asked before any cluster work.
+    """
+    _check_implementation(load(path), source=path, implementation=implementation)
+
+
+def read(
+    path: Path, *, implementation: str, current: provenance.Provenance
+) -> dict[str, Any]:
     """`load` then `slot`: the mutationScore of a run judging `implementation`."""
-    return slot(load(path), source=path, implementation=implementation)
+    return slot(load(path), source=path, implementation=implementation, current=current)
+
+
+def describe(score: dict[str, Any]) -> str:
+    """One line for people: the score, when and on what code it was measured.
+
+    Ends in `STALE (why)` when it no longer describes this run's code or spec,
+    `fresh` when it does (nothing for a copy made before staleness was judged).
+    """
+    faults = score["faults"]
+    measured = score.get("measuredOn")
+    line = (
+        f"mutation score {score['killed']}/{score['total']} MUST clauses "
+        f"({100 * score['score']:.1f}%), {faults['killed']}/{faults['total']} faults "
+        "killed"
+    )
+    if "notRun" in score:  # absent from copies made before it was kept
+        line += f", {len(score['notRun'])} not run"
+    line += f"; measured {score['date']}"
+    if measured:
+        line += f" on {provenance.Provenance.from_json(measured).label()}"
+    if score.get("stale"):
+        return f"{line}: STALE ({score['staleReason']})"
+    return f"{line}: fresh" if "stale" in score else line

@@ -2,9 +2,16 @@
 
 Workers attach `wpc_*` attributes to their `TestReport`s (plain JSON, so they
 survive pytest-xdist's serialisation); `Results.add()` folds the setup, call and
-teardown reports of each test into one `TestRecord`. Several call reports for
-one test mean a rerun plugin retried it: the record keeps the first outcome
-beside the final one, so a flake is never hidden.
+teardown reports of each test into one `TestRecord`.
+
+The suite never reruns a test, but a rerun plugin the user adds may
+(pytest-rerunfailures and its `--reruns N`). It logs each failed
+attempt's reports with outcome "rerun", stopping at the first failed phase (a
+failed setup has no call; a failed call's teardown is not logged), and starts the
+next attempt from setup. So a record keeps one phase map per attempt: a setup
+report, or a phase the current attempt already has, opens the next one. The
+first attempt's outcome stays beside the final one, so a flake is never hidden,
+not even one whose setup failed first.
 """
 
 from __future__ import annotations
@@ -42,34 +49,35 @@ class TestRecord:
     """The node ID without the layout parameter: the same in every layout."""
     kind: str = "scenario"
     """"scenario", or "divergence" for a cross-layout comparison check."""
-    phases: dict[str, Outcome] = field(default_factory=dict)
-    call_outcomes: list[Outcome] = field(default_factory=list)
+    tries: list[dict[str, Outcome]] = field(default_factory=list)
+    """Each attempt's phase outcomes ("setup", "call", "teardown"), in order."""
     message: str = ""
     duration: float = 0.0
     observations: dict[str, Any] | None = None
     evidence: list[str] = field(default_factory=list)
 
+    def log(self, when: str, outcome: Outcome) -> None:
+        """Note one phase's outcome; a setup, or a phase seen already, opens an attempt."""
+        if not self.tries or (
+            self.tries[-1] and (when == "setup" or when in self.tries[-1])
+        ):
+            self.tries.append({})
+        self.tries[-1][when] = outcome
+
     @property
     def outcome(self) -> Outcome:
-        """The final outcome over all phases."""
-        phases = dict(self.phases)
-        if self.call_outcomes:
-            phases["call"] = self.call_outcomes[-1]
-        return combine(phases.items())
+        """The final outcome: the last attempt's phases combined."""
+        return combine((self.tries[-1] if self.tries else {}).items())
 
     @property
     def first_outcome(self) -> Outcome:
         """The outcome the first attempt had (pass@1)."""
-        if self.call_outcomes:
-            first = dict(self.phases)
-            first["call"] = self.call_outcomes[0]
-            return combine(first.items())
-        return self.outcome
+        return combine((self.tries[0] if self.tries else {}).items())
 
     @property
     def attempts(self) -> int:
-        """How many times the body ran (1 unless something reran it)."""
-        return max(1, len(self.call_outcomes))
+        """How many times the test ran (1 unless a rerun plugin reran it)."""
+        return max(1, len(self.tries))
 
 
 def scenario_of(nodeid: str, layout: str) -> str:
@@ -106,10 +114,7 @@ class Results:
             record = TestRecord(nodeid=report.nodeid, **declaration)
             self._records[report.nodeid] = record
         outcome = Outcome(getattr(report, OUTCOME_ATTR, None) or _fallback(report))
-        if report.when == "call":
-            record.call_outcomes.append(outcome)
-        else:
-            record.phases[report.when] = outcome
+        record.log(report.when, outcome)
         record.duration += float(report.duration)
         if outcome is not Outcome.PASSED:
             message = _message(report)

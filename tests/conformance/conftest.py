@@ -73,6 +73,19 @@ def wpc_args(*extra: str, profile: Path = PROFILE) -> list[str]:
     ]
 
 
+MEASURED_ON: dict[str, Any] = {
+    "commit": "0123456789abcdef0123456789abcdef01234567",
+    "dirty": False,
+    "changes": None,
+    "specVersion": "1.0",
+}
+"""The `measuredOn` of `negative_report()`: a clean tree at a commit no run is at."""
+NOT_RUN: list[dict[str, Any]] = [
+    {"fault": "early-finalizer-removal", "reason": "chaos", "detail": "chaos only"},
+    {"fault": "never-ready", "reason": "not-selected", "detail": "deselected"},
+]
+
+
 def negative_report(**changes: Any) -> dict[str, Any]:
     """A small valid NegativeControlsReport, with top-level keys replaced."""
     document: dict[str, Any] = {
@@ -81,6 +94,7 @@ def negative_report(**changes: Any) -> dict[str, Any]:
         "date": "2026-11-22T04:54:10+00:00",
         "implementation": "reference",
         "durationSeconds": 500.7,
+        "measuredOn": dict(MEASURED_ON),
         "mutationScore": {
             "killed": 2,
             "total": 8,
@@ -93,14 +107,16 @@ def negative_report(**changes: Any) -> dict[str, Any]:
             "score": 0.5,
             "survivors": ["slow-heartbeat"],
         },
-        "notRun": [],
+        "notRun": [dict(e) for e in NOT_RUN],
         "faults": [],
     }
     document.update(changes)
     return document
 
 
-def mutation_score(*, implementation: str, source: Path) -> dict[str, Any]:
+def mutation_score(
+    *, implementation: str, source: Path, stale_reason: str | None = None
+) -> dict[str, Any]:
     """The ConformanceReport's `mutationScore` read from `negative_report()`."""
     return {
         "killed": 2,
@@ -111,6 +127,10 @@ def mutation_score(*, implementation: str, source: Path) -> dict[str, Any]:
         "implementation": implementation,
         "source": str(source),
         "date": "2026-11-22T04:54:10+00:00",
+        "measuredOn": dict(MEASURED_ON),
+        "notRun": [dict(e) for e in NOT_RUN],
+        "stale": stale_reason is not None,
+        "staleReason": stale_reason,
     }
 
 

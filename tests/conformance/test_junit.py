@@ -23,7 +23,7 @@ def record(name: str, outcome: Outcome) -> TestRecord:
         scenario=f"conformance/tests/test_x.py::test_{name}",
         message=f"{name} message",
     )
-    rec.call_outcomes.append(outcome)
+    rec.log("call", outcome)
     return rec
 
 

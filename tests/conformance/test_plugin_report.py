@@ -9,9 +9,14 @@
   one is listed, not failed;
 - --require-must-coverage fails a run that leaves a MUST clause untested;
 - the mutation score is null without --negative-controls; with it, the report
-  carries the NegativeControlsReport's score and still validates; a missing or
-  invalid file, or one of another implementation, stops the run before any test
-  with a usage error naming the file;
+  carries the NegativeControlsReport's score and still validates, marked stale
+  (with both commits and spec versions) when measured on other code, and the run's
+  summary and HTML page say STALE next to it; a missing or invalid file, or one of
+  another implementation, stops the run before any test with a usage error naming
+  the file;
+- a test that a rerun plugin retried is listed with its layout, first and final
+  outcome and attempts in the report and under "Needed a rerun" in the summary,
+  also when its first attempt failed in setup;
 - under pytest-xdist the run is prepared once, not once per worker.
 """
 
@@ -25,6 +30,7 @@ import yaml
 
 from conformance import contract
 from conformance.report import documents
+from tests.conformance.conftest import FAKE_CLUSTER_CONFTEST
 from tests.conformance.conftest import mutation_score
 from tests.conformance.conftest import negative_report
 from tests.conformance.conftest import wpc_args
@@ -156,7 +162,25 @@ def test_report_carries_the_mutation_score_of_negative_controls(
     result, doc = run_with_report(suite, "--wpc-negative-controls", str(path))
     result.assert_outcomes(passed=2)
     documents.validate(doc)
-    assert doc["mutationScore"] == mutation_score(implementation="fake", source=path)
+    # Measured at a commit this checkout is not at, and against spec 1.0, not the
+    # fixture spec this run judges: stale, and both sides named.
+    here = doc["suite"]["commit"][:12]
+    reason = (
+        f"measured at commit 0123456789ab, this run is at commit {here}; "
+        f"measured against spec 1.0, this run judges spec 0.0.1-test"
+    )
+    assert doc["suite"]["specVersion"] == "0.0.1-test"
+    assert doc["mutationScore"]["staleReason"].startswith(reason)
+    assert doc["mutationScore"] == mutation_score(
+        implementation="fake",
+        source=path,
+        stale_reason=doc["mutationScore"]["staleReason"],
+    )
+    result.stdout.fnmatch_lines(
+        ["Needed a rerun: 0", f"mutation score 2/8 MUST clauses*: STALE ({reason}*"]
+    )
+    page = (suite.path / "reports" / "conformance-fake.html").read_text()
+    assert f"STALE ({reason}" in page
 
 
 @pytest.mark.parametrize(
@@ -185,6 +209,117 @@ def test_a_bad_negative_controls_file_stops_the_run(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*--wpc-negative-controls: {path}: *{problem}*"])
     assert not (suite.path / "prepared.log").exists()
+
+
+# What pytest-rerunfailures does (not a dependency of WPC): run the protocol again
+# after a failed phase, logging the failed attempt's reports up to that phase with
+# outcome "rerun"; the last attempt's reports are logged as they are.
+RERUN_CONFTEST = textwrap.dedent(
+    """
+    import pytest
+    from _pytest.runner import runtestprotocol
+
+    RERUNS = 2
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(item, nextitem):
+        item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+        for attempt in range(RERUNS + 1):
+            reports = runtestprotocol(item, nextitem=nextitem, log=False)
+            last = attempt == RERUNS or not any(r.failed for r in reports)
+            for report in reports:
+                if not last and report.failed:
+                    report.outcome = "rerun"
+                    item.ihook.pytest_runtest_logreport(report=report)
+                    break
+                item.ihook.pytest_runtest_logreport(report=report)
+            if last:
+                break
+        item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+        return True
+    """
+)
+
+FLAKY = textwrap.dedent(
+    """
+    import pytest
+
+    SEEN = {}
+
+    def attempt(key):
+        SEEN[key] = SEEN.get(key, 0) + 1
+        return SEEN[key]
+
+    @pytest.fixture
+    def shaky_setup(wpc_layout):
+        if wpc_layout == "initless" and attempt("setup-" + wpc_layout) == 1:
+            raise RuntimeError("setup broke once")
+
+    @pytest.mark.conformance(short_name="Flaky", clauses=["WPC-POD-001"])
+    def test_flaky(wpc_layout, shaky_setup):
+        if wpc_layout == "legacy":
+            assert attempt("call-" + wpc_layout) > 1, "first attempt fails"
+    """
+)
+
+BROKEN = textwrap.dedent(
+    """
+    import pytest
+
+    @pytest.mark.conformance(short_name="Broken", clauses=["WPC-FINALIZER-001"])
+    def test_broken(wpc_layout):
+        assert wpc_layout != "legacy", "fails every attempt"
+    """
+)
+
+
+def test_items_that_needed_a_rerun_are_listed_in_report_and_summary(
+    suite: pytest.Pytester,
+) -> None:
+    suite.makeconftest(FAKE_CLUSTER_CONFTEST + RERUN_CONFTEST)
+    suite.makepyfile(test_flaky=FLAKY, test_broken=BROKEN)
+    result, doc = run_with_report(suite)
+    documents.validate(doc)
+    node = "test_{0}.py::test_{0}[{1}]"
+    assert doc["attempts"]["retried"] == [
+        {
+            "nodeid": node.format("broken", "legacy"),
+            "shortName": "Broken",
+            "layout": "legacy",
+            "attempts": 3,
+            "firstOutcome": "failed",
+            "finalOutcome": "failed",
+        },
+        {
+            "nodeid": node.format("flaky", "legacy"),
+            "shortName": "Flaky",
+            "layout": "legacy",
+            "attempts": 2,
+            "firstOutcome": "failed",
+            "finalOutcome": "passed",
+        },
+        {
+            "nodeid": node.format("flaky", "initless"),
+            "shortName": "Flaky",
+            "layout": "initless",
+            "attempts": 2,
+            "firstOutcome": "error",
+            "finalOutcome": "passed",
+        },
+    ]
+    assert doc["attempts"]["firstTry"]["passed"] == 1  # Broken[initless] only
+    assert doc["attempts"]["final"]["passed"] == 3
+    assert doc["summary"]["failed"] == 1
+    result.stdout.fnmatch_lines(
+        [
+            "Needed a rerun: 3",
+            "  ?initless? Flaky: 2 attempts, flaky: error first, passed at last (*)",
+            "  ?legacy? Broken: 3 attempts, failed on the first and the last (*)",
+            "  ?legacy? Flaky: 2 attempts, flaky: failed first, passed at last (*)",
+        ]
+    )
+    page = (suite.path / "reports" / "conformance-fake.html").read_text()
+    assert "Flaky [legacy]: failed then passed (2 attempts)" in page
 
 
 @pytest.mark.slow

@@ -4,8 +4,8 @@
   harness errors, with a verdict per row;
 - every failure and harness error is listed with its layout, ShortName,
   clauses and the first line of its message;
-- end to end (pytester), the table is printed in the run's summary, before the
-  report's path.
+- end to end (pytester), the table is printed in the run's summary, then how many
+  items needed a rerun (none here), before the report's path.
 """
 
 from __future__ import annotations
@@ -32,8 +32,7 @@ def record(name, layout, support, outcome, message=""):
         scenario=f"t.py::test_{name}",
         message=message,
     )
-    found.phases["call"] = outcome
-    found.call_outcomes.append(outcome)
+    found.log("call", outcome)
     return found
 
 
@@ -98,6 +97,9 @@ def test_a_run_ends_with_the_table_then_the_report(suite: pytest.Pytester) -> No
             "layout     support*passed*failed*not claimed*harness error  verdict",
             "initless   Core * 1 * 0 * 0 * 0  PASS",
             "legacy     Core * 1 * 0 * 0 * 0  PASS",
+            "",
+            "Needed a rerun: 0",
+            "",
             f"*{report}*",
         ]
     )

@@ -6,7 +6,8 @@ each verdict to `reports/negative-controls/faults/<fault>.json` as it arrives.
 `write_summary()` gathers the verdicts written since the session started into
 `reports/negative-controls.yaml` (schema: `conformance/negative-controls.schema.json`),
 so a session that runs a few faults with `-k` sums up just those and lists the rest
-as not run.
+as not run (`unrun`: each fault with why), beside the commit and spec version the
+session measured.
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ from typing import Any
 
 import yaml
 
+from conformance.report.provenance import Provenance
 from tests.negative import controls
 from tests.negative import runner
 from tests.negative import scoring
+from tests.negative import unrun
 
 OUT_DIR = runner.REPO / "reports" / "negative-controls"
 SUMMARY = OUT_DIR.with_suffix(".yaml")
@@ -77,21 +80,33 @@ class Verdicts:
         return self.results[control.fault]
 
 
-def write_summary(*, started: float, out_dir: Path = OUT_DIR) -> dict[str, Any] | None:
-    """Sum up the verdicts written since `started`; None (and no file) if there are none."""
+def write_summary(
+    *, started: float, measured_on: Provenance, out_dir: Path = OUT_DIR
+) -> dict[str, Any] | None:
+    """Sum up the verdicts written since `started`; None (and no file) if there are none.
+
+    `measured_on`: the code and spec the session started on (see `scoring.summary`).
+    """
     folder = out_dir / "faults"
     paths = sorted(folder.glob("*.json")) if folder.is_dir() else []
     entries = [json.loads(p.read_text()) for p in paths if p.stat().st_mtime >= started]
     if not entries:
         return None
-    rows = [r for r in controls.load() if r.status != controls.CHAOS]
+    known = controls.Known.discover()
+    table = controls.load(known=known)
+    rows = [r for r in table if r.status != controls.CHAOS]
     order = {row.fault: i for i, row in enumerate(rows)}
     entries.sort(key=lambda e: order.get(str(e["fault"]), len(order)))
     document = scoring.summary(
         entries,
-        must=controls.Known.discover().must,
-        not_run=sorted(set(order) - {str(e["fault"]) for e in entries}),
+        must=known.must,
+        not_run=unrun.not_run(
+            table,
+            known=known.faults,
+            ran=(str(e["fault"]) for e in entries if e["status"] != controls.PENDING),
+        ),
         duration=time.time() - started,
+        measured_on=measured_on,
     )
     scoring.validate(document)
     out_dir.with_suffix(".yaml").write_text(yaml.safe_dump(document, sort_keys=False))

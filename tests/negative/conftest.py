@@ -12,19 +12,29 @@ from typing import Any
 
 import pytest
 
+from conformance import spec as specs
+from conformance.report import provenance
 from tests.negative import batching
 from tests.negative import controls
 from tests.negative import runner
 
 STARTED = pytest.StashKey[float]()
 SUMMARY = pytest.StashKey[dict[str, Any]]()
+MEASURED_ON = pytest.StashKey[provenance.Provenance]()
 PROVIDER = "local"
 CLUSTER = "wpc"
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Note when the session started: verdict files older than that are stale."""
+    """Note when the session started and which code and spec it measures.
+
+    Verdict files older than the start are stale; a report copying the score
+    compares the code and spec with its own. Only the reporting process writes
+    the summary, so only it asks git.
+    """
     config.stash[STARTED] = time.time()
+    if not hasattr(config, "workerinput"):
+        config.stash[MEASURED_ON] = provenance.current(str(specs.load().version))
 
 
 @pytest.fixture(scope="session")
@@ -61,9 +71,11 @@ def negative_verdicts(
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Write the summary with the mutation score from this session's verdicts."""
     config = session.config
-    if hasattr(config, "workerinput") or STARTED not in config.stash:
+    if hasattr(config, "workerinput") or MEASURED_ON not in config.stash:
         return
-    document = batching.write_summary(started=config.stash[STARTED])
+    document = batching.write_summary(
+        started=config.stash[STARTED], measured_on=config.stash[MEASURED_ON]
+    )
     if document is not None:
         config.stash[SUMMARY] = document
 
@@ -81,3 +93,9 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         f"faults killed; survivors: {', '.join(faults['survivors']) or 'none'}; "
         f"{batching.SUMMARY}"
     )
+    measured = provenance.Provenance.from_json(document["measuredOn"])
+    terminalreporter.write_line(f"measured on {measured.label()}")
+    for entry in document["notRun"]:
+        terminalreporter.write_line(
+            f"not run: {entry['fault']} ({entry['reason']}: {entry['detail']})"
+        )

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance.report import mutation
+from conformance.report.provenance import Provenance
 from tests.negative.controls import PENDING
 from tests.negative.controls import Control
 from tests.negative.controls import TestRef
@@ -181,10 +182,16 @@ def summary(
     entries: list[dict[str, Any]],
     *,
     must: Iterable[str],
-    not_run: Iterable[str],
+    not_run: Iterable[Mapping[str, Any]],
     duration: float,
+    measured_on: Provenance,
 ) -> dict[str, Any]:
-    """The `reports/negative-controls.yaml` document from per-fault entries."""
+    """The `reports/negative-controls.yaml` document from per-fault entries.
+
+    `not_run`: the faults left out, with why (`tests.negative.unrun`);
+    `measured_on`: the code and spec the faults ran against, so that a report
+    copying the score can tell when it no longer describes its own code.
+    """
     result = score(entries, must=must)
     return {
         "apiVersion": "wpc.dev/v1alpha1",
@@ -192,6 +199,7 @@ def summary(
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "implementation": IMPLEMENTATION,
         "durationSeconds": round(duration, 1),
+        "measuredOn": measured_on.to_json(),
         "mutationScore": {
             "killed": len(result.killed_must),
             "total": result.must_total,
@@ -204,7 +212,7 @@ def summary(
             "score": round(result.fault_score, 4),
             "survivors": list(result.survivors),
         },
-        "notRun": sorted(not_run),
+        "notRun": sorted((dict(e) for e in not_run), key=lambda e: str(e["fault"])),
         "faults": entries,
     }
 

@@ -3,7 +3,9 @@
 - a verdict is recorded as `<out>/faults/<fault>.json`; a run that raised becomes an
   `error` verdict carrying the first line of the exception;
 - the summary takes only verdicts written since the session started, in table order,
-  lists the table's other faults as not run, and matches its schema;
+  lists every other fault of the reference implementation as not run with why
+  (deselected, or chaos-only), records the code and spec it measured, and matches
+  its schema;
 - without fresh verdicts no summary is written.
 """
 
@@ -13,6 +15,8 @@ import os
 
 import yaml
 
+from conformance.report.provenance import Provenance
+from reference_impl.controller import faults
 from tests.negative import batching
 from tests.negative import controls
 from tests.negative import results
@@ -20,6 +24,7 @@ from tests.negative import runner
 from tests.negative import scoring
 
 ROWS = {row.fault: row for row in controls.load()}
+MEASURED_ON = Provenance(commit="f" * 40, dirty=False, changes=None, spec_version="1.0")
 
 
 def killed(fault: str) -> scoring.Verdict:
@@ -45,13 +50,23 @@ def test_the_summary_takes_this_sessions_verdicts_in_table_order(tmp_path):
     for fault in ("no-owner-reference", "never-ready"):
         batching.record(killed(fault), tmp_path)
 
-    document = batching.write_summary(started=2000, out_dir=tmp_path)
+    document = batching.write_summary(
+        started=2000, measured_on=MEASURED_ON, out_dir=tmp_path
+    )
 
     assert document is not None
+    ran = {"no-owner-reference", "never-ready"}
     assert [f["fault"] for f in document["faults"]] == [
-        fault for fault in ROWS if fault in {"no-owner-reference", "never-ready"}
+        fault for fault in ROWS if fault in ran
     ]
-    assert "slow-heartbeat" in document["notRun"]
+    assert document["measuredOn"] == MEASURED_ON.to_json()
+    not_run = {e["fault"]: e["reason"] for e in document["notRun"]}
+    assert set(not_run) == set(faults.known_names()) - ran
+    assert not_run["slow-heartbeat"] == "not-selected"
+    assert {f for f, reason in not_run.items() if reason == "chaos"} == {
+        row.fault for row in ROWS.values() if row.status == controls.CHAOS
+    }
+    assert set(not_run.values()) == {"not-selected", "chaos"}
     assert document["faultScore"]["killed"] == 2
     assert document["mutationScore"]["killedClauses"] == sorted(
         {*ROWS["never-ready"].clauses, *ROWS["no-owner-reference"].clauses}
@@ -63,5 +78,8 @@ def test_the_summary_takes_this_sessions_verdicts_in_table_order(tmp_path):
 
 def test_no_fresh_verdicts_write_no_summary(tmp_path):
     os.utime(batching.record(killed("never-ready"), tmp_path), (1000, 1000))
-    assert batching.write_summary(started=2000, out_dir=tmp_path) is None
+    assert (
+        batching.write_summary(started=2000, measured_on=MEASURED_ON, out_dir=tmp_path)
+        is None
+    )
     assert not (tmp_path.parent / f"{tmp_path.name}.yaml").exists()

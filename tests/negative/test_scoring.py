@@ -8,8 +8,9 @@
   clauses, clauses of faults not killed and clauses no killer cited do not count,
   and a clause killed twice counts once; the fault score counts killed faults and
   lists every other fault (pending ones too) as a survivor;
-- the summary document names the reference implementation and matches its schema
-  (kept in `conformance/`, which reads it into the ConformanceReport), also when empty.
+- the summary document names the reference implementation, the code and spec it
+  measured and the faults not run with why, and matches its schema (kept in
+  `conformance/`, which reads it into the ConformanceReport), also when empty.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from conformance.report.provenance import Provenance
 from tests.negative import results
 from tests.negative import scoring
 from tests.negative.controls import Control
@@ -33,6 +35,16 @@ CONTROL = Control(
     canaries=(CANARY,),
 )
 MARKER_CLAUSES = ("WPC-HANDSHAKE-001", "WPC-HANDSHAKE-003")
+MEASURED_ON = Provenance(
+    commit="0123456789abcdef0123456789abcdef01234567",
+    dirty=True,
+    changes="c1" * 32,
+    spec_version="1.0",
+)
+NOT_RUN = [
+    {"fault": "x", "reason": "not-selected", "detail": "deselected"},
+    {"fault": "a", "reason": "chaos", "detail": "only a chaos experiment sees it"},
+]
 
 
 def seen(
@@ -176,10 +188,20 @@ def test_the_summary_matches_its_schema():
         tests=[],
     )
     document = scoring.summary(
-        entries, must=[*MUST, "WPC-HANDSHAKE-003"], not_run=["x"], duration=99.94
+        entries,
+        must=[*MUST, "WPC-HANDSHAKE-003"],
+        not_run=NOT_RUN,
+        duration=99.94,
+        measured_on=MEASURED_ON,
     )
     scoring.validate(document)
     assert document["implementation"] == "reference"
+    assert document["measuredOn"] == {
+        "commit": "0123456789abcdef0123456789abcdef01234567",
+        "dirty": True,
+        "changes": "c1" * 32,
+        "specVersion": "1.0",
+    }
     assert document["mutationScore"] == {
         "killed": 1,
         "total": 5,
@@ -192,8 +214,11 @@ def test_the_summary_matches_its_schema():
         "score": 0.5,
         "survivors": ["leave-finalizer"],
     }
-    assert (document["durationSeconds"], document["notRun"]) == (99.9, ["x"])
+    assert document["durationSeconds"] == 99.9
+    assert document["notRun"] == [NOT_RUN[1], NOT_RUN[0]]  # by fault name
 
 
 def test_an_empty_summary_matches_its_schema():
-    scoring.validate(scoring.summary([], must=MUST, not_run=[], duration=0))
+    scoring.validate(
+        scoring.summary([], must=MUST, not_run=[], duration=0, measured_on=MEASURED_ON)
+    )
