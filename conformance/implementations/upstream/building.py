@@ -22,6 +22,8 @@ from plumbing import commands
 from plumbing import gobuilding
 
 GO_ENV = {"GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod"}
+BUILD_NAME = "argo-workflows"
+"""The builds' cache name: `<cache>/components/argo-workflows-<key>`."""
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,7 @@ def _ldflags(version: str, commit: str, dirty: bool) -> tuple[str, ...]:
 def build_source(source: Source, cache_dir: Path) -> Path:
     """Build both binaries from a source tree, statically; return the bin dir."""
     spec = gobuilding.GoBuild(
-        name="argo-workflows",
+        name=BUILD_NAME,
         version=source.key,
         module_dir=source.directory,
         packages=tuple(f"./cmd/{program}" for program in PROGRAMS),
@@ -98,11 +100,17 @@ def build_source(source: Source, cache_dir: Path) -> Path:
     )
 
 
+def is_source_built(key: str, cache_dir: Path) -> bool:
+    """Whether the source keyed `key` (`Source.key`) is built and stamped; builds nothing."""
+    spec = gobuilding.GoBuild(name=BUILD_NAME, version=key, packages=())
+    return gobuilding.is_built(spec, cache_dir)
+
+
 def build_binaries(version: str, cache_dir: Path) -> Path:
     """Build both binaries from the module proxy; return the bin dir."""
     download(version)  # fail early, quoting the proxy
     spec = gobuilding.GoBuild(
-        name="argo-workflows",
+        name=BUILD_NAME,
         version=version,
         requires=((pins.MODULE, version),),
         packages=(

@@ -66,6 +66,15 @@ class Source:
         return f"{self.version} (commit {self.commit[:12]}{state})"
 
 
+def ref_key(commit: str) -> str:
+    """The cache key of a build of a git repository at `commit`: its first 12 hex digits.
+
+    One function, so whoever asks whether a ref is built (`make history`'s
+    `--substitute-built`) names the cache entry exactly as `resolve` does.
+    """
+    return commit[:12]
+
+
 def from_env(flag: str | None) -> Path | None:
     """The source directory: the flag if given, else `WPC_ARGO_SOURCE`, else None."""
     value = flag or os.environ.get(SOURCE_ENV, "")
@@ -213,7 +222,7 @@ def resolve(directory: Path, *, ref: str | None, cache_dir: Path) -> Source:
         tree = _export(directory, commit, cache_dir)
         check_module(tree)
         return Source(
-            tree, commit[:12], _describe(directory, commit), commit, dirty=False
+            tree, ref_key(commit), _describe(directory, commit), commit, dirty=False
         )
     check_module(directory)
     if not _is_git(directory):
