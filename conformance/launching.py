@@ -148,6 +148,7 @@ def pytest_command(request: RunRequest) -> list[str]:
 LIST_SKIPS = frozenset(
     {"wpc_implementation", "wpc_layout", "wpc_report", "wpc_junit"}
     | {"wpc_negative_controls", "wpc_require_must"}
+    | {"wpc_history_result"}
 )
 """Options that only matter to a run's reports; `--list` writes none."""
 

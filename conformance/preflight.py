@@ -24,6 +24,7 @@ from conformance.errors import DataError
 from conformance.harness import layouts
 from conformance.implementations import checking
 from conformance.implementations import profiles
+from conformance.report import historical
 from conformance.report import mutation
 
 LOCAL_TOOLS = {
@@ -113,6 +114,12 @@ def _files(
     scale = values.get("wpc_timeout_scale")
     if scale is not None and float(scale) <= 0:
         problems.append(f"--timeout-scale must be positive, not {scale}")
+    history_result = values.get("wpc_history_result")
+    if history_result is not None:
+        try:
+            historical.read(Path(history_result))
+        except DataError as exc:
+            problems.append(f"--history-result: {exc}")
 
 
 def _provider(values: Mapping[str, Any], host: Host, problems: list[str]) -> None:

@@ -53,6 +53,7 @@ from conformance.plugin import progress
 from conformance.plugin import runs
 from conformance.plugin.keys import WORKERINPUT_KEY
 from conformance.plugin.settings import RunSettings
+from conformance.report import historical
 from conformance.report import mutation
 from conformance.report import provenance
 from conformance.report.outcomes import Outcome
@@ -141,6 +142,12 @@ def pytest_configure(config: pytest.Config) -> None:
         timeouts=Timeouts().scaled(settings.timeout_scale),
         mutation_score=score,
     )
+    if settings.history_result is not None and not _is_worker(config):
+        # Read now, like the negative controls: a bad file stops the run before it starts.
+        try:
+            run.historical_score = historical.read(settings.history_result)
+        except DataError as exc:
+            raise pytest.UsageError(f"--wpc-history-result: {exc}") from exc
     if _is_worker(config):
         data = config.workerinput.get(WORKERINPUT_KEY)  # type: ignore[attr-defined]
         if data is not None:

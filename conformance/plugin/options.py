@@ -237,6 +237,14 @@ OPTIONS = (
         "fail the run when a MUST clause has no test",
         action="store_true",
     ),
+    Option(
+        ("--history-result",),
+        "wpc_history_result",
+        "HistoryResult (make history) whose historical mutation score, fixed bugs "
+        "caught / in scope, the ConformanceReport carries",
+        type=Path,
+        metavar="PATH",
+    ),
 )
 BY_DEST = {option.dest: option for option in OPTIONS}
 
@@ -358,6 +366,7 @@ def settings(config: pytest.Config) -> RunSettings:
         spec_path=opt("wpc_spec"),
         divergences_path=opt("wpc_divergences") or divergences.DEFAULT_PATH,
         require_must_coverage=bool(opt("wpc_require_must")),
+        history_result=opt("wpc_history_result"),
         reports_dir=report.parent if report else Path(config.rootpath, "reports"),
         profile_vars=profile_vars(list(opt("wpc_profile_vars") or [])),
         negative_controls=opt("wpc_negative_controls"),

@@ -42,6 +42,8 @@ class Run:
     """The named timeouts, already scaled by --timeout-scale."""
     mutation_score: dict[str, Any] | None = None
     """The report's `mutationScore`, read from --negative-controls (None: null)."""
+    historical_score: dict[str, Any] | None = None
+    """The report's `historicalMutationScore`, read from --history-result (None: null)."""
     context: RunContext | None = None
     """What preparing the run found; None until prepared (or with --collect-only)."""
     results: Results = field(default_factory=Results)

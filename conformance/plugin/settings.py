@@ -36,6 +36,8 @@ class RunSettings:
     """Where logs of profile commands and failure evidence go."""
     profile_vars: Mapping[str, str] = field(default_factory=dict)
     """--profile-var values for the profile's declared `variables`."""
+    history_result: Path | None = None
+    """--history-result: the HistoryResult whose historical score the report carries."""
     negative_controls: Path | None = None
     """--negative-controls: the NegativeControlsReport whose score the report carries."""
 

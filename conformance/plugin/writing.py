@@ -172,6 +172,7 @@ def document(
         ledger=ledger.build(spec, decls.values()),
         leaks=runs.of(config).leaks,
         mutation_score=runs.of(config).mutation_score,
+        historical_score=runs.of(config).historical_score,
     )
 
 

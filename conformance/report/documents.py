@@ -9,6 +9,11 @@ ledger, attempts (first try versus final, and the items that needed a rerun:
 `conformance.report.reruns`), the mutation score (copied from a
 NegativeControlsReport by `conformance.report.mutation` when the run is given one, else
 null), the objects cleanup found left behind (leaks), and every test.
+
+`historicalMutationScore` (optional in the schema, so older reports still
+read) is upstream's fixed bugs caught / in scope, copied from a HistoryResult
+(`make history`) by `conformance.report.historical` when the run is given
+`--history-result`, else null.
 """
 
 from __future__ import annotations
@@ -131,6 +136,7 @@ def build(
     ledger: ledgers.Ledger,
     leaks: list[str],
     mutation_score: dict[str, Any] | None = None,
+    historical_score: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Assemble the report document (validate with `validate()`)."""
     scenarios = [r for r in records if r.kind == "scenario"]
@@ -179,6 +185,7 @@ def build(
             "retried": reruns.retried(scenarios),
         },
         "mutationScore": mutation_score,
+        "historicalMutationScore": historical_score,
         "leaks": leaks,
         "tests": [
             {

@@ -306,6 +306,16 @@ def _run_section(document: Mapping[str, Any]) -> Markup:
     score = document.get("mutationScore")
     if score:
         facts.append(("mutation score", mutation.describe(score)))
+
+    historical = document.get("historicalMutationScore")
+    if historical:
+        facts.append(
+            (
+                "historical mutation score",
+                f"{historical['caught']}/{historical['inScope']} upstream fixes caught "
+                f"(WPC {historical['suiteCommit'][:12]}, {historical['date']})",
+            )
+        )
     return element(
         "dl", *(join([element("dt", k), element("dd", v)]) for k, v in facts)
     )

@@ -1,0 +1,81 @@
+"""The ConformanceReport's `historicalMutationScore`, read from a HistoryResult.
+
+The synthetic mutation score (`mutation`) says how many broken variants of the
+reference the suite kills; the historical one says how many bugs upstream Argo
+Workflows really shipped and fixed it catches: fixed bugs caught / fixed bugs
+in scope, measured by `make history` (`conformance.historical`) into
+`reports/history/history-result.yaml`. A conformance run given
+`--history-result` copies the score, every fix's verdict, and the WPC commit
+and date it was measured at, so a reader sees how old it is: it is not
+re-measured by the run, and a suite changed since may score differently.
+
+The score is the suite's, measured on upstream's tags, so unlike the synthetic
+one it is not refused for another implementation; the block names the
+implementation the tags were built with. The HistoryResult's schema lives
+beside the ConformanceReport's for the same reason as the negative controls':
+the writer (`conformance.historical`) sits above this layer and validates
+against this file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from conformance.errors import DataError
+
+SCHEMA_PATH = Path(__file__).parent.parent / "history-result.schema.json"
+KIND = "HistoryResult"
+API_VERSION = "wpc.dev/v1alpha1"
+
+
+def validate(document: Any) -> None:
+    """Raise jsonschema.ValidationError unless `document` is a HistoryResult."""
+    schema = json.loads(SCHEMA_PATH.read_text())
+    jsonschema.Draft202012Validator(schema).validate(document)
+
+
+def load(path: Path) -> dict[str, Any]:
+    """Read and validate a HistoryResult; DataError names the file and the key."""
+    try:
+        document = yaml.safe_load(path.read_text())
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise DataError(f"{path}: cannot read the history result: {exc}") from exc
+    try:
+        validate(document)
+    except jsonschema.ValidationError as exc:
+        where = ".".join(str(p) for p in exc.absolute_path) or "<top level>"
+        raise DataError(
+            f"{path}: invalid history result (schema {SCHEMA_PATH.name}): "
+            f"{where}: {exc.message}"
+        ) from exc
+    result: dict[str, Any] = document
+    return result
+
+
+def slot(document: dict[str, Any], *, source: Path) -> dict[str, Any]:
+    """The ConformanceReport's `historicalMutationScore` from a validated HistoryResult."""
+    score = document["score"]
+    return {
+        "caught": score["caught"],
+        "inScope": score["inScope"],
+        "score": score["score"],
+        "counting": score["counting"],
+        "verdicts": [
+            {"id": e["id"], "verdict": e["verdict"]} for e in document["entries"]
+        ],
+        "selected": document["selected"],
+        "implementation": document["implementation"],
+        "suiteCommit": document["suite"]["commit"],
+        "date": document["date"],
+        "source": str(source),
+    }
+
+
+def read(path: Path) -> dict[str, Any]:
+    """`load` then `slot`: the historicalMutationScore a run copies."""
+    return slot(load(path), source=path)
