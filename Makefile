@@ -23,7 +23,7 @@ CHAOS_SLICE ?= main-oom-killed-legacy or controller-down-while-main-runs-legacy
 # 180 s completion timeout): one caught by an invariant, two by probes.
 CHAOS_NEGATIVE_SLICE ?= double-pod-on-restart or forget-in-flight-pods or oom-reported-as-error
 
-.PHONY: chaos chaos-negative-controls negative-controls history setup lint test unit-test cluster-test conformance cluster-up cluster-down host-deps bench images stress interrupt-test differential qualify
+.PHONY: chaos chaos-negative-controls negative-controls history history-list setup lint test unit-test cluster-test conformance cluster-up cluster-down host-deps bench images stress interrupt-test differential qualify
 
 setup: $(STAMP)
 
@@ -98,8 +98,12 @@ negative-controls: setup
 # implementation whose broken variants it ran (reference), when that run left one.
 NEGATIVE_CONTROLS := $(if $(filter reference,$(IMPLEMENTATION)),$(wildcard reports/negative-controls.yaml))
 
+# The historical mutation score of the last `make history` (upstream's fixed bugs caught
+# / in scope) is the suite's, so every implementation's report carries it when present.
+HISTORY_RESULT := $(wildcard reports/history/history-result.yaml)
+
 conformance: setup
-	$(PY) -m conformance run --implementation $(IMPLEMENTATION) --layout $(LAYOUT) --provider $(PROVIDER) --cluster $(CLUSTER) -n $(WORKERS) $(if $(NEGATIVE_CONTROLS),--negative-controls $(NEGATIVE_CONTROLS)) $(foreach v,$(PROFILE_VARS),--profile-var $(v))
+	$(PY) -m conformance run --implementation $(IMPLEMENTATION) --layout $(LAYOUT) --provider $(PROVIDER) --cluster $(CLUSTER) -n $(WORKERS) $(if $(NEGATIVE_CONTROLS),--negative-controls $(NEGATIVE_CONTROLS)) $(foreach v,$(PROFILE_VARS),--profile-var $(v)) $(if $(HISTORY_RESULT),--history-result $(HISTORY_RESULT))
 
 # Pod startup by phase and workflows per minute of IMPLEMENTATION, per layout, on the
 # shared cluster; the result goes to reports/bench-<implementation>.yaml. Two runs side
@@ -157,9 +161,22 @@ qualify: setup
 	@test -n "$(SOURCE)" || { echo "make qualify: give SOURCE=<argo-workflows git repository> or set WPC_ARGO_SOURCE" >&2; exit 10; }
 	$(PY) -m conformance qualify --old $(OLD) --new $(NEW) --source $(SOURCE) --layout $(LAYOUT) --reruns $(RERUNS) --provider $(PROVIDER) --cluster $(CLUSTER) -n $(WORKERS)
 
-# Upstream's fixed bugs (conformance/spec/history.yaml): the listing and its counts, no
-# cluster. Building each fix's two tags and running its scenario on them is not here yet.
+# Upstream's fixed bugs as mutants (conformance/spec/history.yaml): for every fix in scope,
+# observable and named by a scenario, build the last tag with the bug and the first without
+# it from SOURCE (each tag once; a built commit is reused), run only those scenarios on each
+# in LAYOUT, and judge each fix caught, missed, broken-after or not-run. Writes
+# reports/history/history-result.yaml (the historical mutation score: fixed bugs caught / in
+# scope, which `make conformance` then copies into its report) and prints the table and the
+# wall time. Needs the cluster. HISTORY_ARGS: --substitute-built (use an already built tag
+# on the same side of a fix, by git ancestry, instead of building), --plan (print the plan
+# only, no cluster), --entry ID (one fix). Exit 16 when a fix is missed or broken after it.
+HISTORY_ARGS ?=
 history: setup
+	@test -n "$(SOURCE)" || { echo "make history: give SOURCE=<argo-workflows git repository> or set WPC_ARGO_SOURCE (make history-list lists the fixes without either)" >&2; exit 10; }
+	$(PY) -m conformance history run --source $(SOURCE) --layout $(LAYOUT) --provider $(PROVIDER) --cluster $(CLUSTER) $(HISTORY_ARGS)
+
+# The fixes of the history, where each is and which scenario should catch it; no cluster.
+history-list: setup
 	$(PY) -m conformance history
 
 # The chaos experiments (chaos/experiments/*.yaml, each run with `chaos run`) against

@@ -7,7 +7,8 @@ diff           two ConformanceReports: regressions, fixes, clauses, claims, timi
 qualify        two git refs built, run, diffed, differing items rerun (needs a cluster)
 layout-diff    two implementations' reports: where legacy and init-less differ in each
 differential   a corpus of Workflows under two implementations, every difference reported
-history        upstream's fixed bugs (conformance/spec/history.yaml), with counts
+history        upstream's fixed bugs (conformance/spec/history.yaml), with counts;
+               `history run` builds each fix's tags and judges its scenario (cluster)
 html           a ConformanceReport YAML as one self-contained HTML page
 load-images    build an implementation's images and load them into the cluster
 """
@@ -22,7 +23,6 @@ from pathlib import Path
 from clusters.errors import ClusterError
 from conformance import launching
 from conformance import preflight
-from conformance import spec
 from conformance.bench import cli as bench_cli
 from conformance.differential import cli as differential_cli
 from conformance.diffing import cli as diff_cli
@@ -32,6 +32,7 @@ from conformance.errors import ConformanceError
 from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
 from conformance.harness.timeouts import Timeouts
+from conformance.historical import cli as history_cli
 from conformance.implementations import images
 from conformance.implementations import preparing
 from conformance.implementations import profiles
@@ -40,8 +41,6 @@ from conformance.plugin import options
 from conformance.qualifying import cli as qualify_cli
 from conformance.report import html
 from conformance.spec import SpecError
-from conformance.spec import history
-from conformance.spec import history_listing
 
 
 def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
@@ -106,15 +105,14 @@ def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     differential_cli.add_arguments(differential)
-    listing = sub.add_parser(
-        "history", help="list upstream's fixed bugs and which scenario catches each"
+    fixes = sub.add_parser(
+        "history",
+        help="upstream's fixed bugs: list them, or run each one's scenario before and "
+        "after its fix (`history run`)",
+        description=history_cli.DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    listing.add_argument(
-        "--file",
-        type=Path,
-        default=None,
-        help="a history file (default: the shipped one)",
-    )
+    history_cli.add_arguments(fixes)
     page = sub.add_parser(
         "html", help="render a ConformanceReport YAML as one self-contained HTML page"
     )
@@ -186,16 +184,6 @@ def _uninstall(args: argparse.Namespace) -> int:
     return 0
 
 
-def _history(args: argparse.Namespace) -> int:
-    """Print the history; a clause or scenario that does not exist is invalid input."""
-    fixes = history.load(args.file)
-    problems = history.check_references(fixes, spec.load())
-    if problems:
-        raise SpecError(f"{args.file or history.HISTORY_PATH}: " + "; ".join(problems))
-    sys.stdout.write(history_listing.render(fixes))
-    return 0
-
-
 def _html(args: argparse.Namespace) -> int:
     document = html.read(args.report)
     output = args.output or html.path_beside(args.report)
@@ -227,7 +215,7 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
         if args.verb == "differential":
             return differential_cli.main(args)
         if args.verb == "history":
-            return _history(args)
+            return history_cli.main(args)
         if args.verb == "html":
             return _html(args)
         if args.verb == "load-images":

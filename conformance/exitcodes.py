@@ -7,7 +7,9 @@ error, 5 no tests collected), and with one of these when it stopped first.
 `qualify` exits 0, REGRESSION (one that did not flip on rerun), INVALID_INPUT,
 or PREPARE_FAILED when a run left no report;
 `layout-diff` exits 0 or INVALID_INPUT;
-`history` exits 0 or INVALID_INPUT;
+`history` (the listing) exits 0 or INVALID_INPUT; `history run` exits 0 (every
+fix run was caught), NOT_CAUGHT, PREPARE_FAILED (a fix could not be judged: a
+run left no report, its scenario errored or ran in no layout) or INVALID_INPUT;
 `differential` exits 0, DIFFERENT, or one of the codes above for a run that
 could not start (CLUSTER_REFUSED also when another controller serves one of
 its instance IDs).
@@ -39,3 +41,6 @@ class ExitCode(enum.IntEnum):
     DIFFERENT = 15
     """`differential`: a corpus workflow differs between the two implementations (or
     did not complete on either), and the known-differences file does not list it."""
+    NOT_CAUGHT = 16
+    """`history run`: an upstream fix's scenario passed on the tag with the bug
+    (missed) or failed on the tag with the fix (broken-after)."""

@@ -6,6 +6,7 @@ commands:
   layout-diff A B    where two implementations' layouts differ (= python -m conformance layout-diff ...)
   differential ...   a corpus of Workflows under two implementations (= python -m conformance differential ...)
   qualify ...        two upstream releases built, run and diffed (= python -m conformance qualify ...)
+  history [run ...]  upstream's fixed bugs, listed or run before and after each fix (= python -m conformance history)
   cluster ...        clusters: up, down, status, load-image, ... (= python -m clusters ...)
   chaos ...          chaos experiments and checks (= python -m chaos ...)
   profile check P    validate an implementation profile without a cluster
@@ -25,7 +26,7 @@ from pathlib import Path
 import conformance
 from conformance.exitcodes import ExitCode
 
-CONFORMANCE_VERBS = ("run", "diff", "layout-diff", "differential", "qualify")
+CONFORMANCE_VERBS = ("run", "diff", "layout-diff", "differential", "qualify", "history")
 """Delegated verbs that are verbs of `python -m conformance` too (same name)."""
 DELEGATED = (*CONFORMANCE_VERBS, "cluster", "chaos")
 """Verbs whose arguments belong, unparsed, to an existing front end."""
@@ -95,6 +96,10 @@ def parser() -> argparse.ArgumentParser:
         ("layout-diff", "where two implementations' layouts differ, alike or not"),
         ("differential", "a corpus of Workflows under two implementations, compared"),
         ("qualify", "two upstream releases built from source, run and diffed"),
+        (
+            "history",
+            "upstream's fixed bugs: listed, or each run before and after its fix",
+        ),
         ("cluster", "make, inspect and delete clusters"),
         ("chaos", "chaos experiments and invariant checks"),
     ):

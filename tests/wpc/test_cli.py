@@ -25,7 +25,15 @@ def test_help_lists_every_command(capsys):
         cli.main(["--help"])
     assert exited.value.code == 0
     out = capsys.readouterr().out
-    for command in ("run", "differential", "qualify", "cluster", "chaos", "profile"):
+    for command in (
+        "run",
+        "differential",
+        "qualify",
+        "history",
+        "cluster",
+        "chaos",
+        "profile",
+    ):
         assert re.search(rf"^    {command}\b", out, re.MULTILINE), command
 
 
@@ -88,7 +96,7 @@ def test_profile_check_refuses_undeclared_variables(capsys):
     assert "unknown profile variable(s) nosuch" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("verb", ["diff", "differential", "qualify"])
+@pytest.mark.parametrize("verb", ["diff", "differential", "qualify", "history"])
 def test_conformance_verbs_reach_python_m_conformance_under_their_name(
     monkeypatch, verb
 ):
