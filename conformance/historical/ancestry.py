@@ -1,9 +1,10 @@
-"""What git says about the source repository: tags, commits and ancestry.
+"""What git says about the source repository: tags, commits, ancestry, the module.
 
 Read-only questions of a git repository (bare or not), each one `git`
 command: which commit a tag names, whether a commit is an ancestor of a tag
-(so the tag has the fix), and how many commits separate two tags (so the
-closest stand-in can be chosen). Errors name the repository and the ref.
+(so the tag has the fix), how many commits separate two tags (so the closest
+stand-in can be chosen), and which Go module a tag's go.mod names (the
+profile builds only the v4 module). Errors name the repository and the ref.
 """
 
 from __future__ import annotations
@@ -82,6 +83,20 @@ class GitRepository:
                 f"{(done.stderr or done.stdout).strip()}"
             )
         return done.returncode == 0
+
+    def module(self, ref: str) -> str:
+        """The module path `go.mod` names at `ref` ('' when there is no go.mod)."""
+        done = commands.attempt(["git", "-C", str(self.path), "show", f"{ref}:go.mod"])
+        if done.returncode != 0:
+            return ""
+        return next(
+            (
+                line.split()[1]
+                for line in done.stdout.splitlines()
+                if line.startswith("module ") and len(line.split()) > 1
+            ),
+            "",
+        )
 
     def distance(self, a: str, b: str) -> int:
         """Commits in one of the two refs' histories but not the other's."""

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from conformance.errors import DataError
+from conformance.implementations.upstream import sources
 from conformance.qualifying.builds import Build
 from conformance.qualifying.builds import function_name
 from conformance.spec.history import Fix
@@ -160,11 +161,31 @@ class TagRun:
     """Whether the tag's binaries were built before this run (nothing to build)."""
     entries: tuple[str, ...]
     scenarios: tuple[str, ...]
+    skipped: str | None = None
+    """Why this tag is not run (the profile cannot build it, or every fix it serves
+    needs another tag that cannot be built), else None."""
+    blocked: tuple[str, ...] = ()
+    """Fixes it serves whose other side cannot be built: their scenarios are left out."""
 
     @property
     def keywords(self) -> str:
         """The `-k` expression selecting the scenarios (function names, sorted)."""
         return " or ".join(sorted({function_name(s) for s in self.scenarios}))
+
+
+def unbuildable(tag: str, module: str) -> str | None:
+    """Why the profile cannot build a tag whose go.mod names `module`, else None.
+
+    The builder refuses a tree of another module (`upstream.sources`), and
+    upstream's tags up to v4.0.1 name the v3 module path: running such a tag
+    would only fail in prepare, minutes later.
+    """
+    if sources.accepts_module(module):
+        return None
+    return (
+        f"{tag}'s go.mod names module {module or '(no go.mod)'}, which the profile's "
+        f"builder refuses"
+    )
 
 
 def group(
@@ -174,17 +195,35 @@ def group(
     source: str,
     commits: Mapping[str, str],
     cached: Mapping[str, bool],
+    modules: Mapping[str, str] | None = None,
 ) -> tuple[TagRun, ...]:
-    """One run per tag used, in order of first use, with its fixes and scenarios."""
+    """One run per tag used, in order of first use, with its fixes and scenarios.
+
+    `modules` (tag -> the module its go.mod names) marks the tags the profile
+    cannot build: they are not run, nor are the scenarios of the fixes that need
+    one (they could judge nothing), nor a tag left with no other fix.
+    """
     by_id = {fix.id: fix for fix in fixes}
     entries: dict[str, list[str]] = {}
     for need, tag in used.items():
         members = entries.setdefault(tag, [])
         if need.entry not in members:
             members.append(need.entry)
+    broken = {
+        tag: why
+        for tag, module in (modules or {}).items()
+        if (why := unbuildable(tag, module)) is not None
+    }
+    blocked = {need.entry for need, tag in used.items() if tag in broken}
     runs = []
     for tag, ids in entries.items():
-        scenarios = tuple(dict.fromkeys(str(by_id[i].scenario) for i in ids))
+        active = [i for i in ids if i not in blocked]
+        skipped = broken.get(tag)
+        if skipped is None and not active:
+            skipped = (
+                f"every fix it serves ({', '.join(ids)}) needs a tag the profile "
+                f"cannot build on its other side"
+            )
         runs.append(
             TagRun(
                 tag=tag,
@@ -192,7 +231,9 @@ def group(
                 build=Build(BUILD_SIDE, tag, source),
                 cached=cached.get(tag, False),
                 entries=tuple(ids),
-                scenarios=scenarios,
+                scenarios=tuple(dict.fromkeys(str(by_id[i].scenario) for i in active)),
+                skipped=skipped,
+                blocked=tuple(i for i in ids if i in blocked),
             )
         )
     return tuple(runs)

@@ -1,12 +1,13 @@
 """The order of work of `history run`, for any runner (tests pass a fake one).
 
 1. `make_plan`: the fixes that run, both sides' tags (asked of git), whether
-   each is built (asked of the cache), the substitutions when allowed, and one
-   run per tag; nothing is built or run, so `--plan` stops here;
+   each is built (asked of the cache), whether the profile can build it at all
+   (its go.mod's module), the substitutions when allowed, and one run per tag;
+   nothing is built or run, so `--plan` stops here;
 2. `prove`: each tag run once (`<out>/<build>/conformance.yaml`) with its
    fixes' scenarios selected by `-k`, in both layouts by default; the profile
-   builds a tag that is not built. A run that leaves no report is recorded
-   with its error and the others go on;
+   builds a tag that is not built. A tag it cannot build is not run, and a
+   run that leaves no report is recorded with its error; the others go on;
 3. every fix judged from its two tags' reports (`verdicts`), every other fix
    listed with its reason, and the wall time of it all.
 """
@@ -53,6 +54,10 @@ class Repository(substituting.Ancestry, Protocol):
         """Every tag and its commit."""
         ...
 
+    def module(self, ref: str) -> str:
+        """The module path go.mod names at `ref` ('' without one)."""
+        ...
+
 
 def make_plan(
     history: History,
@@ -81,6 +86,7 @@ def make_plan(
         source=source,
         commits=commits,
         cached={tag: is_built(commits[tag]) for tag in set(used.values())},
+        modules={tag: repo.module(tag) for tag in set(used.values())},
     )
     return Plan(
         history=history,
@@ -175,6 +181,12 @@ def prove(
     """Run every tag once, judge every fix; `started` is the clock when work began."""
     tags: dict[str, tuple[TagOutcome, dict[str, object] | None]] = {}
     for tag_run in plan.runs:
+        if tag_run.skipped is not None:
+            tags[tag_run.tag] = (
+                TagOutcome(tag_run, None, f"not run: {tag_run.skipped}"),
+                None,
+            )
+            continue
         try:
             report = runner(run_of(plan, tag_run, out_dir))
             document = reading.read(report)

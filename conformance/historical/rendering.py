@@ -74,18 +74,25 @@ def plan_text(plan: Plan, commands: Mapping[str, str]) -> str:
             f"{s.reason}"
             for s in plan.substitutions
         ]
-    to_build = [r for r in plan.runs if not r.cached]
+    to_build = [r for r in plan.runs if not r.cached and r.skipped is None]
     lines += [
         "",
         f"tags ({len(plan.runs)} runs, {len(to_build)} to build first, about 10-20 min "
         f"each here):",
     ]
     for run in plan.runs:
+        state = "built" if run.cached else "to build"
+        if run.skipped is not None:
+            state = "not run"
         lines.append(
-            f"  {run.tag} ({run.commit[:12]}, {'built' if run.cached else 'to build'}): "
-            f"{', '.join(run.entries)}"
+            f"  {run.tag} ({run.commit[:12]}, {state}): {', '.join(run.entries)}"
         )
-        lines.append(f"    {commands.get(run.tag, '')}")
+        lines.append(f"    {run.skipped or commands.get(run.tag, '')}")
+        if run.blocked and run.skipped is None:
+            lines.append(
+                f"    (not selected: {', '.join(run.blocked)}, whose other tag cannot "
+                f"be built)"
+            )
     if plan.selection.excluded:
         lines += ["", f"fixes that do not run ({len(plan.selection.excluded)}):"]
         lines += columns(

@@ -91,6 +91,15 @@ def _is_git(directory: Path) -> bool:
     return (directory / ".git").exists() or bare
 
 
+def accepts_module(module: str) -> bool:
+    """Whether a tree whose go.mod names `module` can be built here.
+
+    One rule for `check_module` and for `make history`, which asks it of a tag's
+    go.mod before deciding to run that tag at all.
+    """
+    return module == pins.MODULE
+
+
 def check_module(directory: Path) -> None:
     """Refuse a directory that is not the argo-workflows/v4 module, naming what it is."""
     gomod = directory / "go.mod"
@@ -107,7 +116,7 @@ def check_module(directory: Path) -> None:
         ),
         "",
     )
-    if first != pins.MODULE:
+    if not accepts_module(first):
         raise DataError(
             f"{gomod}: module {first or '(none)'}, not {pins.MODULE}: "
             f"only Argo Workflows v4 source trees can be built"

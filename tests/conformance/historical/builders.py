@@ -93,13 +93,22 @@ def history_of(*entries: dict[str, Any]) -> history.History:
     return history.build(document_of(*entries))
 
 
-class GitRepo:
-    """A throwaway git repository: empty commits, tags, one side branch."""
+V4 = "github.com/argoproj/argo-workflows/v4"
 
-    def __init__(self, path: Path) -> None:
+
+class GitRepo:
+    """A throwaway git repository: a go.mod, empty commits, tags, side branches."""
+
+    def __init__(self, path: Path, module: str = V4) -> None:
         self.path = path
         path.mkdir(parents=True, exist_ok=True)
         self.git("init", "--quiet", "--initial-branch=main")
+        self.set_module(module)
+
+    def set_module(self, module: str) -> None:
+        """Stage a go.mod naming `module` for the next commit."""
+        (self.path / "go.mod").write_text(f"module {module}\n\ngo 1.26\n")
+        self.git("add", "go.mod")
 
     def git(self, *args: str) -> str:
         done = subprocess.run(
@@ -142,6 +151,9 @@ class FakeRepo:
 
     def is_ancestor(self, commit: str, ref: str) -> bool:
         return commit in self._contains.get(ref, set())
+
+    def module(self, ref: str) -> str:
+        return V4.replace("/v4", "/v3") if ref.startswith("v3.") else V4
 
     def distance(self, a: str, b: str) -> int:
         order = sorted(self._tags)

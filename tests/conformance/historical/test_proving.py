@@ -290,3 +290,69 @@ def test_the_plan_text_names_swaps_builds_and_exclusions():
     assert "    run v4.1.1" in text
     assert re.search(r"^  hidden +unobservable +happens inside", text, re.MULTILINE)
     assert re.search(r"^  elsewhere +out-of-scope +not part of", text, re.MULTILINE)
+
+
+def test_a_tag_of_another_go_module_is_not_run_and_says_why(tmp_path: Path):
+    loaded = history_of(fix("old", commit=sha(1), before="v3.9.0", after="v4.1.1"))
+    repo = FakeRepo({"v3.9.0": sha(9), "v4.1.1": sha(11)}, {"v4.1.1": {sha(1)}})
+    plan = proving.make_plan(
+        loaded,
+        plans.select(loaded),
+        source="/src/argo",
+        layout="both",
+        substitute_built=False,
+        repo=repo,
+        is_built=lambda commit: False,
+    )
+    why = (
+        "v3.9.0's go.mod names module github.com/argoproj/argo-workflows/v3, which "
+        "the profile's builder refuses"
+    )
+    useless = "every fix it serves (old) needs a tag the profile cannot build on its other side"
+    assert [(r.tag, r.skipped) for r in plan.runs] == [
+        ("v3.9.0", why),
+        ("v4.1.1", useless),
+    ]
+    text = rendering.plan_text(plan, {})
+    assert "tags (2 runs, 0 to build first" in text
+    assert f"v3.9.0 ({sha(9)[:12]}, not run): old\n    {why}" in text
+    runner = FakeRunner({})
+    outcome = prove(tmp_path, runner, plan)
+    assert runner.runs == []
+    (entry,) = outcome.entries
+    assert entry.verdict == plans.NOT_RUN
+    assert entry.reason == (
+        f"no report from v3.9.0 (before): not run: {why}; "
+        f"no report from v4.1.1 (after): not run: {useless}"
+    )
+
+
+def test_a_shared_tag_runs_without_the_scenario_of_a_fix_it_cannot_judge():
+    loaded = history_of(
+        fix("old", commit=sha(1), before="v3.9.0", after="v4.1.1"),
+        fix("new", commit=sha(2), before="v4.1.1", after="v4.1.2", scenario=WORKDIR),
+    )
+    repo = FakeRepo(
+        {"v3.9.0": sha(9), "v4.1.1": sha(11), "v4.1.2": sha(12)},
+        {"v4.1.1": {sha(1)}, "v4.1.2": {sha(1), sha(2)}},
+    )
+    plan = proving.make_plan(
+        loaded,
+        plans.select(loaded),
+        source="/src/argo",
+        layout="both",
+        substitute_built=False,
+        repo=repo,
+        is_built=lambda commit: False,
+    )
+    assert [(r.tag, r.entries, r.skipped is None) for r in plan.runs] == [
+        ("v3.9.0", ("old",), False),
+        ("v4.1.1", ("old", "new"), True),
+        ("v4.1.2", ("new",), True),
+    ]
+    shared = plan.runs[1]
+    assert shared.scenarios == (WORKDIR,)
+    assert shared.blocked == ("old",)
+    assert "test_a_gracefully" not in shared.keywords
+    text = rendering.plan_text(plan, {})
+    assert "(not selected: old, whose other tag cannot be built)" in text

@@ -230,3 +230,16 @@ def test_built_asks_for_the_entry_the_builder_writes(tmp_path: Path, monkeypatch
     assert not caching.is_built(commit, cache)
     (target / gobuilding.STAMP).write_text(spec.version + "\n")
     assert caching.is_built(commit, cache)
+
+
+def test_git_names_the_module_of_a_tag(tmp_path: Path):
+    git = GitRepo(tmp_path / "argo", module="github.com/argoproj/argo-workflows/v3")
+    git.commit("v3 module", tag="v4.0.1")
+    git.set_module("github.com/argoproj/argo-workflows/v4")
+    git.commit("v4 module", tag="v4.0.2")
+    git.git("rm", "--quiet", "go.mod")
+    git.commit("no module", tag="v9.0.0")
+    repo = GitRepository(git.path)
+    assert repo.module("v4.0.1") == "github.com/argoproj/argo-workflows/v3"
+    assert repo.module("v4.0.2") == "github.com/argoproj/argo-workflows/v4"
+    assert repo.module("v9.0.0") == ""
