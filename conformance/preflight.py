@@ -117,7 +117,7 @@ def _files(
     history_result = values.get("wpc_history_result")
     if history_result is not None:
         try:
-            historical.read(Path(history_result))
+            historical.load(Path(history_result))
         except DataError as exc:
             problems.append(f"--history-result: {exc}")
 

@@ -33,6 +33,7 @@ from conformance.historical.results import Outcome
 from conformance.qualifying import builds
 from conformance.qualifying import running
 from conformance.qualifying.cli import SOURCE_ENV
+from conformance.report import provenance
 from conformance.spec import SpecError
 from conformance.spec import history
 from conformance.spec import history_listing
@@ -203,7 +204,10 @@ def _run(args: argparse.Namespace, loaded: history.History) -> int:
         history_file=str(args.file or history.HISTORY_PATH),
         started=started,
     )
-    path = results.write(results.document(outcome), args.output_dir / RESULT_NAME)
+    measured_on = provenance.current(str(spec.load().version))
+    path = results.write(
+        results.document(outcome, measured_on), args.output_dir / RESULT_NAME
+    )
     text = rendering.table(outcome, str(path))
     (args.output_dir / TABLE_NAME).write_text(text)
     sys.stdout.write("\n" + text)

@@ -28,6 +28,7 @@ from conformance.historical.plans import TagRun
 from conformance.historical.verdicts import SideResult
 from conformance.report import documents
 from conformance.report import historical
+from conformance.report import provenance
 from conformance.spec.history import Fix
 
 COUNTING = (
@@ -122,8 +123,8 @@ def _side(side: SideResult | None) -> dict[str, Any] | None:
     }
 
 
-def document(outcome: Outcome) -> dict[str, Any]:
-    """The HistoryResult of a finished run (validated)."""
+def document(outcome: Outcome, measured_on: provenance.Provenance) -> dict[str, Any]:
+    """The HistoryResult of a finished run (validated); `measured_on`: this code."""
     plan = outcome.plan
     total = outcome.score
     doc: dict[str, Any] = {
@@ -131,10 +132,8 @@ def document(outcome: Outcome) -> dict[str, Any]:
         "kind": historical.KIND,
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "wallSeconds": round(outcome.wall_seconds, 1),
-        "suite": {
-            "version": documents.SUITE_VERSION,
-            "commit": documents.suite_commit(),
-        },
+        "suite": {"version": documents.SUITE_VERSION, "commit": measured_on.commit},
+        "measuredOn": measured_on.to_json(),
         "implementation": outcome.implementation,
         "source": plan.source,
         "history": {

@@ -145,7 +145,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if settings.history_result is not None and not _is_worker(config):
         # Read now, like the negative controls: a bad file stops the run before it starts.
         try:
-            run.historical_score = historical.read(settings.history_result)
+            run.historical_score = historical.read(
+                settings.history_result,
+                current=provenance.current(str(spec.version)),
+            )
         except DataError as exc:
             raise pytest.UsageError(f"--wpc-history-result: {exc}") from exc
     if _is_worker(config):

@@ -5,9 +5,10 @@ reference the suite kills; the historical one says how many bugs upstream Argo
 Workflows really shipped and fixed it catches: fixed bugs caught / fixed bugs
 in scope, measured by `make history` (`conformance.historical`) into
 `reports/history/history-result.yaml`. A conformance run given
-`--history-result` copies the score, every fix's verdict, and the WPC commit
-and date it was measured at, so a reader sees how old it is: it is not
-re-measured by the run, and a suite changed since may score differently.
+`--history-result` copies the score, every fix's verdict, and the code and
+date it was measured on (`measuredOn`, `conformance.report.provenance`): it is
+not re-measured by the run, so a copy on other code or another spec is marked
+`stale` with the reason, as the synthetic score's is.
 
 The score is the suite's, measured on upstream's tags, so unlike the synthetic
 one it is not refused for another implementation; the block names the
@@ -27,6 +28,7 @@ import jsonschema
 import yaml
 
 from conformance.errors import DataError
+from conformance.report import provenance
 
 SCHEMA_PATH = Path(__file__).parent.parent / "history-result.schema.json"
 KIND = "HistoryResult"
@@ -57,9 +59,17 @@ def load(path: Path) -> dict[str, Any]:
     return result
 
 
-def slot(document: dict[str, Any], *, source: Path) -> dict[str, Any]:
-    """The ConformanceReport's `historicalMutationScore` from a validated HistoryResult."""
+def slot(
+    document: dict[str, Any], *, source: Path, current: provenance.Provenance
+) -> dict[str, Any]:
+    """The ConformanceReport's `historicalMutationScore` from a validated HistoryResult.
+
+    `current` is this run's code and spec: the copy is `stale` (with a reason
+    naming both sides) unless the score was measured on the same ones.
+    """
     score = document["score"]
+    measured = document["measuredOn"]
+    reason = provenance.stale_reason(provenance.Provenance.from_json(measured), current)
     return {
         "caught": score["caught"],
         "inScope": score["inScope"],
@@ -73,9 +83,25 @@ def slot(document: dict[str, Any], *, source: Path) -> dict[str, Any]:
         "suiteCommit": document["suite"]["commit"],
         "date": document["date"],
         "source": str(source),
+        "measuredOn": measured,
+        "stale": reason is not None,
+        "staleReason": reason,
     }
 
 
-def read(path: Path) -> dict[str, Any]:
+def read(path: Path, *, current: provenance.Provenance) -> dict[str, Any]:
     """`load` then `slot`: the historicalMutationScore a run copies."""
-    return slot(load(path), source=path)
+    return slot(load(path), source=path, current=current)
+
+
+def describe(score: dict[str, Any]) -> str:
+    """One line for people: caught / in scope, when and on what it was measured."""
+    ratio = "-" if score["score"] is None else f"{100 * score['score']:.1f}%"
+    measured = provenance.Provenance.from_json(score["measuredOn"]).label()
+    line = (
+        f"{score['caught']}/{score['inScope']} upstream fixes caught ({ratio}); "
+        f"measured {score['date']} on {measured}"
+    )
+    if score["stale"]:
+        return f"{line}: STALE ({score['staleReason']})"
+    return f"{line}: fresh"

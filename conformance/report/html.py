@@ -21,6 +21,7 @@ import yaml
 
 from conformance.errors import DataError
 from conformance.report import documents
+from conformance.report import historical
 from conformance.report import mutation
 from conformance.report import reruns
 from conformance.report import verdicts
@@ -307,15 +308,9 @@ def _run_section(document: Mapping[str, Any]) -> Markup:
     if score:
         facts.append(("mutation score", mutation.describe(score)))
 
-    historical = document.get("historicalMutationScore")
-    if historical:
-        facts.append(
-            (
-                "historical mutation score",
-                f"{historical['caught']}/{historical['inScope']} upstream fixes caught "
-                f"(WPC {historical['suiteCommit'][:12]}, {historical['date']})",
-            )
-        )
+    upstream = document.get("historicalMutationScore")
+    if upstream:
+        facts.append(("historical mutation score", historical.describe(upstream)))
     return element(
         "dl", *(join([element("dt", k), element("dd", v)]) for k, v in facts)
     )

@@ -177,6 +177,15 @@ def scenario_report(
     return path
 
 
+MEASURED: dict[str, Any] = {
+    "commit": "abc123def4567890abc123def4567890abc123de",
+    "dirty": False,
+    "changes": None,
+    "specVersion": "1.0",
+}
+"""The `measuredOn` of `history_result()`: a clean tree at a commit no run is at."""
+
+
 def history_result(**changes: Any) -> dict[str, Any]:
     """A small valid HistoryResult: one fix caught, one unobservable, one out of scope."""
     side = {
@@ -201,7 +210,8 @@ def history_result(**changes: Any) -> dict[str, Any]:
         "kind": "HistoryResult",
         "date": "2026-11-24T16:00:00+00:00",
         "wallSeconds": 331.0,
-        "suite": {"version": "0.1.0", "commit": "abc123def4567890"},
+        "suite": {"version": "0.1.0", "commit": MEASURED["commit"]},
+        "measuredOn": dict(MEASURED),
         "implementation": "argo-workflows",
         "source": "/work/.mirror/argoproj+argo-workflows/repo",
         "history": {

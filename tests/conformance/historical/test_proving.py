@@ -34,6 +34,7 @@ from conformance.historical import results
 from conformance.historical.plans import Substitution
 from conformance.qualifying.running import Run
 from conformance.report import historical
+from conformance.report import provenance
 from tests.conformance.historical.builders import SIGTERM
 from tests.conformance.historical.builders import WORKDIR
 from tests.conformance.historical.builders import FakeRepo
@@ -233,7 +234,10 @@ def test_the_result_validates_and_reads_back_as_the_reports_score(tmp_path: Path
     runner = FakeRunner(script)
     outcome = prove(tmp_path, runner, plan)
     assert [r.build.ref for r in runner.runs] == ["v4.1.0", "v4.1.2"]
-    document = results.document(outcome)
+    measured = provenance.Provenance(
+        commit="c" * 40, dirty=True, changes="d" * 64, spec_version="1.0"
+    )
+    document = results.document(outcome, measured)
     path = results.write(document, tmp_path / "history" / "history-result.yaml")
     loaded = historical.load(path)
     assert loaded["wallSeconds"] == 331.0
@@ -250,7 +254,10 @@ def test_the_result_validates_and_reads_back_as_the_reports_score(tmp_path: Path
         tmp_path / "history" / "v4.1.0" / "conformance.yaml"
     )
     assert loaded["counts"]["caught"] == 2
-    slot = historical.read(path)
+    assert loaded["measuredOn"] == measured.to_json()
+    assert loaded["suite"]["commit"] == "c" * 40
+    slot = historical.read(path, current=measured)
+    assert slot["stale"] is False
     assert slot["caught"] == 2
     assert slot["inScope"] == 4
     assert slot["score"] == 0.5

@@ -24,16 +24,21 @@ from conformance import preflight
 from conformance.errors import DataError
 from conformance.report import documents
 from conformance.report import historical
+from conformance.report import provenance
 from tests.conformance.conftest import wpc_args
 from tests.conformance.conftest import write_yaml
+from tests.conformance.historical.builders import MEASURED
 from tests.conformance.historical.builders import history_result
 from tests.conformance.test_plugin_report import FINALIZER
 from tests.conformance.test_plugin_report import run_with_report
 
+HERE = provenance.Provenance.from_json(dict(MEASURED))
+"""A run on exactly the code and spec `history_result()` was measured on."""
+
 
 def test_a_valid_result_fills_the_slot(tmp_path: Path):
     path = write_yaml(tmp_path / "history-result.yaml", history_result())
-    assert historical.read(path) == {
+    assert historical.read(path, current=HERE) == {
         "caught": 1,
         "inScope": 2,
         "score": 0.5,
@@ -45,23 +50,49 @@ def test_a_valid_result_fills_the_slot(tmp_path: Path):
         ],
         "selected": None,
         "implementation": "argo-workflows",
-        "suiteCommit": "abc123def4567890",
+        "suiteCommit": MEASURED["commit"],
         "date": "2026-11-24T16:00:00+00:00",
         "source": str(path),
+        "measuredOn": MEASURED,
+        "stale": False,
+        "staleReason": None,
     }
+
+
+def test_a_copy_on_other_code_is_stale_and_says_why(tmp_path: Path):
+    path = write_yaml(tmp_path / "history-result.yaml", history_result())
+    later = provenance.Provenance(
+        commit="f" * 40, dirty=False, changes=None, spec_version="1.1"
+    )
+    score = historical.read(path, current=later)
+    assert score["stale"] is True
+    assert score["staleReason"] == (
+        "measured at commit abc123def456, this run is at commit ffffffffffff; "
+        "measured against spec 1.0, this run judges spec 1.1"
+    )
+    assert historical.describe(score) == (
+        "1/2 upstream fixes caught (50.0%); measured 2026-11-24T16:00:00+00:00 on "
+        "commit abc123def456 / spec 1.0: STALE (measured at commit abc123def456, this "
+        "run is at commit ffffffffffff; measured against spec 1.0, this run judges "
+        "spec 1.1)"
+    )
+    fresh = historical.read(path, current=HERE)
+    assert historical.describe(fresh).endswith(
+        "on commit abc123def456 / spec 1.0: fresh"
+    )
 
 
 def test_a_missing_or_invalid_file_is_named(tmp_path: Path):
     missing = tmp_path / "nowhere.yaml"
     with pytest.raises(DataError, match=f"^{re.escape(str(missing))}: cannot read"):
-        historical.read(missing)
+        historical.read(missing, current=HERE)
     bad = write_yaml(tmp_path / "bad.yaml", history_result(score={"caught": 1}))
     with pytest.raises(
         DataError,
         match=rf"^{re.escape(str(bad))}: invalid history result .*score: 'inScope' is a "
         "required property",
     ):
-        historical.read(bad)
+        historical.read(bad, current=HERE)
 
 
 def test_the_report_carries_the_score_only_when_given(suite: pytest.Pytester):
@@ -72,10 +103,31 @@ def test_the_report_carries_the_score_only_when_given(suite: pytest.Pytester):
     result, doc = run_with_report(suite, "--wpc-history-result", str(path))
     result.assert_outcomes(passed=2)
     documents.validate(doc)
-    assert doc["historicalMutationScore"] == historical.read(path)
+    # Measured at a commit this checkout is not at, against spec 1.0, not the
+    # fixture spec this run judges: stale, both sides named.
+    here = provenance.Provenance(
+        commit=doc["suite"]["commit"],
+        dirty=False,
+        changes=None,
+        spec_version=doc["suite"]["specVersion"],
+    )
+    copied = doc["historicalMutationScore"]
+    assert copied["stale"] is True
+    assert copied["staleReason"].startswith(
+        f"measured at commit abc123def456, this run is at commit {here.commit[:12]}; "
+        "measured against spec 1.0, this run judges spec 0.0.1-test"
+    )
+    assert {k: v for k, v in copied.items() if k != "staleReason"} == {
+        k: v
+        for k, v in historical.read(path, current=here).items()
+        if k != "staleReason"
+    }
     page = (suite.path / "reports" / "conformance-fake.html").read_text()
     assert "historical mutation score" in page
-    assert "1/2 upstream fixes caught (WPC abc123def456" in page
+    assert (
+        "1/2 upstream fixes caught (50.0%); measured 2026-11-24T16:00:00+00:00" in page
+    )
+    assert "STALE (measured at commit abc123def456" in page
 
 
 def test_a_bad_file_stops_the_run_before_it_is_prepared(suite: pytest.Pytester):
