@@ -66,6 +66,8 @@ class RunContext:
     """Common command placeholder values (for controller commands in tests)."""
     implementation_version: str = ""
     """What the profile's `describe` command printed (exactly what was installed), or ''."""
+    unsupported_layouts: dict[str, str] = field(default_factory=dict)
+    """Claimed layouts the build cannot run, with the reason (its `layouts` command)."""
 
     def instance(self, layout: str) -> layouts.Instance:
         """The controller instance serving `layout`."""
@@ -86,6 +88,7 @@ class RunContext:
             "images": self.images,
             "placeholders": self.placeholders,
             "implementation_version": self.implementation_version,
+            "unsupported_layouts": self.unsupported_layouts,
         }
 
     @classmethod
@@ -101,6 +104,7 @@ class RunContext:
             images=dict(data.get("images", {})),
             placeholders=dict(data.get("placeholders", {})),
             implementation_version=str(data.get("implementation_version", "")),
+            unsupported_layouts=dict(data.get("unsupported_layouts", {})),
         )
 
 

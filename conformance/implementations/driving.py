@@ -81,6 +81,26 @@ class Driver:
             )
         return said.strip()
 
+    def unsupported_layouts(self) -> dict[str, str]:
+        """The layouts the build cannot run, with the reasons its `layouts` command gives.
+
+        Optional: a profile without the command runs every layout it claims.
+        """
+        steps = self.profile.commands.get("layouts", ())
+        if not steps:
+            return {}
+        values = profiles.placeholder_values(self.profile, dict(self.values))
+        out = ""
+        for command in steps:
+            out = commands.capture(
+                profiles.render(command, values),
+                timeout=self.timeout,
+                error=CommandError,
+            )
+        return profiles.layout_support(
+            out, f"profile {self.profile.name}: the layouts command"
+        )
+
     def prepare(self, selected: tuple[str, ...]) -> None:
         """Build and load images, apply shared objects: once per run."""
         self._run("prepare", {"layouts": ",".join(selected)}, label="prepare")

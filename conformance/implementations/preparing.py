@@ -250,6 +250,19 @@ def prepare_run(
                 session_id=session_id,
                 cluster_args=cluster.arguments(),
             )
+    # After the refusal above (the command may export a source tree), before
+    # anything is installed: a layout the build cannot run (upstream v4.0.x has
+    # no init-less one) gets no instance, and the run does not claim it.
+    unsupported = {
+        layout: why
+        for layout, why in driver.unsupported_layouts().items()
+        if layout in profile.layouts
+    }
+    for layout, why in unsupported.items():
+        logger.info("Not claiming the %s layout: %s", layout, why)
+    claimed = profiles.without_layouts(profile, unsupported).layouts
+    layouts = tuple(layout for layout in layouts if layout in claimed)
+    instances = tuple(instance for instance in instances if instance.layout in claimed)
     # What runs of this host that died left behind (after the refusal above, which
     # changes nothing; before this run adds anything).
     sweeping.sweep_dead_runs(
@@ -296,6 +309,7 @@ def prepare_run(
         ),
         placeholders=placeholders,
         implementation_version=driver.describe(),
+        unsupported_layouts=unsupported,
     )
 
 

@@ -62,6 +62,7 @@ INSTANCE_PLACEHOLDERS = frozenset({"instance_id", "layout", "namespace", "initle
 COMMAND_PLACEHOLDERS = {
     "prepare": frozenset({"layouts"}),
     "describe": frozenset(),
+    "layouts": frozenset(),
     "install": INSTANCE_PLACEHOLDERS,
     "uninstall": INSTANCE_PLACEHOLDERS,
     "stop": INSTANCE_PLACEHOLDERS,
@@ -98,6 +99,9 @@ class Profile:
     repository_secrets: tuple[tuple[str, str], ...] = ()
     """`artifactRepository.secrets` as (namespace, name): copied into test namespaces."""
     """Declared `variables` with this run's values (defaults, or --profile-var)."""
+    unsupported_layouts: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    """Layouts the file claims that this run's build cannot run, with the reason
+    (the `layouts` command's answer, `without_layouts`); they are not in `layouts`."""
 
     def controller_selector(self, instance: Instance) -> str:
         """The label selector of `instance`'s controller pods (in its namespace)."""
@@ -391,6 +395,63 @@ def load(
             for secret in data.get("artifactRepository", {}).get("secrets", [])
         ),
     )
+
+
+def without_layouts(profile: Profile, unsupported: Mapping[str, str]) -> Profile:
+    """The profile claiming only the layouts its build supports.
+
+    `unsupported` maps a layout to the reason the build cannot run it (what the
+    profile's `layouts` command said); each such layout, and its feature, is no
+    longer claimed, and the reason is kept for the header, the skips and the report.
+    """
+    dropped = {
+        layout: why for layout, why in unsupported.items() if layout in profile.layouts
+    }
+    if not dropped:
+        return profile
+    if set(dropped) == set(profile.layouts):
+        raise DataError(
+            f"{profile.path}: the build runs none of the layouts the profile claims: "
+            + "; ".join(f"{layout}: {why}" for layout, why in dropped.items())
+        )
+    return dataclasses.replace(
+        profile,
+        layouts=tuple(layout for layout in profile.layouts if layout not in dropped),
+        features=profile.features
+        - {contract.LAYOUT_FEATURES[layout] for layout in dropped},
+        unsupported_layouts={**profile.unsupported_layouts, **dropped},
+    )
+
+
+def layout_support(output: str, where: str) -> dict[str, str]:
+    """The unsupported layouts a `layouts` command printed, each with its reason.
+
+    The command's last non-empty line is one JSON object with a key per layout:
+    null when the build runs it, else a sentence saying why it cannot, e.g.
+    `{"legacy": null, "initless": "no init-less layout in this source"}`. A layout it
+    does not name is taken as supported. DataError naming `where` for anything else.
+    """
+    line = next((x for x in reversed(output.splitlines()) if x.strip()), "")
+    try:
+        answer = json.loads(line)
+    except json.JSONDecodeError:
+        answer = None
+    if not isinstance(answer, dict):
+        raise DataError(
+            f"{where}: expected a JSON object of layouts as the last line, got {line!r}"
+        )
+    problems = [
+        f"{layout!r}: not a layout (known: {', '.join(contract.LAYOUTS)})"
+        for layout in answer
+        if layout not in contract.LAYOUTS
+    ] + [
+        f"{layout}: {why!r}: expected null or the reason, a non-empty string"
+        for layout, why in answer.items()
+        if why is not None and not (isinstance(why, str) and why.strip())
+    ]
+    if problems:
+        raise DataError(f"{where}: " + "; ".join(problems))
+    return {layout: why for layout, why in answer.items() if why is not None}
 
 
 def render(command: Command, values: Mapping[str, str]) -> list[str]:

@@ -3,7 +3,8 @@
 Every suite test becomes one item per layout its clauses apply to (parameter
 `wpc_layout`). Items of layouts not selected with --layout are deselected;
 items needing a feature the implementation does not claim are skipped with
-exactly "implementation does not claim X".
+exactly "implementation does not claim X", followed, for a layout the profile
+claims but this run's build cannot run, by the build's reason in parentheses.
 """
 
 from __future__ import annotations
@@ -84,10 +85,22 @@ def missing_features(
     return sorted(needed - claimed)
 
 
+def skip_reason(missing: list[str], unsupported: dict[str, str]) -> str:
+    """Why an item is skipped: the features not claimed, and why the build lacks a layout."""
+    why = [
+        f"{contract.LAYOUT_FEATURES[layout]}: {reason}"
+        for layout, reason in unsupported.items()
+        if contract.LAYOUT_FEATURES[layout] in missing
+    ]
+    because = f" ({'; '.join(why)})" if why else ""
+    return f"implementation does not claim {', '.join(missing)}{because}"
+
+
 def modify_items(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Stash declarations, deselect unselected layouts, skip unclaimed features."""
     settings = runs.of(config).settings
     claimed = runs.of(config).claimed
+    unsupported = dict(runs.of(config).profile.unsupported_layouts)
     spec = runs.of(config).spec
     declarations = runs.of(config).declarations
     kept: list[pytest.Item] = []
@@ -112,11 +125,7 @@ def modify_items(config: pytest.Config, items: list[pytest.Item]) -> None:
             continue
         missing = missing_features(decl, layout, claimed)
         if missing:
-            item.add_marker(
-                pytest.mark.skip(
-                    reason=f"implementation does not claim {', '.join(missing)}"
-                )
-            )
+            item.add_marker(pytest.mark.skip(reason=skip_reason(missing, unsupported)))
         kept.append(item)
     if deselected:
         config.hook.pytest_deselected(items=deselected)

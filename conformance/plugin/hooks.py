@@ -154,7 +154,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if _is_worker(config):
         data = config.workerinput.get(WORKERINPUT_KEY)  # type: ignore[attr-defined]
         if data is not None:
-            run.context = RunContext.from_json(data)
+            run.adopt(RunContext.from_json(data))
     runs.register(config, run)
     from conformance.plugin import fixtures
 
@@ -188,6 +188,10 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     return [
         f"wpc: implementation {profile.name} {profile.version} ({profile.path})",
         f"wpc: layouts selected {', '.join(settings.layouts)}; claimed {', '.join(profile.layouts)}",
+        *(
+            f"wpc: layout {layout} not claimed: {why}"
+            for layout, why in profile.unsupported_layouts.items()
+        ),
         f"wpc: claimed features {', '.join(sorted(claimed))}",
     ]
 
@@ -265,7 +269,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         pytest.exit(
             f"WPC could not prepare the run: {exc}", returncode=ExitCode.PREPARE_FAILED
         )
-    runs.of(config).context = context
+    if context is not None:
+        runs.of(config).adopt(context)
 
 
 @pytest.hookimpl(trylast=True)

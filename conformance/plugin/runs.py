@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from conformance import contract
 from conformance.errors import HarnessError
 from conformance.harness import kube
 from conformance.harness.timeouts import Timeouts
@@ -55,6 +56,24 @@ class Run:
     written: list[str] = field(default_factory=list)
     """Paths of the reports this run wrote, for the terminal summary."""
     _clients: kube.Clients | None = None
+
+    def adopt(self, context: RunContext) -> None:
+        """Take the prepared run's context, and claim only the layouts the build runs.
+
+        The profile's `layouts` command may have said that the build cannot run a
+        layout the file claims (upstream v4.0.x has no init-less layout): that
+        layout and its feature are then not claimed, in every process alike, so
+        its tests are skipped as not claimed rather than failed.
+        """
+        self.context = context
+        if context.unsupported_layouts:
+            self.profile = profiles.without_layouts(
+                self.profile, context.unsupported_layouts
+            )
+            self.claimed = self.claimed - {
+                contract.LAYOUT_FEATURES[layout]
+                for layout in context.unsupported_layouts
+            }
 
     def prepared(self) -> RunContext:
         """The run's context; HarnessError when the run was not prepared."""

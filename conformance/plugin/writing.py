@@ -140,6 +140,7 @@ def document(
             ],
             "claimedLayouts": list(profile.layouts),
             "claimedFeatures": sorted(profile.features),
+            "unsupportedLayouts": dict(profile.unsupported_layouts),
         },
         environment=(
             context.environment

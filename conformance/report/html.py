@@ -268,6 +268,17 @@ def _tests_section(document: Mapping[str, Any]) -> Markup:
     )
 
 
+def _claimed_layouts(implementation: Mapping[str, Any]) -> str:
+    """The claimed layouts, then each one the build cannot run and why (not claimed)."""
+    unsupported = implementation.get("unsupportedLayouts") or {}
+    return "; ".join(
+        [
+            ", ".join(implementation["claimedLayouts"]),
+            *(f"not {layout}: {why}" for layout, why in unsupported.items()),
+        ]
+    )
+
+
 def _run_section(document: Mapping[str, Any]) -> Markup:
     implementation = document["implementation"]
     environment = document["environment"]
@@ -275,7 +286,7 @@ def _run_section(document: Mapping[str, Any]) -> Markup:
     facts: list[tuple[str, Child]] = [
         ("implementation", f"{implementation['name']} {implementation['version']}"),
         ("profile", element("code", implementation["profile"])),
-        ("claimed layouts", ", ".join(implementation["claimedLayouts"])),
+        ("claimed layouts", _claimed_layouts(implementation)),
         ("claimed features", ", ".join(implementation["claimedFeatures"])),
         (
             "images",

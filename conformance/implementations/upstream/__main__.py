@@ -1,27 +1,32 @@
 """`python -m conformance.implementations.upstream`: argument parsing only.
 
-The work is in `sources` (where the tree comes from), `building` and
-`manifests`. Every verb that needs the source takes `--source DIR [--ref REF]`
-(or `WPC_ARGO_SOURCE`); without one, the module proxy is asked for
-`--version`.
+The work is in `sources` (where the tree comes from), `building`,
+`layouts` (which pod layouts the tree has) and `manifests`. Every verb that
+needs the source takes `--source DIR [--ref REF]` (or `WPC_ARGO_SOURCE`);
+without one, the module proxy is asked for `--version`. `manifests` reads the
+source only when given `--cache-dir`: without it, it writes the manifests of
+the pinned release, which has both layouts.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
 from clusters.errors import ClusterError
+from conformance import contract
 from conformance.errors import ConformanceError
 from conformance.errors import DataError
 from conformance.implementations.upstream import building
+from conformance.implementations.upstream import layouts
 from conformance.implementations.upstream import manifests
 from conformance.implementations.upstream import pins
 from conformance.implementations.upstream import sources
 
 
-def _source_flags(parser: argparse.ArgumentParser) -> None:
+def _source_flags(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
     parser.add_argument("--version", default=pins.VERSION, help="module proxy version")
     parser.add_argument(
         "--source",
@@ -31,7 +36,7 @@ def _source_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--ref", default="", help="with a git repository: the tag or commit"
     )
-    parser.add_argument("--cache-dir", type=Path, required=True)
+    parser.add_argument("--cache-dir", type=Path, required=required)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -52,7 +57,13 @@ def _parser() -> argparse.ArgumentParser:
         "describe", help="print what the source is: version and commit"
     )
     _source_flags(desc)
+    lay = sub.add_parser(
+        "layouts",
+        help="print, as JSON, each pod layout: null if the source has it, else why not",
+    )
+    _source_flags(lay)
     man = sub.add_parser("manifests", help="write one controller instance's manifests")
+    _source_flags(man, required=False)
     for flag in (
         "--instance-id",
         "--layout",
@@ -111,7 +122,14 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.write(
                 (source.describe if source else f"{args.version} (module proxy)") + "\n"
             )
+        elif args.verb == "layouts":
+            missing = layouts.unsupported(_module_dir(args))
+            support = {layout: missing.get(layout) for layout in contract.LAYOUTS}
+            sys.stdout.write(json.dumps(support) + "\n")
         else:
+            if (args.source or args.ref) and not args.cache_dir:
+                # The source would be ignored, and a v4.0 build given v4.1's ConfigMap.
+                raise DataError("manifests: --source and --ref need --cache-dir")
             objects = manifests.render(
                 instance_id=args.instance_id,
                 layout=args.layout,
@@ -119,6 +137,9 @@ def main(argv: list[str] | None = None) -> int:
                 controller_image=args.controller_image,
                 executor_image=args.executor_image,
                 artifact_repository=args.artifact_repository,
+                unsupported=(
+                    layouts.unsupported(_module_dir(args)) if args.cache_dir else {}
+                ),
             )
             manifests.write(objects, args.output)
     except (ConformanceError, ClusterError) as exc:

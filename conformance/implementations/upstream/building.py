@@ -70,14 +70,15 @@ def download(version: str) -> ModuleSource:
 PROGRAMS = ("workflow-controller", "argoexec")
 
 
-def _ldflags(version: str, commit: str, dirty: bool) -> tuple[str, ...]:
-    # The variables upstream's Makefile stamps, so `argo version` and the
-    # controller's start-up line say what was built.
-    flags = [f"-X {pins.MODULE}.version={version}"]
+def _ldflags(module: str, version: str, commit: str, dirty: bool) -> tuple[str, ...]:
+    # The variables upstream's Makefile stamps (in the root package of whichever
+    # module the tree is: `/v4`, or `/v3` for v4.0.0 and v4.0.1), so `argo
+    # version` and the controller's start-up line say what was built.
+    flags = [f"-X {module}.version={version}"]
     if commit:
         flags += [
-            f"-X {pins.MODULE}.gitCommit={commit}",
-            f"-X {pins.MODULE}.gitTreeState={'dirty' if dirty else 'clean'}",
+            f"-X {module}.gitCommit={commit}",
+            f"-X {module}.gitTreeState={'dirty' if dirty else 'clean'}",
         ]
     return tuple(flags)
 
@@ -90,7 +91,7 @@ def build_source(source: Source, cache_dir: Path) -> Path:
         module_dir=source.directory,
         packages=tuple(f"./cmd/{program}" for program in PROGRAMS),
         tags=pins.BUILD_TAGS,
-        ldflags=_ldflags(source.version, source.commit, source.dirty),
+        ldflags=_ldflags(source.module, source.version, source.commit, source.dirty),
         static=True,
     )
     # A dirty tree may have changed since its last build under the same digest

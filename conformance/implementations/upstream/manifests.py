@@ -3,16 +3,21 @@
 One namespace per instance, a ClusterRole and binding named after the
 instance, the controller ConfigMap (`instanceID`, `initlessPod`, executor pull
 policy) and the Deployment. Written from the contract's facts (controller RBAC,
-ConfigMap keys, flags, env), not copied from upstream's kustomize tree.
+ConfigMap keys, flags, env), not copied from upstream's kustomize tree. The
+same objects serve v4.0.x and v4.1.x (their RBAC, flags and env agree), except
+that a build without the init-less layout gets no `initlessPod` key: Argo
+parses its ConfigMap strictly and would refuse it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from conformance import contract
 from conformance.errors import DataError
 
 CONFIGMAP = "workflow-controller-configmap"
@@ -80,20 +85,32 @@ def render(
     controller_image: str,
     executor_image: str,
     artifact_repository: str = "",
+    unsupported: Mapping[str, str] | None = None,
 ) -> list[dict[str, Any]]:
     """The objects of one controller instance.
 
     Leader election is on, as upstream ships it: a rolling restart then never
     has two controllers acting at once, because the new pod waits for the
-    Lease the old one releases when it stops.
+    Lease the old one releases when it stops. `unsupported` names the layouts
+    the build cannot run, with the reason (`layouts.unsupported`): asking for
+    one is a DataError, never a controller that silently runs the other.
     """
+    unsupported = unsupported or {}
+    if layout in unsupported:
+        raise DataError(
+            f"--layout {layout}: this build cannot run it: {unsupported[layout]}"
+        )
+    layout_config = (
+        {}
+        if contract.INITLESS in unsupported
+        else {"initlessPod": f"enabled: {str(layout == contract.INITLESS).lower()}\n"}
+    )
     labels = {
         "app.kubernetes.io/managed-by": "wpc",
         INSTANCE_LABEL: instance_id,
         APP_LABEL: DEPLOYMENT,
     }
     name = f"wpc-argo-{instance_id}"
-    initless = "true" if layout == "initless" else "false"
     return [
         {
             "apiVersion": "v1",
@@ -130,7 +147,7 @@ def render(
             "metadata": {"name": CONFIGMAP, "namespace": namespace, "labels": labels},
             "data": {
                 "instanceID": instance_id,
-                "initlessPod": f"enabled: {initless}\n",
+                **layout_config,
                 "executor": "imagePullPolicy: IfNotPresent\n",
                 **(
                     {"artifactRepository": artifact_repository}

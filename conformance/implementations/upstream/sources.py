@@ -16,8 +16,11 @@ source directory instead (`--source DIR`, the profile variable `source`, or
 - a plain directory (an unpacked release tarball): built where it stands, keyed
   by a digest of its Go sources.
 
-Whatever the kind, the directory must hold the `github.com/argoproj/argo-workflows/v4`
-module; anything else is refused before a build starts or anything is installed.
+Whatever the kind, the directory must hold Argo Workflows v4: the
+`github.com/argoproj/argo-workflows/v4` module, or `.../v3`, the path v4.0.0 and
+v4.0.1 still carried; anything else is refused before a build starts or
+anything is installed. The module path read from go.mod is what the build
+stamps its version into and what the description names.
 """
 
 from __future__ import annotations
@@ -56,14 +59,21 @@ class Source:
     """The full commit, or '' for a plain directory."""
     dirty: bool
     """True when the tree holds changes no commit has (built as they stand)."""
+    module: str = pins.MODULE
+    """The module path its go.mod declares (one of `pins.MODULES`)."""
 
     @property
     def describe(self) -> str:
-        """One line for humans and the report: version, commit and state."""
+        """One line for humans and the report: version, commit, state, module.
+
+        The module is named only when it is not the pinned `/v4` one, so the
+        description of a v4.1 build reads as it always did.
+        """
+        module = "" if self.module == pins.MODULE else f", module {self.module}"
         if not self.commit:
-            return f"{self.version} (source directory, digest {self.key})"
+            return f"{self.version} (source directory, digest {self.key}{module})"
         state = ", uncommitted changes" if self.dirty else ""
-        return f"{self.version} (commit {self.commit[:12]}{state})"
+        return f"{self.version} (commit {self.commit[:12]}{state}{module})"
 
 
 def ref_key(commit: str) -> str:
@@ -97,11 +107,11 @@ def accepts_module(module: str) -> bool:
     One rule for `check_module` and for `make history`, which asks it of a tag's
     go.mod before deciding to run that tag at all.
     """
-    return module == pins.MODULE
+    return module in pins.MODULES
 
 
-def check_module(directory: Path) -> None:
-    """Refuse a directory that is not the argo-workflows/v4 module, naming what it is."""
+def check_module(directory: Path) -> str:
+    """The module path of an Argo Workflows v4 tree; DataError naming anything else."""
     gomod = directory / "go.mod"
     if not gomod.is_file():
         raise DataError(
@@ -118,9 +128,10 @@ def check_module(directory: Path) -> None:
     )
     if not accepts_module(first):
         raise DataError(
-            f"{gomod}: module {first or '(none)'}, not {pins.MODULE}: "
+            f"{gomod}: module {first or '(none)'}, not {' or '.join(pins.MODULES)}: "
             f"only Argo Workflows v4 source trees can be built"
         )
+    return first
 
 
 def _describe(directory: Path, commit: str) -> str:
@@ -229,18 +240,27 @@ def resolve(directory: Path, *, ref: str | None, cache_dir: Path) -> Source:
                 f"{directory}: no commit named {ref!r} ({exc.output.strip()})"
             ) from exc
         tree = _export(directory, commit, cache_dir)
-        check_module(tree)
+        module = check_module(tree)
         return Source(
-            tree, ref_key(commit), _describe(directory, commit), commit, dirty=False
+            tree,
+            ref_key(commit),
+            _describe(directory, commit),
+            commit,
+            dirty=False,
+            module=module,
         )
-    check_module(directory)
+    module = check_module(directory)
     if not _is_git(directory):
         digest = _tree_digest(directory)
-        return Source(directory, f"tree-{digest}", "unknown", "", dirty=False)
+        return Source(
+            directory, f"tree-{digest}", "unknown", "", dirty=False, module=module
+        )
     commit = _git(directory, "rev-parse", "HEAD").strip()
     changes = _git(directory, "status", "--porcelain", "--untracked-files=no")
     key = commit[:12]
     if changes.strip():
         key += f"-dirty-{_tree_digest(directory)}"
     version = _describe(directory, commit) + ("-dirty" if changes.strip() else "")
-    return Source(directory, key, version, commit, dirty=bool(changes.strip()))
+    return Source(
+        directory, key, version, commit, dirty=bool(changes.strip()), module=module
+    )

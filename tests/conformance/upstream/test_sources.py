@@ -1,6 +1,9 @@
 """We test these aspects of building upstream Argo from a source tree, with real git:
 
-- a directory that is not the argo-workflows/v4 module is refused, naming its go.mod;
+- a directory that is not the argo-workflows/v4 module, nor the /v3 path v4.0.0
+  and v4.0.1 carry, is refused, naming its go.mod;
+- a /v3 tree (v4.0.0) is accepted, and its description names the module, while
+  a /v4 tree's description reads as it always did;
 - a missing directory, a --ref without git, an unknown ref are clear errors;
 - a git repository at a ref is exported once into the cache and described by its tag;
 - a work tree without --ref builds in place, keyed by commit, and by a digest when dirty;
@@ -20,6 +23,7 @@ from conformance.implementations.upstream import pins
 from conformance.implementations.upstream import sources
 
 GOMOD = f"module {pins.MODULE}\n\ngo 1.26.0\n"
+GOMOD_V3 = "module github.com/argoproj/argo-workflows/v3\n\ngo 1.24.10\n"
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -62,6 +66,50 @@ def test_a_tree_of_another_module_is_refused_naming_its_go_mod(tmp_path):
     empty.mkdir()
     with pytest.raises(DataError, match="not an Argo Workflows source tree"):
         sources.resolve(empty, ref=None, cache_dir=tmp_path / "cache")
+
+
+@pytest.mark.parametrize(
+    "module", ["github.com/argoproj/argo-workflows", "github.com/argoproj/argo/v2"]
+)
+def test_argo_trees_older_than_v4_are_refused_too(tmp_path, module):
+    (tmp_path / "go.mod").write_text(f"module {module}\n\ngo 1.21\n")
+    with pytest.raises(
+        DataError,
+        match=rf"module {module}, not {pins.MODULES[0]} or {pins.MODULES[1]}: "
+        "only Argo Workflows v4",
+    ):
+        sources.resolve(tmp_path, ref=None, cache_dir=tmp_path / "cache")
+
+
+def test_a_v3_module_tree_at_a_ref_is_accepted_and_named_in_its_description(
+    tmp_path, repo
+):
+    (repo / "go.mod").write_text(GOMOD_V3)
+    _git(
+        repo,
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.com",
+        "commit",
+        "-qam",
+        "v3",
+    )
+    _git(repo, "tag", "v4.0.0")
+    commit = _git(repo, "rev-parse", "HEAD").strip()
+    source = sources.resolve(repo, ref="v4.0.0", cache_dir=tmp_path / "cache")
+    assert source.module == "github.com/argoproj/argo-workflows/v3"
+    assert source.describe == (
+        f"v4.0.0 (commit {commit[:12]}, module github.com/argoproj/argo-workflows/v3)"
+    )
+    v4 = sources.resolve(repo, ref="v4.1.2", cache_dir=tmp_path / "cache")
+    assert v4.module == pins.MODULE
+    assert "module" not in v4.describe
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "go.mod").write_text(GOMOD_V3)
+    tree = sources.resolve(plain, ref=None, cache_dir=tmp_path)
+    assert tree.describe.endswith(", module github.com/argoproj/argo-workflows/v3)")
 
 
 def test_missing_directories_refs_without_git_and_unknown_refs_are_named(
