@@ -153,7 +153,7 @@ class FakeRepo:
         return commit in self._contains.get(ref, set())
 
     def module(self, ref: str) -> str:
-        return V4.replace("/v4", "/v3") if ref.startswith("v3.") else V4
+        return V4.replace("/v4", "/v2") if ref.startswith("v3.") else V4
 
     def distance(self, a: str, b: str) -> int:
         order = sorted(self._tags)

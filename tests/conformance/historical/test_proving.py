@@ -312,7 +312,7 @@ def test_a_tag_of_another_go_module_is_not_run_and_says_why(tmp_path: Path):
         is_built=lambda commit: False,
     )
     why = (
-        "v3.9.0's go.mod names module github.com/argoproj/argo-workflows/v3, which "
+        "v3.9.0's go.mod names module github.com/argoproj/argo-workflows/v2, which "
         "the profile's builder refuses"
     )
     useless = "every fix it serves (old) needs a tag the profile cannot build on its other side"
