@@ -1,4 +1,4 @@
-"""StatusParallelism: reaching `spec.parallelism` delays pods and fails nothing.
+"""StatusParallelism: an exit handler in the last `spec.parallelism` slot errors nothing.
 
 We test these aspects (WPC-STATUS-018), with `spec.parallelism: 1` and a DAG
 whose only task `a` exits 0 and has an `onExit` handler that exits 0, so the
