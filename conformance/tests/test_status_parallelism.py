@@ -1,6 +1,6 @@
 """StatusParallelism: an exit handler in the last `spec.parallelism` slot errors nothing.
 
-We test these aspects (WPC-STATUS-018), with `spec.parallelism: 1` and a DAG
+We test these aspects (WPC-STATUS-020), with `spec.parallelism: 1` and a DAG
 whose only task `a` exits 0 and has an `onExit` handler that exits 0, so the
 handler's pod takes the only slot once `a` is done:
 
@@ -44,7 +44,7 @@ def pods_of(events: list[recording.Event], workflow: str) -> dict[str, dict[str,
     }
 
 
-@pytest.mark.conformance(short_name="StatusParallelism", clauses=["WPC-STATUS-018"])
+@pytest.mark.conformance(short_name="StatusParallelism", clauses=["WPC-STATUS-020"])
 def test_an_exit_handler_in_the_last_parallelism_slot_fails_nothing(
     workflows, manifest, observations, kube_clients, namespace, timeouts
 ):

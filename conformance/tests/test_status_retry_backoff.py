@@ -1,6 +1,6 @@
 """StatusRetryBackoff: a retry backoff is waited out, and one past maxDuration ends the retries.
 
-We test these aspects (WPC-STATUS-019), with `retryStrategy: {limit: 2,
+We test these aspects (WPC-STATUS-021), with `retryStrategy: {limit: 2,
 backoff: {duration: 5s, factor: 2147483647, maxDuration: 10m}}` on a command
 that always exits 1:
 
@@ -41,7 +41,7 @@ def _time(text: str) -> datetime.datetime:
     return datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-@pytest.mark.conformance(short_name="StatusRetryBackoff", clauses=["WPC-STATUS-019"])
+@pytest.mark.conformance(short_name="StatusRetryBackoff", clauses=["WPC-STATUS-021"])
 def test_a_backoff_past_max_duration_ends_the_retries_without_overflowing(
     workflows, manifest, observations, kube_clients, namespace, timeouts
 ):
