@@ -23,6 +23,7 @@ from reference_impl.controller.faults import Fault
 from reference_impl.controller.formats import naming
 from reference_impl.controller.formats import substitution
 from reference_impl.controller.pods import containers
+from reference_impl.controller.pods import execlimits
 from reference_impl.controller.pods import layouts
 from reference_impl.controller.pods import patching
 from reference_impl.controller.pods import podfields
@@ -210,6 +211,7 @@ def build_pod(
     if settings.has_fault(Fault.WRONG_CONTAINER_ORDER):
         spec["containers"].sort(key=lambda c: c["name"] == layout.aux_name)
     reference_additions.apply(pod, fault_passthrough=settings.fault_passthrough)
+    execlimits.check(pod, template["name"])
     _apply_template_deadline(pod, request)
     return pod
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import datetime
+import math
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
     from reference_impl.controller.templates.operation import Operation
 
 Json = dict[str, Any]
+MAX_WAIT_SECONDS = (2**63 - 1) / 1e9
+"""Go's largest `time.Duration`, in seconds: the longest backoff upstream waits."""
 
 
 def execute(
@@ -148,10 +151,11 @@ def _process(
                 return True, None
         if not backoff.get("duration"):
             raise errors.WorkflowError("no base duration specified for retryStrategy")
-        wait = durations.parse(str(backoff["duration"]))
-        factor = int(str(backoff.get("factor") or 0))
-        if factor > 0:
-            wait *= factor ** (len(children) - 1)
+        wait = backoff_wait(
+            durations.parse(str(backoff["duration"])),
+            int(str(backoff.get("factor") or 0)),
+            len(children) - 1,
+        )
         if backoff.get("cap"):
             wait = min(wait, durations.parse(str(backoff["cap"])))
         finished = timestamps.parse_time(last.get("finishedAt")) or op.now
@@ -184,6 +188,28 @@ def _process(
         op.mark_node(name, last["phase"], "No more retries left")
         return True, None
     return True, execution_deadline
+
+
+def backoff_wait(duration: float, factor: int, exponent: int) -> float:
+    """Return the wait before the next attempt: `duration * factor**exponent` seconds.
+
+    Upstream's `processNodeRetries` (workflow/controller/operator.go, fix b8cf9ed8 of
+    v4.0.1 and v4.1.0) raises the factor to the exponent as a float and, when the product
+    would pass Go's largest `time.Duration` (2^63 - 1 ns, about 292 years), waits exactly
+    that long instead of letting int64 nanoseconds wrap (v4.0.0 wrapped, often to a
+    negative wait, and retried at once). A float that overflows is Go's +Inf here.
+    """
+    if factor <= 0:
+        return duration
+    try:
+        scale = float(factor) ** exponent
+    except OverflowError:
+        scale = math.inf
+    if duration == 0:
+        return 0.0
+    if scale > MAX_WAIT_SECONDS / duration:
+        return MAX_WAIT_SECONDS
+    return duration * math.floor(scale)
 
 
 def _limit(strategy: Json) -> int | None:
