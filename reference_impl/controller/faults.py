@@ -41,7 +41,7 @@ restart-suspend-timer       a Suspend node with a duration, already running when
                             process started, is timed from this process's start instead
                             of its `startedAt` (it resumes a whole duration after the
                             restart, not at once)
-rerun-exit-hook-on-restart  a step's or task's exit-hook Pod node (`<step>.onExit`) not
+rerun-hook-on-restart       a step's or task's exit-hook Pod node (`<step>.onExit`) not
                             yet done when this process started is run again: its pod is
                             ignored and a second pod created (other nodes are adopted)
 ==========================  ===============================================================
@@ -74,7 +74,7 @@ class Fault(enum.Enum):
     NO_RETRY_POD_DELETED = "no-retry-pod-deleted"
     OOM_REPORTED_AS_ERROR = "oom-reported-as-error"
     RESTART_SUSPEND_TIMER = "restart-suspend-timer"
-    RERUN_EXIT_HOOK_ON_RESTART = "rerun-exit-hook-on-restart"
+    RERUN_HOOK_ON_RESTART = "rerun-hook-on-restart"
 
 
 def known_names() -> list[str]:

@@ -79,7 +79,7 @@ CONTROLS = (
         probe="suspend_resumed_on_time",
     ),
     Control(
-        "rerun-exit-hook-on-restart",
+        "rerun-hook-on-restart",
         "controller-restarted-during-exit-hook",
         "legacy",
         probe="step_had_one_pod",

@@ -22,6 +22,7 @@ from conformance import spec
 from conformance.errors import DataError
 from conformance.errors import HarnessError
 from conformance.implementations import profiles
+from reference_impl.controller import faults
 from tests.conformance.conftest import PROFILE
 
 KNOWN = frozenset({"LEGACY_LAYOUT", "INITLESS_LAYOUT", "STATUS_FINALIZER"})
@@ -208,3 +209,11 @@ def test_rendered_configuration_placeholders_stay_literal():
 def test_a_configuration_key_must_be_one_field_name(key):
     with pytest.raises(HarnessError, match="expected one top-level field name"):
         profiles.config_values(key, 1)
+
+
+@pytest.mark.parametrize("fault", faults.known_names())
+def test_every_fault_gives_the_faulty_profile_valid_instance_ids(fault):
+    # Why: an instance ID is a DNS label of at most 40 characters; a fault name too
+    # long for `wpc-neg-{fault}-initless` failed only on the cluster, at install.
+    profile = profiles.load("reference-faulty", variables={"fault": fault})
+    assert all(fault in instance for instance in profile.instance_ids.values())

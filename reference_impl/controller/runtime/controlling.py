@@ -245,7 +245,7 @@ class WorkflowController:
             forgotten = [p for p in pods if faults.predates(p, self.started_at)]
             pods = [p for p in pods if p not in forgotten]
         rerun: frozenset[str] = frozenset()
-        if self.settings.has_fault(Fault.RERUN_EXIT_HOOK_ON_RESTART):
+        if self.settings.has_fault(Fault.RERUN_HOOK_ON_RESTART):
             pods, rerun = self._without_hook_pods_from_before(workflow, pods)
         config = self.config()
         if (workflow["metadata"].get("labels") or {}).get(
@@ -309,7 +309,7 @@ class WorkflowController:
     ) -> tuple[list[Json], frozenset[str]]:
         """Drop the pods of exit hooks left unfinished by an earlier process (a fault).
 
-        Under `rerun-exit-hook-on-restart`, the pod of a step's or task's exit hook that
+        Under `rerun-hook-on-restart`, the pod of a step's or task's exit hook that
         was created before this process started is not adopted while the hook's node is
         not fulfilled. Returns the pods kept and the ids of the hook nodes whose pods
         were dropped, which get a pod of their own (`_ClusterEffects.create_pod`).
@@ -420,7 +420,7 @@ class _ClusterEffects:
         self, controller: WorkflowController, *, rerun: frozenset[str] = frozenset()
     ) -> None:
         self._controller = controller
-        # Ids of the nodes whose earlier pod is ignored (`rerun-exit-hook-on-restart`).
+        # Ids of the nodes whose earlier pod is ignored (`rerun-hook-on-restart`).
         self._rerun = rerun
 
     def create_pod(self, pod: Json) -> None:

@@ -52,7 +52,7 @@ def is_step_hook_pod(node: Json, workflow_name: str) -> bool:
     """Return whether the node is a Pod node running a step's or task's exit hook.
 
     That is a `hooked` Pod node other than the workflow's own exit handler
-    (`<workflow>.onExit`); the `rerun-exit-hook-on-restart` fault targets these.
+    (`<workflow>.onExit`); the `rerun-hook-on-restart` fault targets these.
     """
     return (
         node.get("type") == "Pod"

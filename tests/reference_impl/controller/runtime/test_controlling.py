@@ -4,7 +4,7 @@ finalizer paths for deleted workflows, orphaned and deleting pods (and the leave
 fault), re-synchronisation of a completed workflow's leftover pods after downtime,
 terminating containers, the layout switch with and without keep-old-layout, and the two
 restart faults of issue 16: restart-suspend-timer (a suspend that ended while no controller
-ran resumes only a whole duration after the restart) and rerun-exit-hook-on-restart (an
+ran resumes only a whole duration after the restart) and rerun-hook-on-restart (an
 exit hook still running at the restart gets a second pod, other running nodes are
 adopted), each inactive without its switch."""
 
@@ -460,7 +460,7 @@ def restarted(
 def test_rerun_exit_hook_on_restart_gives_a_running_hook_a_second_pod() -> None:
     state = running_before_the_restart("wf[0].work.onExit")
     (old,) = [p for p in state[1] if p["metadata"]["annotations"][NODE_NAME] == HOOK]
-    wf, api, _ = restarted(faults.Fault.RERUN_EXIT_HOOK_ON_RESTART, state)
+    wf, api, _ = restarted(faults.Fault.RERUN_HOOK_ON_RESTART, state)
     hook = node_named(wf, HOOK)
     (new,) = api.created
     assert new["metadata"]["annotations"]["workflows.argoproj.io/node-id"] == hook["id"]
@@ -474,9 +474,9 @@ def test_rerun_exit_hook_on_restart_gives_a_running_hook_a_second_pod() -> None:
         (None, HOOK, BEFORE_THE_RESTART),
         (faults.Fault.RESTART_SUSPEND_TIMER, HOOK, BEFORE_THE_RESTART),
         # The fault targets exit hooks only: a plain running step is adopted...
-        (faults.Fault.RERUN_EXIT_HOOK_ON_RESTART, "wf[0].work", BEFORE_THE_RESTART),
+        (faults.Fault.RERUN_HOOK_ON_RESTART, "wf[0].work", BEFORE_THE_RESTART),
         # ... and so is a hook whose pod this process created.
-        (faults.Fault.RERUN_EXIT_HOOK_ON_RESTART, HOOK, AT_THE_RESTART),
+        (faults.Fault.RERUN_HOOK_ON_RESTART, HOOK, AT_THE_RESTART),
     ],
 )
 def test_a_running_pod_is_adopted_across_a_restart(fault, node, created):
@@ -505,7 +505,7 @@ def test_rerun_exit_hook_on_restart_adopts_and_cleans_up_a_finished_hooks_pod() 
     (hook_pod,) = [
         p for p in state[1] if p["metadata"]["annotations"][NODE_NAME] == HOOK
     ]
-    _, api, wfc = restarted(faults.Fault.RERUN_EXIT_HOOK_ON_RESTART, state)
+    _, api, wfc = restarted(faults.Fault.RERUN_HOOK_ON_RESTART, state)
     assert api.created == []
     assert f"ns/{hook_pod['metadata']['name']}/labelPodCompleted" in drain(
         wfc.cleaner.queue

@@ -6,7 +6,7 @@ waits for it; a failed step gets its hook too and the workflow fails after it; a
 step gets none; the older `onExit` spelling works the same; a DAG task's dependents and
 the DAG wait for its hook; a hook on a retried step does not count as an attempt; the
 workflow's `spec.hooks.exit` is its exit handler `<wf>.onExit`, which is no step's hook
-(what the `rerun-exit-hook-on-restart` fault tells apart); hooks other than `exit` and
+(what the `rerun-hook-on-restart` fault tells apart); hooks other than `exit` and
 hooks with expressions are rejected at validation.
 """
 
