@@ -1,9 +1,11 @@
 """The `diff` verb of `python -m conformance` (and of `wpc diff`).
 
 Only parses arguments and hands over: `reading` checks both files,
-`comparing` diffs them, `rendering` prints the table and writes the YAML.
-The exit code is `ExitCode.REGRESSION` when anything passed before and fails
-now, 0 otherwise; `conformance.__main__` maps a bad file to INVALID_INPUT.
+`comparing` diffs them, `explaining` applies an explanations file when one is
+given (`--explained FILE`; none by default), `rendering` prints the table and
+writes the YAML. The exit code is `ExitCode.REGRESSION` when anything passed
+before and fails now without an explanation, 0 otherwise;
+`conformance.__main__` maps a bad file to INVALID_INPUT.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import sys
 from pathlib import Path
 
 from conformance.diffing import comparing
+from conformance.diffing import explaining
 from conformance.diffing import reading
 from conformance.diffing import rendering
 from conformance.exitcodes import ExitCode
@@ -24,10 +27,12 @@ and clauses added or removed, features and layouts newly claimed or unclaimed,
 first try versus final verdict, and tests whose duration moved by
 --timing-ratio (the report has no per-phase timings). Differing items are not
 rerun, which needs a cluster: each says "not rerun" (`python -m conformance
-qualify` reruns them and says which flipped).
+qualify` reruns them and says which flipped). With --explained FILE, a change
+an entry of FILE explains is marked "(explained)" with its reason, and an
+explained regression does not count; entries matching nothing are listed.
 
 exit codes: 0 no regression, {int(ExitCode.REGRESSION)} a regression, \
-{int(ExitCode.INVALID_INPUT)} a file that is not a ConformanceReport
+{int(ExitCode.INVALID_INPUT)} a file that is not a ConformanceReport or a bad FILE
 """
 """The verb's --help text, for people (the module docstring is for developers)."""
 
@@ -75,10 +80,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=1.0,
         help="ignore durations when both are shorter than this (default 1.0)",
     )
+    parser.add_argument(
+        "--explained",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="explanations of expected changes (ExplainedDifferences YAML, as "
+        "conformance/qualifying/explained.yaml); default: none",
+    )
 
 
 def main(args: argparse.Namespace) -> int:
     """Compare, print the table, write the YAML if asked; the exit code says if it regressed."""
+    entries = explaining.load(args.explained) if args.explained else None
     old = reading.read(args.old)
     new = reading.read(args.new)
     diff = comparing.compare(
@@ -89,6 +103,8 @@ def main(args: argparse.Namespace) -> int:
         timing_ratio=args.timing_ratio,
         min_seconds=args.min_seconds,
     )
+    if entries is not None:
+        diff = explaining.apply(diff, entries, source=str(args.explained))
     sys.stdout.write(rendering.table(diff))
     if args.output is not None:
         args.output.parent.mkdir(parents=True, exist_ok=True)

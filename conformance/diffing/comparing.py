@@ -10,6 +10,10 @@ What the report format records decides what is compared: per test it has the
 first try's outcome and the number of attempts, so first-try changes are
 listed; it has one duration per test but no per-phase timings, so durations are
 compared and the absence of phases is said, not invented.
+
+A change can also carry an `Explanation`: a person's recorded reason why it is
+expected (`explaining` matches a file of them), so a known regression stays
+listed but no longer makes the diff a regression.
 """
 
 from __future__ import annotations
@@ -70,6 +74,56 @@ ABSENT = "absent"
 
 
 @dataclass(frozen=True)
+class Explanation:
+    """One entry of an explanations file: why a change between two versions is expected.
+
+    Every selector is a glob (`fnmatch`, case-sensitive); an empty one matches
+    anything, but an entry names a clause, a test or both.
+    """
+
+    entry: int
+    """Its position in its file, from 1: how the table and the YAML name it."""
+    old: str
+    """Glob over the old side's refs (e.g. `v4.1.0`, `v4.1.*`)."""
+    new: str
+    """Glob over the new side's refs."""
+    kind: str
+    """regression, fix or changed: the kind of change it explains."""
+    explanation: str
+    evidence: tuple[str, ...]
+    """Where to check it: paths, upstream commits and issues."""
+    clause: str = ""
+    """Glob over clause ids (WPC-FINALIZER-009), or '' for any."""
+    test: str = ""
+    """Glob over a test's short name or node id, or '' for any."""
+    layouts: tuple[str, ...] = ()
+    """The layouts it applies to, or () for every layout."""
+
+    def describe(self) -> str:
+        """`entry 1: regression WPC-X / TestName [legacy] (v4.1.0 -> v4.1.*)`, for tables."""
+        selector = " / ".join(s for s in (self.clause, self.test) if s)
+        where = f" [{', '.join(self.layouts)}]" if self.layouts else ""
+        return (
+            f"entry {self.entry}: {self.kind} {selector}{where} "
+            f"({self.old} -> {self.new})"
+        )
+
+
+@dataclass(frozen=True)
+class Explanations:
+    """Which entries of an explanations file this diff used: the file's audit trail."""
+
+    source: str
+    """The file the entries came from."""
+    used: tuple[Explanation, ...] = ()
+    """Entries that explained at least one change."""
+    unused: tuple[Explanation, ...] = ()
+    """Entries for these two versions that matched no change: stale, or wrong."""
+    other_versions: tuple[Explanation, ...] = ()
+    """Entries whose old or new refs do not match these reports' (not applicable)."""
+
+
+@dataclass(frozen=True)
 class Rerun:
     """What rerunning a differing item showed: its status and every verdict seen."""
 
@@ -95,11 +149,18 @@ class ItemChange:
     old: Item
     new: Item
     rerun: Rerun = field(default_factory=Rerun)
+    explanation: Explanation | None = None
+    """The recorded reason this change is expected, if an entry matched it."""
 
     @property
     def flaky(self) -> bool:
         """Whether reruns showed a verdict of either version flipping."""
         return self.rerun.status == FLAKY
+
+    @property
+    def explained(self) -> bool:
+        """Whether an explanation entry matched this change."""
+        return self.explanation is not None
 
 
 @dataclass(frozen=True)
@@ -135,6 +196,13 @@ class ClauseChange:
     """The new report's tests citing the clause in that layout (short names)."""
     flaky: bool = False
     """True when every item change behind it flipped on rerun (it proves nothing)."""
+    explanation: Explanation | None = None
+    """The recorded reason this change is expected, if an entry matched it."""
+
+    @property
+    def explained(self) -> bool:
+        """Whether an explanation entry matched this change."""
+        return self.explanation is not None
 
 
 @dataclass(frozen=True)
@@ -185,6 +253,8 @@ class ReportDiff:
     layouts_unclaimed: list[str] = field(default_factory=list)
     first_try: list[FirstTryChange] = field(default_factory=list)
     timings: list[TimingChange] = field(default_factory=list)
+    explanations: Explanations | None = None
+    """The explanations file applied, if any (a plain `diff` applies none)."""
 
     def of_kind(self, kind: str) -> list[ItemChange]:
         """The item changes of one kind (regression, fix, changed)."""
@@ -198,11 +268,14 @@ class ReportDiff:
     def regressed(self) -> bool:
         """Whether any item or clause went from passed to failed or error.
 
-        A change that flipped on rerun (flaky) is not counted: it is listed, with
-        its evidence, but does not make the diff a regression.
+        A change that flipped on rerun (flaky) or that an explanation entry
+        matched is not counted: it is listed, with its evidence or explanation,
+        but does not make the diff a regression.
         """
-        return any(not c.flaky for c in self.of_kind("regression")) or any(
-            not c.flaky for c in self.clauses_of_kind("regression")
+        return any(
+            not (c.flaky or c.explained) for c in self.of_kind("regression")
+        ) or any(
+            not (c.flaky or c.explained) for c in self.clauses_of_kind("regression")
         )
 
     @property

@@ -1,21 +1,25 @@
 """A `ReportDiff` as a YAML document (for tools) and as a table (for people).
 
 Both say the same things in the same order: item changes with their rerun
-status, items added and removed, clause changes, claims, first try versus
-final verdict, durations that moved; the document also keeps both reports'
-identities so a diff file still says what it compared.
+status, items added and removed, clause changes, the explanations applied (if
+a file was given: each change's explanation, and which entries were used,
+unused or for other versions), claims, first try versus final verdict,
+durations that moved; the document also keeps both reports' identities so a
+diff file still says what it compared.
 """
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
-from dataclasses import asdict
 from typing import Any
 
 import yaml
 
 from conformance.diffing.comparing import NOT_RERUN
 from conformance.diffing.comparing import PHASES_NOT_RECORDED
+from conformance.diffing.comparing import ClauseChange
+from conformance.diffing.comparing import Explanation
 from conformance.diffing.comparing import Item
 from conformance.diffing.comparing import ItemChange
 from conformance.diffing.comparing import ReportDiff
@@ -62,6 +66,76 @@ def _outcomes(item: Item | None) -> dict[str, Any] | None:
     }
 
 
+def _explained(explanation: Explanation | None) -> dict[str, Any]:
+    """The keys an explained change carries (none when no entry matched it).
+
+    The text, and the entry's number: its evidence is listed once, under
+    `explanations.used`.
+    """
+    if explanation is None:
+        return {}
+    return {"explained": explanation.explanation, "explainedBy": explanation.entry}
+
+
+def _entry(explanation: Explanation) -> dict[str, Any]:
+    found: dict[str, Any] = {
+        "entry": explanation.entry,
+        "old": explanation.old,
+        "new": explanation.new,
+        "kind": explanation.kind,
+    }
+    for key, value in (("clause", explanation.clause), ("test", explanation.test)):
+        if value:
+            found[key] = value
+    if explanation.layouts:
+        found["layouts"] = list(explanation.layouts)
+    return found
+
+
+def _explanations(diff: ReportDiff) -> dict[str, Any]:
+    """The document's `explanations`: the file, and each entry used, unused or not applicable."""
+    if diff.explanations is None:
+        return {}
+    applied = diff.explanations
+    return {
+        "explanations": {
+            "file": applied.source,
+            "explainedItems": sum(1 for c in diff.items if c.explained),
+            "explainedClauses": sum(1 for c in diff.clauses if c.explained),
+            "used": [
+                {
+                    **_entry(e),
+                    "explanation": e.explanation,
+                    "evidence": list(e.evidence),
+                    "explains": _explains(diff, e),
+                }
+                for e in applied.used
+            ],
+            "unused": [_entry(e) for e in applied.unused],
+            "otherVersions": [_entry(e) for e in applied.other_versions],
+        }
+    }
+
+
+def _explains(diff: ReportDiff, explanation: Explanation) -> dict[str, int]:
+    return {
+        "items": sum(1 for c in diff.items if c.explanation == explanation),
+        "clauses": sum(1 for c in diff.clauses if c.explanation == explanation),
+    }
+
+
+def _clause_change(change: ClauseChange) -> dict[str, Any]:
+    return {
+        "clause": change.clause,
+        "layout": change.layout,
+        "old": change.old,
+        "new": change.new,
+        "tests": list(change.tests),
+        "flaky": change.flaky,
+        **_explained(change.explanation),
+    }
+
+
 def _item_change(change: ItemChange) -> dict[str, Any]:
     found: dict[str, Any] = {
         "nodeid": change.new.nodeid,
@@ -76,6 +150,7 @@ def _item_change(change: ItemChange) -> dict[str, Any]:
             {"side": r.side, "round": r.round, "outcome": r.outcome, "report": r.report}
             for r in change.rerun.records
         ]
+    found.update(_explained(change.explanation))
     return found
 
 
@@ -110,19 +185,13 @@ def document(diff: ReportDiff) -> dict[str, Any]:
         },
         "clauses": {
             **{
-                plural: [
-                    {
-                        k: list(v) if isinstance(v, tuple) else v
-                        for k, v in asdict(c).items()
-                        if k != "kind"
-                    }
-                    for c in diff.clauses_of_kind(kind)
-                ]
+                plural: [_clause_change(c) for c in diff.clauses_of_kind(kind)]
                 for kind, plural in KINDS.items()
             },
             "added": diff.clauses_added,
             "removed": diff.clauses_removed,
         },
+        **_explanations(diff),
         "claims": {
             "featuresClaimed": diff.features_claimed,
             "featuresUnclaimed": diff.features_unclaimed,
@@ -192,6 +261,44 @@ def table_lines(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[st
     ]
 
 
+def change_label(kind: str, *, flaky: bool, explained: bool) -> str:
+    """`regression`, `regression (flaky)`, `regression (explained)` or both."""
+    marks = [m for m, on in (("flaky", flaky), ("explained", explained)) if on]
+    return f"{kind} ({', '.join(marks)})" if marks else kind
+
+
+def explanation_lines(diff: ReportDiff) -> list[str]:
+    """Below the change tables: the file, each used entry with its text, and the rest."""
+    applied = diff.explanations
+    if applied is None:
+        return []
+    lines = [
+        "",
+        f"explanations ({applied.source}): {len(applied.used)} used, "
+        f"{len(applied.unused)} unused, {len(applied.other_versions)} for other versions; "
+        f"{sum(1 for c in diff.items if c.explained)} items and "
+        f"{sum(1 for c in diff.clauses if c.explained)} clauses explained",
+    ]
+    for entry in applied.used:
+        explains = _explains(diff, entry)
+        lines.append(
+            f"  {entry.describe()}: explains {explains['items']} items, "
+            f"{explains['clauses']} clauses"
+        )
+        lines += textwrap.wrap(
+            entry.explanation,
+            width=100,
+            initial_indent="    ",
+            subsequent_indent="    ",
+        )
+        lines += [f"    evidence: {e}" for e in entry.evidence]
+    lines += [
+        f"  unused: {e.describe()}: matched no change of these versions"
+        for e in applied.unused
+    ]
+    return lines
+
+
 def _describe(side: Side) -> str:
     return f"{side.implementation} {side.version} ({side.date}, {side.path})"
 
@@ -213,7 +320,7 @@ def table(diff: ReportDiff) -> str:
             ("change", "layout", "test", "old", "new", "rerun", "nodeid"),
             [
                 (
-                    c.kind,
+                    change_label(c.kind, flaky=False, explained=c.explained),
                     c.new.layout,
                     c.new.short_name,
                     c.old.outcome,
@@ -237,7 +344,7 @@ def table(diff: ReportDiff) -> str:
             ("change", "clause", "layout", "old", "new", "tests"),
             [
                 (
-                    f"{c.kind} (flaky)" if c.flaky else c.kind,
+                    change_label(c.kind, flaky=c.flaky, explained=c.explained),
                     c.clause,
                     c.layout,
                     c.old,
@@ -249,6 +356,7 @@ def table(diff: ReportDiff) -> str:
         )
     lines += [f"  added: {c}" for c in diff.clauses_added]
     lines += [f"  removed: {c}" for c in diff.clauses_removed]
+    lines += explanation_lines(diff)
     lines += [
         "",
         "claims: features claimed "
@@ -303,6 +411,15 @@ def table(diff: ReportDiff) -> str:
         why = f"differing items rerun; {flaky} flipped on rerun (flaky) and are not counted"
     else:
         why = "differing items are not rerun offline"
+    explained = [c for c in diff.of_kind("regression") if c.explained and not c.flaky]
+    explained_clauses = [
+        c for c in diff.clauses_of_kind("regression") if c.explained and not c.flaky
+    ]
+    if explained or explained_clauses:
+        why += (
+            f"; {len(explained)} item and {len(explained_clauses)} clause regressions "
+            "are explained and not counted"
+        )
     lines += ["", f"verdict: {verdict} ({why})"]
     return "\n".join(lines) + "\n"
 

@@ -8,6 +8,9 @@ The whole suite runs once per version, the two reports are diffed
 (`conformance.diffing`), and every differing item is rerun against both
 versions a few times (`qualifying`), so the diff says which differences are
 confirmed and which flip from run to run (flaky, with each verdict's report).
+Differences recorded as expected in `explained.yaml` (schema beside it) are
+marked explained and do not fail the qualification; `rediff` recomputes a
+finished qualification's diff without running anything.
 
 Rooms, each with one job: `builds` names the two builds and what to select
 (pure), `running` runs the suite as a subprocess (`python -m conformance run`),

@@ -10,7 +10,9 @@ declare these variables; the upstream profile does.
 
 from __future__ import annotations
 
+import itertools
 import re
+import shlex
 from collections.abc import Iterable
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -124,3 +126,24 @@ def profile_var_args(variables: Mapping[str, str]) -> list[str]:
         for name in sorted(variables)
         for arg in ("--profile-var", f"{name}={variables[name]}")
     ]
+
+
+def recorded_ref(reproduce: str) -> str:
+    """The `ref` profile variable a report's `run.reproduce` line was run with, or ''.
+
+    A qualification's run passes `--profile-var ref=REF`, which the report
+    records as `--wpc-profile-var ref=REF`; reading it back names the version
+    exactly as the qualification did (a commit ref is not in the version string).
+    """
+    try:
+        words = shlex.split(reproduce)
+    except ValueError:
+        return ""
+    for flag, value in itertools.pairwise(words):
+        if flag.endswith("profile-var") and value.startswith("ref="):
+            return value.removeprefix("ref=")
+    for word in words:
+        for flag in ("--wpc-profile-var=ref=", "--profile-var=ref="):
+            if word.startswith(flag):
+                return word.removeprefix(flag)
+    return ""

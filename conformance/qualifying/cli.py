@@ -3,7 +3,9 @@
 Only parses arguments and hands over: `builds` names the two builds,
 `qualifying` runs, diffs and reruns with a `running.SuiteRunner`, `rendering`
 has already written the table, printed here. The exit code is the diff's:
-`ExitCode.REGRESSION` for a regression that did not flip on rerun, 0 otherwise.
+`ExitCode.REGRESSION` for a regression that did not flip on rerun and that no
+entry of the explanations file explains, 0 otherwise. `--rediff DIR` skips the
+builds and runs and recomputes DIR's diff (`qualifying.rediff`).
 """
 
 from __future__ import annotations
@@ -30,11 +32,19 @@ default), diff the two reports, rerun every item whose verdict differs
 --reruns times against each version, and print the diff. Each difference is
 then confirmed (every run of each version agreed) or flaky (some version's
 verdict flipped; listed with each run's report, not counted as a regression).
+A difference an entry of the explanations file (--explained, default
+conformance/qualifying/explained.yaml; --no-explained for none) explains is
+marked "(explained)" with its reason and, if a regression, not counted; entries
+that explain nothing are listed as unused.
 Files: <out>/old, <out>/new, <out>/rerun-<round>-<side>-<layout> (reports),
 <out>/diff.yaml and <out>/diff.txt. Each run brings the cluster up as `run` does.
+--rediff DIR runs nothing: it recomputes DIR/diff.yaml and DIR/diff.txt from the
+reports a finished qualification left there (only --explained, --no-explained
+and --timing-ratio apply; the refs come from the reports).
 
-exit codes: 0 no confirmed regression, {int(ExitCode.REGRESSION)} a regression, \
-{int(ExitCode.INVALID_INPUT)} bad arguments or profile, {int(ExitCode.PREPARE_FAILED)} a run left no report
+exit codes: 0 no confirmed, unexplained regression, {int(ExitCode.REGRESSION)} a regression, \
+{int(ExitCode.INVALID_INPUT)} bad arguments, profile or explanations, \
+{int(ExitCode.PREPARE_FAILED)} a run left no report
 """
 
 
@@ -50,10 +60,8 @@ def _rounds(text: str) -> int:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The `qualify` verb's options."""
-    parser.add_argument(
-        "--old", required=True, help="the earlier git ref (e.g. v4.1.0)"
-    )
-    parser.add_argument("--new", required=True, help="the later git ref (e.g. v4.1.2)")
+    parser.add_argument("--old", help="the earlier git ref (e.g. v4.1.0); required")
+    parser.add_argument("--new", help="the later git ref (e.g. v4.1.2); required")
     parser.add_argument(
         "--source",
         default=None,
@@ -89,10 +97,56 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=1.5,
         help="flag tests whose duration moved by this factor (default 1.5)",
     )
+    explained = parser.add_mutually_exclusive_group()
+    explained.add_argument(
+        "--explained",
+        type=Path,
+        default=qualifying.DEFAULT_EXPLAINED,
+        metavar="FILE",
+        help="explanations of expected differences (default: "
+        "conformance/qualifying/explained.yaml)",
+    )
+    explained.add_argument(
+        "--no-explained",
+        dest="explained",
+        action="store_const",
+        const=None,
+        help="apply no explanations: every confirmed regression counts",
+    )
+    parser.add_argument(
+        "--rediff",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="run nothing: recompute DIR/diff.yaml and DIR/diff.txt from a finished "
+        "qualification's reports (old/, new/, rerun-*/)",
+    )
+
+
+def _print(outcome: qualifying.Outcome) -> int:
+    sys.stdout.write(outcome.table_path.read_text(encoding="utf-8"))
+    sys.stdout.write(f"diff: {outcome.yaml_path}\ntable: {outcome.table_path}\n")
+    return ExitCode.REGRESSION if outcome.diff.regressed else 0
 
 
 def main(args: argparse.Namespace) -> int:
-    """Qualify, print the diff's table and where the files are; exit as the diff says."""
+    """Qualify (or rediff), print the diff's table and where the files are; exit as it says."""
+    if args.rediff is not None:
+        if args.old or args.new:
+            raise DataError(
+                "qualify --rediff: the refs come from the directory's reports; "
+                "drop --old and --new"
+            )
+        return _print(
+            qualifying.rediff(
+                args.rediff, explained=args.explained, timing_ratio=args.timing_ratio
+            )
+        )
+    if not args.old or not args.new:
+        raise DataError(
+            "qualify: give --old and --new (git refs, e.g. v4.1.0 and v4.1.2), "
+            "or --rediff DIR"
+        )
     source = args.source if args.source is not None else os.environ.get(SOURCE_ENV, "")
     if not source:
         # Without a tree the refs would mean nothing (the module proxy builds one version).
@@ -111,6 +165,7 @@ def main(args: argparse.Namespace) -> int:
         layout=args.layout,
         rounds=args.reruns,
         timing_ratio=args.timing_ratio,
+        explained=args.explained,
     )
     runner = running.SuiteRunner(
         implementation=args.implementation,
@@ -119,7 +174,4 @@ def main(args: argparse.Namespace) -> int:
         workers=args.workers,
         timeout_scale=args.timeout_scale,
     )
-    outcome = qualifying.qualify(plan, runner)
-    sys.stdout.write(outcome.table_path.read_text(encoding="utf-8"))
-    sys.stdout.write(f"diff: {outcome.yaml_path}\ntable: {outcome.table_path}\n")
-    return ExitCode.REGRESSION if outcome.diff.regressed else 0
+    return _print(qualifying.qualify(plan, runner))

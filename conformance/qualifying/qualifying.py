@@ -9,30 +9,56 @@ Order of work, for any `Runner` (the real one runs the suite; tests pass a fake)
    version's verdicts are interleaved in time rather than bunched;
 4. every rerun report read by exact test id into rerun records, folded into the
    diff (`conformance.diffing.reruns`): confirmed or flaky, with the evidence;
-5. the diff written as `<out>/diff.yaml` and `<out>/diff.txt`.
+5. the explanations file, if any (read before anything runs, so a bad one
+   costs no hour of runs), applied (`conformance.diffing.explaining`): an
+   explained regression is listed with its reason and not counted;
+6. the diff written as `<out>/diff.yaml` and `<out>/diff.txt`.
 
 Nothing is rerun when nothing differs. A rerun report lacking an item records
 it as `absent` (never as a verdict).
+
+`rediff` redoes steps 2, 4, 5 and 6 from a finished qualification's directory
+without running anything: the rerun records are rebuilt from the
+`rerun-<round>-<side>-<layout>` directories, and each side's ref from the
+`ref` profile variable its report's reproduce line records.
 """
 
 from __future__ import annotations
 
 import logging
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.diffing import comparing
+from conformance.diffing import explaining
 from conformance.diffing import reading
 from conformance.diffing import rendering
 from conformance.diffing import reruns
+from conformance.diffing.comparing import Explanation
 from conformance.diffing.comparing import ReportDiff
 from conformance.diffing.comparing import RerunRecord
+from conformance.errors import DataError
 from conformance.qualifying import builds
 from conformance.qualifying.builds import Build
+from conformance.qualifying.running import REPORT_NAME
 from conformance.qualifying.running import Run
 from conformance.qualifying.running import Runner
 
 logger = logging.getLogger(__name__)
+
+DEFAULT_EXPLAINED = Path(__file__).parent / "explained.yaml"
+"""The explanations `qualify` applies unless told otherwise (schema beside it)."""
+RERUN_DIR = re.compile(
+    r"rerun-(?P<round>[1-9][0-9]*)-(?P<side>old|new)-(?P<layout>[a-z]+)"
+)
+"""A rerun's reports directory, as `rerun_dir` names it."""
+
+
+def rerun_dir(out_dir: Path, round_: int, side: str, layout: str) -> Path:
+    """Where one rerun of one side and layout writes its reports."""
+    return out_dir / f"rerun-{round_}-{side}-{layout}"
 
 
 @dataclass(frozen=True)
@@ -47,6 +73,8 @@ class Plan:
     """How many times each differing item is rerun against each version."""
     timing_ratio: float = 1.5
     min_seconds: float = 1.0
+    explained: Path | None = None
+    """The explanations file to apply, or None for none."""
 
     def __post_init__(self) -> None:
         if self.rounds < 0:
@@ -82,7 +110,7 @@ def rerun_records(
                 run = Run(
                     build=build,
                     layout=layout,
-                    reports_dir=plan.out_dir / f"rerun-{round_}-{build.side}-{layout}",
+                    reports_dir=rerun_dir(plan.out_dir, round_, build.side, layout),
                     keywords=keywords,
                 )
                 logger.info(
@@ -108,27 +136,126 @@ def rerun_records(
     return records
 
 
+def _diff(old: Path, new: Path, timing_ratio: float, min_seconds: float) -> ReportDiff:
+    return comparing.compare(
+        reading.read(old),
+        reading.read(new),
+        old_path=str(old),
+        new_path=str(new),
+        timing_ratio=timing_ratio,
+        min_seconds=min_seconds,
+    )
+
+
+Explained = tuple[str, tuple[Explanation, ...]]
+"""An explanations file's path (as the diff names it) and its entries."""
+
+
+def _load(explained: Path | None) -> Explained | None:
+    if explained is None:
+        return None
+    entries = explaining.load(explained)
+    try:  # the default file is named by its absolute path; say it as people would
+        return str(explained.resolve().relative_to(Path.cwd())), entries
+    except ValueError:
+        return str(explained), entries
+
+
+def _finish(
+    out_dir: Path,
+    diff: ReportDiff,
+    explained: Explained | None,
+    refs: tuple[Sequence[str], Sequence[str]],
+) -> Outcome:
+    """Apply the explanations (if any), write diff.yaml and diff.txt."""
+    if explained is not None:
+        source, entries = explained
+        diff = explaining.apply(
+            diff, entries, source=source, old_refs=refs[0], new_refs=refs[1]
+        )
+    out_dir.mkdir(parents=True, exist_ok=True)
+    yaml_path = out_dir / "diff.yaml"
+    table_path = out_dir / "diff.txt"
+    yaml_path.write_text(rendering.yaml_text(diff), encoding="utf-8")
+    table_path.write_text(rendering.table(diff), encoding="utf-8")
+    return Outcome(diff=diff, yaml_path=yaml_path, table_path=table_path)
+
+
 def qualify(plan: Plan, runner: Runner) -> Outcome:
-    """Run, diff, rerun and write; the returned diff says whether it regressed."""
+    """Run, diff, rerun, explain and write; the returned diff says whether it regressed."""
+    explained = _load(plan.explained)
     reports = {}
     for build in (plan.old, plan.new):
         logger.info("Running the suite against %s (%s).", build.side, build.ref)
         reports[build.side] = runner(
             Run(build=build, layout=plan.layout, reports_dir=plan.out_dir / build.side)
         )
-    diff = comparing.compare(
-        reading.read(reports["old"]),
-        reading.read(reports["new"]),
-        old_path=str(reports["old"]),
-        new_path=str(reports["new"]),
-        timing_ratio=plan.timing_ratio,
-        min_seconds=plan.min_seconds,
-    )
+    diff = _diff(reports["old"], reports["new"], plan.timing_ratio, plan.min_seconds)
     if diff.items and plan.rounds:
         diff = reruns.apply(diff, rerun_records(plan, diff, runner))
-    plan.out_dir.mkdir(parents=True, exist_ok=True)
-    yaml_path = plan.out_dir / "diff.yaml"
-    table_path = plan.out_dir / "diff.txt"
-    yaml_path.write_text(rendering.yaml_text(diff), encoding="utf-8")
-    table_path.write_text(rendering.table(diff), encoding="utf-8")
-    return Outcome(diff=diff, yaml_path=yaml_path, table_path=table_path)
+    return _finish(plan.out_dir, diff, explained, ((plan.old.ref,), (plan.new.ref,)))
+
+
+def recorded_rerun_records(
+    out_dir: Path, diff: ReportDiff
+) -> dict[tuple[str, str], list[RerunRecord]]:
+    """The rerun records a finished qualification left in `out_dir`, read back.
+
+    Every `rerun-<round>-<side>-<layout>` directory gives each differing item of
+    its layout one record, `absent` when its report lacks the item, as
+    `rerun_records` made them; a directory without a report is an error.
+    """
+    keys = [c.new.key for c in diff.items]
+    records: dict[tuple[str, str], list[RerunRecord]] = {key: [] for key in keys}
+    found = sorted(
+        (int(m["round"]), m["side"], m["layout"], path)
+        for path in out_dir.iterdir()
+        if path.is_dir() and (m := RERUN_DIR.fullmatch(path.name))
+    )
+    for round_, side, layout, path in found:
+        report = path / REPORT_NAME
+        if not report.is_file():
+            raise DataError(
+                f"{path}: a rerun directory without {REPORT_NAME} (that rerun left "
+                "no report; remove the directory to rediff without it)"
+            )
+        seen = _outcomes(report)
+        for key in keys:
+            if key[1] == layout:
+                records[key].append(
+                    RerunRecord(
+                        side=side,
+                        round=round_,
+                        outcome=seen.get(key, comparing.ABSENT),
+                        report=str(report),
+                    )
+                )
+    return {key: seen_ for key, seen_ in records.items() if seen_}
+
+
+def _recorded_ref(report: Path) -> tuple[str, ...]:
+    ref = builds.recorded_ref(reading.read(report)["run"]["reproduce"])
+    return (ref,) if ref else ()
+
+
+def rediff(
+    out_dir: Path,
+    *,
+    explained: Path | None,
+    timing_ratio: float = 1.5,
+    min_seconds: float = 1.0,
+) -> Outcome:
+    """Recompute `out_dir`'s diff.yaml and diff.txt from its reports; nothing runs."""
+    entries = _load(explained)
+    old, new = (out_dir / side / REPORT_NAME for side in ("old", "new"))
+    for report in (old, new):
+        if not report.is_file():
+            raise DataError(
+                f"{out_dir}: not a finished qualification directory: no {report} "
+                "(expected old/, new/ and rerun-<round>-<side>-<layout>/ reports)"
+            )
+    diff = _diff(old, new, timing_ratio, min_seconds)
+    records = recorded_rerun_records(out_dir, diff)
+    if records:
+        diff = reruns.apply(diff, records)
+    return _finish(out_dir, diff, entries, (_recorded_ref(old), _recorded_ref(new)))
