@@ -195,6 +195,16 @@ def pods_and_workflows(
         yield pods, versions
 
 
+def pods_of_workflow(events: list[Event], workflow: str) -> dict[str, dict[str, Any]]:
+    """Pod uid -> its last recorded version, for every pod of `workflow` ever observed."""
+    return {
+        e.uid: e.obj
+        for e in events
+        if (e.obj["metadata"].get("labels") or {}).get(contract.WORKFLOW_LABEL)
+        == workflow
+    }
+
+
 def pods_by_node(events: list[Event], workflow: str) -> dict[str, set[str]]:
     """Node ID -> uids of every pod of `workflow` ever observed for it."""
     found: dict[str, set[str]] = {}

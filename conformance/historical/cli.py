@@ -122,12 +122,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_OUT,
         help=f"where the reports and the result go (default: {DEFAULT_OUT})",
     )
-    run.add_argument("--provider", default="local")
-    run.add_argument("--cluster", "--cluster-name", default="wpc")
-    run.add_argument(
-        "-n", "--workers", type=int, default=0, help="pytest-xdist workers"
-    )
-    run.add_argument("--timeout-scale", type=float, default=1.0)
+    running.add_suite_arguments(run)
 
 
 def _load(path: Path | None) -> history.History:
@@ -181,13 +176,7 @@ def _run(args: argparse.Namespace, loaded: history.History) -> int:
     )
     for tag_run in plan.runs:
         builds.check_profile(args.implementation, tag_run.build)
-    runner = running.SuiteRunner(
-        implementation=args.implementation,
-        provider=args.provider,
-        cluster=args.cluster,
-        workers=args.workers,
-        timeout_scale=args.timeout_scale,
-    )
+    runner = running.runner_from_args(args)
     commands = {
         r.tag: shlex.join(runner.command(proving.run_of(plan, r, args.output_dir)))
         for r in plan.runs

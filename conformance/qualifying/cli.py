@@ -85,12 +85,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="where reports and the diff go (default: reports/qualify-OLD-NEW)",
     )
-    parser.add_argument("--provider", default="local")
-    parser.add_argument("--cluster", "--cluster-name", default="wpc")
-    parser.add_argument(
-        "-n", "--workers", type=int, default=0, help="pytest-xdist workers"
-    )
-    parser.add_argument("--timeout-scale", type=float, default=1.0)
+    running.add_suite_arguments(parser)
     parser.add_argument(
         "--timing-ratio",
         type=diff_cli.ratio,
@@ -167,11 +162,5 @@ def main(args: argparse.Namespace) -> int:
         timing_ratio=args.timing_ratio,
         explained=args.explained,
     )
-    runner = running.SuiteRunner(
-        implementation=args.implementation,
-        provider=args.provider,
-        cluster=args.cluster,
-        workers=args.workers,
-        timeout_scale=args.timeout_scale,
-    )
+    runner = running.runner_from_args(args)
     return _print(qualifying.qualify(plan, runner))

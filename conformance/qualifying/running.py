@@ -9,6 +9,7 @@ compared); a run that leaves no report is, naming its command and exit code.
 
 from __future__ import annotations
 
+import argparse
 import logging
 import shlex
 import subprocess
@@ -24,6 +25,32 @@ from conformance.qualifying.builds import Build
 from conformance.qualifying.builds import profile_var_args
 
 logger = logging.getLogger(__name__)
+
+
+def add_suite_arguments(parser: argparse.ArgumentParser) -> None:
+    """Where and how each suite run goes: the options `SuiteRunner.from_args` reads.
+
+    One definition for every verb that runs the suite per build (`qualify`,
+    `history run`), so they take the same flags with the same defaults.
+    """
+    parser.add_argument("--provider", default="local")
+    parser.add_argument("--cluster", "--cluster-name", default="wpc")
+    parser.add_argument(
+        "-n", "--workers", type=int, default=0, help="pytest-xdist workers"
+    )
+    parser.add_argument("--timeout-scale", type=float, default=1.0)
+
+
+def runner_from_args(args: argparse.Namespace) -> SuiteRunner:
+    """The `SuiteRunner` that `--implementation` and `add_suite_arguments`' options ask for."""
+    return SuiteRunner(
+        implementation=args.implementation,
+        provider=args.provider,
+        cluster=args.cluster,
+        workers=args.workers,
+        timeout_scale=args.timeout_scale,
+    )
+
 
 REPORT_NAME = "conformance.yaml"
 """Each run's ConformanceReport, inside its own reports directory."""

@@ -20,15 +20,11 @@ against this file.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-import yaml
-
-from conformance.errors import DataError
 from conformance.report import provenance
+from conformance.report import schemafiles
 
 SCHEMA_PATH = Path(__file__).parent.parent / "history-result.schema.json"
 KIND = "HistoryResult"
@@ -37,26 +33,12 @@ API_VERSION = "wpc.dev/v1alpha1"
 
 def validate(document: Any) -> None:
     """Raise jsonschema.ValidationError unless `document` is a HistoryResult."""
-    schema = json.loads(SCHEMA_PATH.read_text())
-    jsonschema.Draft202012Validator(schema).validate(document)
+    schemafiles.validate(document, SCHEMA_PATH)
 
 
 def load(path: Path) -> dict[str, Any]:
     """Read and validate a HistoryResult; DataError names the file and the key."""
-    try:
-        document = yaml.safe_load(path.read_text())
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise DataError(f"{path}: cannot read the history result: {exc}") from exc
-    try:
-        validate(document)
-    except jsonschema.ValidationError as exc:
-        where = ".".join(str(p) for p in exc.absolute_path) or "<top level>"
-        raise DataError(
-            f"{path}: invalid history result (schema {SCHEMA_PATH.name}): "
-            f"{where}: {exc.message}"
-        ) from exc
-    result: dict[str, Any] = document
-    return result
+    return schemafiles.load(path, SCHEMA_PATH, "history result")
 
 
 def slot(

@@ -26,15 +26,12 @@ documents against this same file.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-import yaml
-
 from conformance.errors import DataError
 from conformance.report import provenance
+from conformance.report import schemafiles
 
 SCHEMA_PATH = Path(__file__).parent.parent / "negative-controls.schema.json"
 ASSUMED_IMPLEMENTATION = "reference"
@@ -43,28 +40,12 @@ ASSUMED_IMPLEMENTATION = "reference"
 
 def validate(document: Any) -> None:
     """Raise jsonschema.ValidationError unless `document` is a NegativeControlsReport."""
-    schema = json.loads(SCHEMA_PATH.read_text())
-    jsonschema.Draft202012Validator(schema).validate(document)
+    schemafiles.validate(document, SCHEMA_PATH)
 
 
 def load(path: Path) -> dict[str, Any]:
     """Read and validate a NegativeControlsReport; DataError names the file."""
-    try:
-        document = yaml.safe_load(path.read_text())
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise DataError(
-            f"{path}: cannot read the negative-controls report: {exc}"
-        ) from exc
-    try:
-        validate(document)
-    except jsonschema.ValidationError as exc:
-        where = ".".join(str(p) for p in exc.absolute_path) or "<top level>"
-        raise DataError(
-            f"{path}: invalid negative-controls report "
-            f"(schema {SCHEMA_PATH.name}): {where}: {exc.message}"
-        ) from exc
-    result: dict[str, Any] = document
-    return result
+    return schemafiles.load(path, SCHEMA_PATH, "negative-controls report")
 
 
 def _check_implementation(

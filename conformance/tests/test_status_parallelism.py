@@ -22,8 +22,6 @@ initless.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from conformance import contract
@@ -32,16 +30,6 @@ from conformance.harness import recording
 from conformance.harness import until
 
 ON_EXIT = "workflows.argoproj.io/on-exit"
-
-
-def pods_of(events: list[recording.Event], workflow: str) -> dict[str, dict[str, Any]]:
-    """pod uid -> last recorded version, for one workflow."""
-    return {
-        e.uid: e.obj
-        for e in events
-        if (e.obj["metadata"].get("labels") or {}).get(contract.WORKFLOW_LABEL)
-        == workflow
-    }
 
 
 @pytest.mark.conformance(short_name="StatusParallelism", clauses=["WPC-STATUS-020"])
@@ -66,7 +54,7 @@ def test_an_exit_handler_in_the_last_parallelism_slot_fails_nothing(
         ], handlers
 
         def settled() -> int | NotYet:
-            count = len(pods_of(recorder.events(), name))
+            count = len(recording.pods_of_workflow(recorder.events(), name))
             return count if count == 2 else NotYet(f"{count} pods")
 
         until(
@@ -76,7 +64,7 @@ def test_an_exit_handler_in_the_last_parallelism_slot_fails_nothing(
             consecutive=3,
             describe=f"workflow {name} to have had exactly 2 pods",
         )
-        pods = pods_of(recorder.events(), name).values()
+        pods = recording.pods_of_workflow(recorder.events(), name).values()
     on_exit = [
         p["metadata"]["annotations"].get(contract.NODE_ID)
         for p in pods

@@ -55,15 +55,6 @@ def a_is_running(
     )
 
 
-def pods_of(events: list[recording.Event], workflow: str) -> dict[str, dict[str, Any]]:
-    """pod uid -> last recorded version, for one workflow."""
-    return {
-        e.uid: e.obj
-        for e in events
-        if (e.obj["metadata"].get("labels") or {}).get(WORKFLOW) == workflow
-    }
-
-
 @pytest.mark.conformance(short_name="StatusShutdown", clauses=["WPC-STATUS-014"])
 def test_stop_runs_the_exit_handler_and_terminate_does_not(
     workflows, manifest, observations, kube_clients, namespace, timeouts
@@ -90,7 +81,9 @@ def test_stop_runs_the_exit_handler_and_terminate_does_not(
 
         def settled() -> dict[str, int] | NotYet:
             events = recorder.events()
-            counts = {s: len(pods_of(events, names[s])) for s in STRATEGIES}
+            counts = {
+                s: len(recording.pods_of_workflow(events, names[s])) for s in STRATEGIES
+            }
             return (
                 counts if counts == expected else NotYet(f"pods per strategy {counts}")
             )
@@ -117,7 +110,9 @@ def test_stop_runs_the_exit_handler_and_terminate_does_not(
             f"Stopped with strategy '{strategy}'",
         ), where
         assert nodes["a"]["phase"] in {"Failed", "Error"}, f"{where}: a {nodes['a']}"
-        pods = pods_of(recorder.events(), workflow["metadata"]["name"])
+        pods = recording.pods_of_workflow(
+            recorder.events(), workflow["metadata"]["name"]
+        )
         on_exit = [
             p for p in pods.values() if p["metadata"]["labels"].get(ON_EXIT) == "true"
         ]

@@ -94,16 +94,6 @@ def shut_down(kube_clients: kube.Clients, namespace: str, name: str, how: str) -
     )
 
 
-def pods_of(events: list[recording.Event], workflow: str) -> dict[str, dict[str, Any]]:
-    """pod uid -> last recorded version, for one workflow."""
-    return {
-        e.uid: e.obj
-        for e in events
-        if (e.obj["metadata"].get("labels") or {}).get(contract.WORKFLOW_LABEL)
-        == workflow
-    }
-
-
 def settle_pod_counts(
     recorder: recording.Recorder, expected: dict[str, int], timeouts: Any
 ) -> None:
@@ -111,7 +101,9 @@ def settle_pod_counts(
 
     def settled() -> dict[str, int] | NotYet:
         events = recorder.events()
-        counts = {name: len(pods_of(events, name)) for name in expected}
+        counts = {
+            name: len(recording.pods_of_workflow(events, name)) for name in expected
+        }
         return counts if counts == expected else NotYet(f"pods per workflow {counts}")
 
     until(
@@ -206,7 +198,7 @@ def test_stop_runs_every_task_of_a_dag_exit_handler(
         )
         assert (handler["type"], handler["phase"]) == ("DAG", "Succeeded"), handler
         settle_pod_counts(recorder, {name: 3}, timeouts)
-        pods = pods_of(recorder.events(), name).values()
+        pods = recording.pods_of_workflow(recorder.events(), name).values()
         on_exit = sorted(
             p["metadata"]["annotations"].get(contract.NODE_NAME, "")
             for p in pods

@@ -182,16 +182,6 @@ def step_waits(
     return NotYet(f"{summary(workflow)}, pods {len(pods)}")
 
 
-def pods_of(events: list[recording.Event], workflow: str) -> set[str]:
-    """Uids of every pod of `workflow` the recorder saw."""
-    return {
-        e.uid
-        for e in events
-        if (e.obj["metadata"].get("labels") or {}).get(contract.WORKFLOW_LABEL)
-        == workflow
-    }
-
-
 @pytest.mark.conformance(
     short_name="StatusSyncLockShutdown", clauses=["WPC-STATUS-018"]
 )
@@ -233,7 +223,7 @@ def test_a_workflow_terminated_while_pending_on_its_lock_fails_and_leaves_the_qu
     for actual, placeholder in ((waiter, "<waiter>"), (holder, "<holder>")):
         observations.alias(actual, placeholder)
     status = terminated["status"]
-    waiter_pods = pods_of(recorder.events(), waiter)
+    waiter_pods = recording.pods_of_workflow(recorder.events(), waiter)
     observations.record("terminated.workflow", [status["phase"], status.get("message")])
     nodes = [
         [n.get("displayName"), n.get("phase"), n.get("message", "")]
@@ -309,7 +299,9 @@ def test_nodes_waiting_for_a_lock_fail_on_stop_and_terminate_while_it_is_held(
         observations.alias(workflow["metadata"]["name"], f"<{strategy}>")
         status = workflow["status"]
         locked = workflow_ops.named_node(workflow, "locked")
-        waiter_pods = pods_of(recorder.events(), workflow["metadata"]["name"])
+        waiter_pods = recording.pods_of_workflow(
+            recorder.events(), workflow["metadata"]["name"]
+        )
         observations.record(
             f"{strategy}.workflow", [status["phase"], status.get("message")]
         )

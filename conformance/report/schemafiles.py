@@ -1,0 +1,41 @@
+"""Read a YAML document another step wrote and check it against its JSON schema.
+
+The ConformanceReport copies two scores measured elsewhere (the negative controls'
+and `make history`'s); both are files a user passes by path, so both need the
+same reading: an unreadable file or a schema violation is a DataError naming the
+file, what it should have been, the schema and the failing key.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from conformance.errors import DataError
+
+
+def validate(document: Any, schema_path: Path) -> None:
+    """Raise jsonschema.ValidationError unless `document` matches the schema file."""
+    schema = json.loads(schema_path.read_text())
+    jsonschema.Draft202012Validator(schema).validate(document)
+
+
+def load(path: Path, schema_path: Path, what: str) -> dict[str, Any]:
+    """Read and validate `path`; DataError names the file, `what` it is and the key."""
+    try:
+        document = yaml.safe_load(path.read_text())
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise DataError(f"{path}: cannot read the {what}: {exc}") from exc
+    try:
+        validate(document, schema_path)
+    except jsonschema.ValidationError as exc:
+        where = ".".join(str(p) for p in exc.absolute_path) or "<top level>"
+        raise DataError(
+            f"{path}: invalid {what} (schema {schema_path.name}): {where}: {exc.message}"
+        ) from exc
+    result: dict[str, Any] = document
+    return result
