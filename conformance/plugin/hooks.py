@@ -58,8 +58,11 @@ from conformance.report import mutation
 from conformance.report import provenance
 from conformance.report.outcomes import Outcome
 from conformance.report.outcomes import classify
+from conformance.report.outcomes import failed_clauses
+from conformance.report.outcomes import failure_kind
 from conformance.report.results import DECLARATION_ATTR
 from conformance.report.results import EVIDENCE_ATTR
+from conformance.report.results import FAILURE_ATTR
 from conformance.report.results import OBSERVATIONS_ATTR
 from conformance.report.results import OUTCOME_ATTR
 from conformance.report.results import scenario_of
@@ -352,6 +355,13 @@ def pytest_runtest_makereport(
     recorder = item.stash.get(keys.OBSERVATIONS, None)
     if report.when == "call" and recorder is not None:
         setattr(report, OBSERVATIONS_ATTR, recorder.to_json())
+    if outcome in (Outcome.FAILED, Outcome.ERROR):
+        kind = failure_kind(when=report.when, exc=exc)
+        setattr(
+            report,
+            FAILURE_ATTR,
+            {"kind": kind.value, "clauses": failed_clauses(kind, exc)},
+        )
     if outcome in (Outcome.FAILED, Outcome.ERROR) and report.when in ("setup", "call"):
         setattr(report, EVIDENCE_ATTR, failures.collect(item))
     return report

@@ -24,8 +24,10 @@ from conformance.report import documents
 from conformance.report import html
 from conformance.report import junit
 from conformance.report import ledger
+from conformance.report.outcomes import FailureKind
 from conformance.report.outcomes import Outcome
 from conformance.report.results import DECLARATION_ATTR
+from conformance.report.results import FAILURE_ATTR
 from conformance.report.results import OUTCOME_ATTR
 from conformance.report.results import TestRecord
 
@@ -81,6 +83,8 @@ def divergence_report(
         when="call",
     )
     setattr(report, OUTCOME_ATTR, Outcome.FAILED.value)
+    # A comparison that failed, naming no clause: never a clause-specific kill.
+    setattr(report, FAILURE_ATTR, {"kind": FailureKind.ASSERTION.value, "clauses": []})
     setattr(
         report,
         DECLARATION_ATTR,

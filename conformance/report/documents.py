@@ -202,6 +202,8 @@ def build(
                 "durationSeconds": round(r.duration, 3),
                 "message": r.message,
                 "evidence": r.evidence,
+                "failureKind": r.failure_kind.value if r.failure_kind else None,
+                "failedClauses": r.failed_clauses,
             }
             for r in records
         ],

@@ -12,6 +12,10 @@ next attempt from setup. So a record keeps one phase map per attempt: a setup
 report, or a phase the current attempt already has, opens the next one. The
 first attempt's outcome stays beside the final one, so a flake is never hidden,
 not even one whose setup failed first.
+
+A failed or errored phase also carries its failure kind and the clauses its
+assertion named (`conformance.report.outcomes.failure_kind`); the record keeps
+those of its last attempt, the test body's ahead of setup's and teardown's.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
+from conformance.report.outcomes import FailureKind
 from conformance.report.outcomes import Outcome
 from conformance.report.outcomes import combine
 
@@ -29,6 +34,8 @@ DECLARATION_ATTR = "wpc_declaration"
 OUTCOME_ATTR = "wpc_outcome"
 OBSERVATIONS_ATTR = "wpc_observations"
 EVIDENCE_ATTR = "wpc_evidence"
+FAILURE_ATTR = "wpc_failure"
+"""{"kind": FailureKind value, "clauses": [clause IDs]} of a failed or errored phase."""
 
 
 @dataclass
@@ -55,6 +62,8 @@ class TestRecord:
     duration: float = 0.0
     observations: dict[str, Any] | None = None
     evidence: list[str] = field(default_factory=list)
+    failure: dict[str, Any] | None = None
+    """The current attempt's failure: kind and clauses (see FAILURE_ATTR)."""
 
     def log(self, when: str, outcome: Outcome) -> None:
         """Note one phase's outcome; a setup, or a phase seen already, opens an attempt."""
@@ -62,7 +71,31 @@ class TestRecord:
             self.tries[-1] and (when == "setup" or when in self.tries[-1])
         ):
             self.tries.append({})
+            self.failure = None
         self.tries[-1][when] = outcome
+
+    def note_failure(self, when: str, failure: dict[str, Any]) -> None:
+        """Keep a phase's failure; the test body's wins over setup's and teardown's."""
+        if self.failure is None or when == "call":
+            self.failure = failure
+
+    @property
+    def failure_kind(self) -> FailureKind | None:
+        """Why the item failed or errored (None when it passed or skipped).
+
+        A failure with no recorded kind (a report from an older worker) is a
+        harness error: nothing says an assertion failed.
+        """
+        if self.outcome not in (Outcome.FAILED, Outcome.ERROR):
+            return None
+        return FailureKind((self.failure or {}).get("kind", FailureKind.HARNESS_ERROR))
+
+    @property
+    def failed_clauses(self) -> list[str]:
+        """The clause IDs the failed assertion named; empty unless it was one."""
+        if self.failure_kind is not FailureKind.ASSERTION:
+            return []
+        return list((self.failure or {}).get("clauses", []))
 
     @property
     def outcome(self) -> Outcome:
@@ -115,6 +148,9 @@ class Results:
             self._records[report.nodeid] = record
         outcome = Outcome(getattr(report, OUTCOME_ATTR, None) or _fallback(report))
         record.log(report.when, outcome)
+        failure = getattr(report, FAILURE_ATTR, None)
+        if failure is not None and outcome is not Outcome.PASSED:
+            record.note_failure(report.when, failure)
         record.duration += float(report.duration)
         if outcome is not Outcome.PASSED:
             message = _message(report)
