@@ -19,6 +19,11 @@ on (`measuredOn`), the faults it did not run and why (`notRun`), and `stale` wit
 (`conformance.report.provenance`). A stale score is still copied, and marked: the
 reader decides, and the verdict output says STALE next to it.
 
+What a kill is (`counting`) is copied too: `clause-assertion`, a killer's failed
+assertion naming the clause (issue 11), or `any-failure` for a NegativeControlsReport
+written before, which credited any failure of a killer citing the clause; the
+one-line description says which, so a reader never takes one for the other.
+
 The NegativeControlsReport's schema lives here, beside the ConformanceReport's,
 because the suite must not import the project's tests; `tests/negative` writes
 documents against this same file.
@@ -36,6 +41,14 @@ from conformance.report import schemafiles
 SCHEMA_PATH = Path(__file__).parent.parent / "negative-controls.schema.json"
 ASSUMED_IMPLEMENTATION = "reference"
 """Whose variants a NegativeControlsReport without `implementation` scored."""
+CLAUSE_ASSERTION = "clause-assertion"
+"""A kill is a killer's failed assertion that names the clause (issue 11)."""
+ANY_FAILURE = "any-failure"
+"""A kill was any failure of a killer citing the clause (reports before issue 11)."""
+COUNTING_WORDS = {
+    CLAUSE_ASSERTION: "clause-specific assertions only",
+    ANY_FAILURE: "any failure counted, measured before clause-specific counting",
+}
 
 
 def validate(document: Any) -> None:
@@ -95,6 +108,7 @@ def slot(
     )
     return {
         "killed": clauses["killed"],
+        "counting": clauses.get("counting", ANY_FAILURE),
         "total": clauses["total"],
         "score": clauses["score"],
         "killedClauses": list(clauses["killedClauses"]),
@@ -129,17 +143,18 @@ def read(
 
 
 def describe(score: dict[str, Any]) -> str:
-    """One line for people: the score, when and on what code it was measured.
+    """One line for people: the score, what counted as a kill, when and on what code.
 
     Ends in `STALE (why)` when it no longer describes this run's code or spec,
     `fresh` when it does (nothing for a copy made before staleness was judged).
     """
     faults = score["faults"]
     measured = score.get("measuredOn")
+    counting = COUNTING_WORDS.get(str(score.get("counting")))
     line = (
         f"mutation score {score['killed']}/{score['total']} MUST clauses "
-        f"({100 * score['score']:.1f}%), {faults['killed']}/{faults['total']} faults "
-        "killed"
+        f"({100 * score['score']:.1f}%{'; ' + counting if counting else ''}), "
+        f"{faults['killed']}/{faults['total']} faults killed"
     )
     if "notRun" in score:  # absent from copies made before it was kept
         line += f", {len(score['notRun'])} not run"

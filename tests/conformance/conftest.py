@@ -96,6 +96,7 @@ def negative_report(**changes: Any) -> dict[str, Any]:
         "durationSeconds": 500.7,
         "measuredOn": dict(MEASURED_ON),
         "mutationScore": {
+            "counting": "clause-assertion",
             "killed": 2,
             "total": 8,
             "score": 0.25,
@@ -120,6 +121,7 @@ def mutation_score(
     """The ConformanceReport's `mutationScore` read from `negative_report()`."""
     return {
         "killed": 2,
+        "counting": "clause-assertion",
         "total": 8,
         "score": 0.25,
         "killedClauses": ["WPC-POD-001", "WPC-POD-002"],

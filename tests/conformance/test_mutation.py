@@ -15,7 +15,8 @@
   spec version differs, when the uncommitted changes differ (a dirty measurement
   against a clean run, or other changes), or when the report records none (older);
 - the line people read says STALE with the reason, or fresh (neither for a copy
-  made before staleness was judged);
+  made before staleness was judged), and what a kill was: clause-specific
+  assertions only, or any failure for a report measured before (issue 11);
 - the preflight's check refuses the same files as the read, without git.
 """
 
@@ -142,8 +143,20 @@ def test_a_score_measured_on_this_code_and_spec_is_fresh(tmp_path: Path) -> None
     score = read(path)
     assert (score["stale"], score["staleReason"]) == (False, None)
     assert mutation.describe(score) == (
-        "mutation score 2/8 MUST clauses (25.0%), 1/2 faults killed, 2 not run; "
+        "mutation score 2/8 MUST clauses (25.0%; clause-specific assertions only), "
+        "1/2 faults killed, 2 not run; "
         "measured 2026-11-22T04:54:10+00:00 on commit 0123456789ab / spec 1.0: fresh"
+    )
+
+
+def test_a_score_counted_before_clause_specific_kills_says_so(tmp_path: Path) -> None:
+    document = negative_report()
+    del document["mutationScore"]["counting"]
+    score = read(write_yaml(tmp_path / "negative-controls.yaml", document))
+    assert score["counting"] == "any-failure"
+    assert mutation.describe(score).startswith(
+        "mutation score 2/8 MUST clauses (25.0%; any failure counted, measured "
+        "before clause-specific counting), 1/2 faults killed"
     )
 
 
@@ -283,7 +296,7 @@ def test_a_copy_made_before_staleness_is_described_without_it() -> None:
         for k, v in mutation_score(
             implementation="reference", source=Path("n.yaml")
         ).items()
-        if k not in ("measuredOn", "notRun", "stale", "staleReason")
+        if k not in ("measuredOn", "notRun", "stale", "staleReason", "counting")
     }
     assert mutation.describe(older) == (
         "mutation score 2/8 MUST clauses (25.0%), 1/2 faults killed; "

@@ -89,7 +89,8 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     terminalreporter.write_sep("=", "negative controls")
     terminalreporter.write_line(
         f"mutation score {clauses['killed']}/{clauses['total']} MUST clauses "
-        f"({100 * clauses['score']:.1f}%); {faults['killed']}/{faults['total']} "
+        f"({100 * clauses['score']:.1f}%; clause-specific assertions only: a "
+        f"timeout or harness error never counts); {faults['killed']}/{faults['total']} "
         f"faults killed; survivors: {', '.join(faults['survivors']) or 'none'}; "
         f"{batching.SUMMARY}"
     )

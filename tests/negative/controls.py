@@ -67,7 +67,7 @@ class Control:
 
     fault: str
     clauses: tuple[str, ...]
-    """Clause IDs the fault breaks; a killer must cite at least one of them."""
+    """Clause IDs the fault breaks; a killer counts when its failed assertion names one."""
     killers: tuple[TestRef, ...]
     canaries: tuple[TestRef, ...]
     status: str = ACTIVE

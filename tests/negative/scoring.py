@@ -1,17 +1,23 @@
 """Verdicts of negative controls and the mutation score.
 
-A fault is *killed* when every killer failed (outcome `failed`, not `error`) citing
-one of the fault's clauses and every canary passed. Otherwise it *survived* (a killer
-passed), is *unspecific* (killers failed, but so did a canary: the fault broke more
-than its clause, so the failure proves nothing about the clause), *error* (a harness
-problem or a test that did not run), or *pending* (the table says why).
+A killer *counts* when it failed by an assertion whose message names one of the
+fault's clauses (the plugin's `failureKind: assertion` and `failedClauses`, issue
+11): a failure for any other reason proves nothing about the clause. A fault is
+*killed* when every killer counts and every canary passed. Otherwise it
+*survived* (a killer passed), is *not caught (timeout)* or *not caught (harness
+error)* (a killer failed only by a timeout, or by another exception or a harness
+problem), *unspecific* (a killer's assertion names none of the fault's clauses, or
+a canary failed too: the fault broke more than its clause), *error* (a test was
+skipped or did not run), or *pending* (the table says why). Each problem comes
+with its evidence: the first `E ` line of the failure.
 
 The mutation score is the issue's: MUST clauses with a killing test / MUST clauses,
-where a clause counts when a killed fault breaks it and a failed killer cites it.
-Beside it, the fault-level score (killed, total, score, survivors). A conformance
-run of the reference implementation given `--negative-controls` copies both into its
-ConformanceReport's `mutationScore` (`conformance.report.mutation`, which also owns the
-summary's schema: the suite must not import these tests).
+where a clause counts when a killed fault breaks it and a killer's failed assertion
+names it (the clauses a killer's marker cites do not count). Beside it, the
+fault-level score (killed, total, score, survivors). A conformance run of the
+reference implementation given `--negative-controls` copies both into its
+ConformanceReport's `mutationScore` (`conformance.report.mutation`, which also owns
+the summary's schema: the suite must not import these tests).
 """
 
 from __future__ import annotations
@@ -27,6 +33,9 @@ from conformance.report.provenance import Provenance
 from tests.negative.controls import PENDING
 from tests.negative.controls import Control
 from tests.negative.controls import TestRef
+from tests.negative.results import ASSERTION
+from tests.negative.results import HARNESS_ERROR
+from tests.negative.results import TIMEOUT
 from tests.negative.results import Observed
 
 IMPLEMENTATION = "reference"
@@ -34,7 +43,19 @@ IMPLEMENTATION = "reference"
 KILLED = "killed"
 SURVIVED = "survived"
 UNSPECIFIC = "unspecific"
+NOT_CAUGHT_TIMEOUT = "timeout"
+NOT_CAUGHT_HARNESS = "harness-error"
 ERROR = "error"
+LABELS = {
+    NOT_CAUGHT_TIMEOUT: "not caught (timeout)",
+    NOT_CAUGHT_HARNESS: "not caught (harness error)",
+}
+"""How a status reads in a sentence, where its name alone would mislead."""
+
+
+def label(status: str) -> str:
+    """`timeout` -> `not caught (timeout)`; other statuses read as they are."""
+    return LABELS.get(status, status)
 
 
 @dataclass(frozen=True)
@@ -44,7 +65,7 @@ class Verdict:
     control: Control
     status: str
     killed_clauses: tuple[str, ...]
-    """The fault's clauses cited by a failed killer (only when killed)."""
+    """The fault's clauses a killer's failed assertion named (only when killed)."""
     problems: tuple[str, ...]
     """Why the fault is not cleanly killed, one sentence each."""
     observed: tuple[Observed, ...]
@@ -60,18 +81,53 @@ def _first_line(text: str) -> str:
     return (reasons[:1] or errors[:1] or lines[-1:] or [""])[0][:300]
 
 
+def _kind(seen: Observed) -> str | None:
+    """A killer's failure kind: an errored test is a harness error unless it timed out."""
+    if seen.outcome not in ("failed", "error"):
+        return None
+    if seen.outcome == "error" and seen.failure_kind != TIMEOUT:
+        return HARNESS_ERROR
+    return seen.failure_kind or HARNESS_ERROR
+
+
+def counted(control: Control, seen: Observed) -> tuple[str, ...]:
+    """The fault's clauses a killer's failed assertion names (empty: it does not count)."""
+    if _kind(seen) != ASSERTION:
+        return ()
+    return tuple(c for c in control.clauses if c in seen.failed_clauses)
+
+
 def _status(control: Control, killers: list[Observed], canaries: list[Observed]) -> str:
+    kinds = [_kind(s) for s in killers]
     if any(s.outcome == "passed" for s in killers):
         return SURVIVED
-    if any(s.outcome != "failed" for s in killers) or any(
-        s.outcome not in ("passed", "failed") for s in canaries
-    ):
+    if None in kinds or any(s.outcome not in ("passed", "failed") for s in canaries):
         return ERROR
-    if any(not set(control.clauses) & set(s.clauses) for s in killers):
+    if TIMEOUT in kinds:
+        return NOT_CAUGHT_TIMEOUT
+    if HARNESS_ERROR in kinds:
+        return NOT_CAUGHT_HARNESS
+    if any(not counted(control, s) for s in killers):
         return UNSPECIFIC
     if any(s.outcome == "failed" for s in canaries):
         return UNSPECIFIC
     return KILLED
+
+
+def _killer_problem(control: Control, test: TestRef, seen: Observed) -> str | None:
+    kind = _kind(seen)
+    evidence = _first_line(seen.message)
+    if kind is None:
+        return f"killer {test.label} {seen.outcome}, expected failed"
+    if kind != ASSERTION:
+        return f"killer {test.label} {label(NOT_CAUGHT_TIMEOUT if kind == TIMEOUT else NOT_CAUGHT_HARNESS)}: {evidence}"
+    if not counted(control, seen):
+        named = ", ".join(seen.failed_clauses) or "no clause"
+        return (
+            f"killer {test.label} failed an assertion naming {named}, "
+            f"none of {', '.join(control.clauses)}: {evidence}"
+        )
+    return None
 
 
 def judge(
@@ -83,17 +139,12 @@ def judge(
     killers = [observed.get(t) or Observed(t, "missing") for t in control.killers]
     canaries = [observed.get(t) or Observed(t, "missing") for t in control.canaries]
     problems: list[str] = []
-    cited: set[str] = set()
+    named: set[str] = set()
     for test, seen in zip(control.killers, killers, strict=True):
-        hit = set(control.clauses) & set(seen.clauses)
-        if seen.outcome != "failed":
-            problems.append(f"killer {test.label} {seen.outcome}, expected failed")
-        elif not hit:
-            problems.append(
-                f"killer {test.label} failed citing {', '.join(seen.clauses)}, "
-                f"none of {', '.join(control.clauses)}"
-            )
-        cited |= hit if seen.outcome == "failed" else set()
+        problem = _killer_problem(control, test, seen)
+        if problem is not None:
+            problems.append(problem)
+        named |= set(counted(control, seen))
     for test, seen in zip(control.canaries, canaries, strict=True):
         if seen.outcome != "passed":
             problems.append(
@@ -101,7 +152,7 @@ def judge(
                 f"{_first_line(seen.message)}"
             )
     status = _status(control, killers, canaries)
-    ordered = tuple(c for c in control.clauses if c in cited)
+    ordered = tuple(c for c in control.clauses if c in named)
     return Verdict(
         control=control,
         status=status,
@@ -155,6 +206,8 @@ def _test_json(seen: Observed, role: str) -> dict[str, Any]:
         "role": role,
         "outcome": seen.outcome,
         "clauses": list(seen.clauses),
+        "failureKind": _kind(seen),
+        "failedClauses": list(seen.failed_clauses),
         "message": _first_line(seen.message),
     }
 
@@ -201,6 +254,7 @@ def summary(
         "durationSeconds": round(duration, 1),
         "measuredOn": measured_on.to_json(),
         "mutationScore": {
+            "counting": mutation.CLAUSE_ASSERTION,
             "killed": len(result.killed_must),
             "total": result.must_total,
             "score": round(result.clause_score, 4),

@@ -30,7 +30,10 @@ MEASURED_ON = Provenance(commit="f" * 40, dirty=False, changes=None, spec_versio
 def killed(fault: str) -> scoring.Verdict:
     row = ROWS[fault]
     observed = {
-        **{t: results.Observed(t, "failed", row.clauses) for t in row.killers},
+        **{
+            t: results.Observed(t, "failed", row.clauses, "", "assertion", row.clauses)
+            for t in row.killers
+        },
         **{t: results.Observed(t, "passed") for t in row.canaries},
     }
     return scoring.judge(row, observed, duration=3.0)

@@ -1,9 +1,11 @@
 """We test these aspects of the conformance suite against broken reference implementations:
 
 - for every fault in `controls.yaml` (one parametrized test each, in table order),
-  the suite installed with that fault fails each killer test, citing one of the
-  clauses the fault breaks, and passes each canary: the suite notices the broken
-  clause and nothing else (the faults run a few at a time, each in instances of its
+  the suite installed with that fault (proved running in its controller: the Lease
+  annotation, see `runner.check_fault`) fails each killer test by an assertion
+  naming one of the clauses the fault breaks (a timeout or a harness error is "not
+  caught") and passes each canary: the suite notices the broken clause and nothing
+  else (the faults run a few at a time, each in instances of its
   own, when the first test asks for its verdict);
 - a pending row skips with its reason; it never passes;
 - the session writes `reports/negative-controls.yaml` with the mutation score (see
@@ -45,7 +47,7 @@ def test_the_suite_fails_the_killers_and_passes_the_canaries_of_each_fault(
     if isinstance(outcome, Exception):
         raise outcome
     assert outcome.status == scoring.KILLED, "\n".join(
-        [f"fault {control.fault} is {outcome.status}:"]
+        [f"fault {control.fault} is {scoring.label(outcome.status)}:"]
         + [f"  {p}" for p in outcome.problems]
         + [f"  details: {runner.run_dir(control, negative_verdicts.target)}"]
     )

@@ -6,7 +6,9 @@
   pytest-xdist only for more than one test;
 - a ConformanceReport is read by ShortName and layout: layout-divergence records
   are left out, and several functions of one ShortName give one result in which a
-  failure wins and the clauses of equal outcomes are combined.
+  failure wins and the clauses of equal outcomes are combined;
+- each failure kind and the clauses its assertion named are read (of two failures,
+  an assertion speaks for the ShortName); an older report's failure is a harness error.
 """
 
 from __future__ import annotations
@@ -113,3 +115,40 @@ def test_a_report_is_read_by_short_name_and_layout(tmp_path):
     assert shutdown.clauses == ("WPC-KILL-008", "WPC-KILL-010")
     assert shutdown.message == "failed WPC-KILL-008\nfailed WPC-KILL-010"
     assert found[HELLO_L].outcome == "passed"
+    # Written before failure kinds were recorded: nothing says an assertion failed.
+    assert (shutdown.failure_kind, shutdown.failed_clauses) == ("harness-error", ())
+    assert found[HELLO_L].failure_kind is None
+
+
+def test_failure_kinds_are_read_and_an_assertion_speaks_for_its_short_name(tmp_path):
+    path = tmp_path / "conformance.yaml"
+    tests = [
+        {
+            **record("KillShutdown", "legacy", "failed", ["WPC-KILL-008"]),
+            "failureKind": "timeout",
+            "failedClauses": [],
+        },
+        {
+            **record("KillShutdown", "legacy", "failed", ["WPC-KILL-010"]),
+            "failureKind": "assertion",
+            "failedClauses": ["WPC-KILL-010", "WPC-POD-001"],
+        },
+        {
+            **record("HelloWorld", "legacy", "error", ["WPC-STATUS-002"]),
+            "failureKind": "harness-error",
+            "failedClauses": [],
+        },
+    ]
+    path.write_text(yaml.safe_dump({"tests": tests}))
+
+    found = results.read_report(path)
+
+    shutdown = found[TestRef("KillShutdown", "legacy")]
+    assert (shutdown.failure_kind, shutdown.failed_clauses) == (
+        "assertion",
+        ("WPC-KILL-010", "WPC-POD-001"),
+    )
+    assert (found[HELLO_L].failure_kind, found[HELLO_L].failed_clauses) == (
+        "harness-error",
+        (),
+    )
