@@ -92,6 +92,20 @@ ANNOTATION_NODE_ID = "workflows.argoproj.io/node-id"
 ANNOTATION_DEFAULT_CONTAINER = "kubectl.kubernetes.io/default-container"
 ANNOTATION_POD_GC_STRATEGY = "workflows.argoproj.io/pod-gc-strategy"
 ANNOTATION_KILL_CMD_PREFIX = "workflows.argoproj.io/kill-cmd-"
+ANNOTATION_REFERENCE_FAULT = "wpc.dev/reference-fault"
+"""On the leader Lease, written by the leading controller process each time it takes or
+renews the Lease: the deliberate fault it runs with (`WPC_REFERENCE_FAULT`, controller- or
+executor-side; empty for none). The negative controls read it to prove the fault they judge
+is active in the running process, which the Deployment's env alone does not prove."""
+
+
+def default_lease_name(instance_id: str) -> str:
+    """Argo's leader Lease name: `workflow-controller[-<instanceID>]`."""
+    return (
+        f"workflow-controller-{instance_id}" if instance_id else "workflow-controller"
+    )
+
+
 FINALIZER_STATUS = "workflows.argoproj.io/status"
 
 # Controller configuration.

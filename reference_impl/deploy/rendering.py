@@ -92,11 +92,7 @@ def instance_objects(inst: Instance) -> list[dict[str, Any]]:
     pod = deployment["spec"]["template"]
     pod["metadata"]["labels"]["app.kubernetes.io/name"] = "wpc-controller"
     container = pod["spec"]["containers"][0]
-    lease = (
-        f"workflow-controller-{inst.instance_id}"
-        if inst.instance_id
-        else "workflow-controller"
-    )
+    lease = common.default_lease_name(inst.instance_id)
     container["args"] = [
         f"--namespace={ns}",
         f"--configmap={common.CONFIGMAP_NAME}",

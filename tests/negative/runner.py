@@ -3,8 +3,12 @@
 For one row of `controls.yaml`, in order: install the row's layouts through the
 `reference-faulty` profile with `--profile-var fault=<name>` (instances
 `wpc-neg-<fault>-<layout>`, so faults never share a controller and can run side by
-side), run pytest in a subprocess on the row's killers and canaries only, read the
-ConformanceReport it writes, and uninstall, waiting until the instances are gone.
+side), prove that each instance's running controller has the fault (`check_fault`:
+the leader writes the fault it runs with on its Lease; the Deployment's env alone
+proves nothing about the process), run pytest in a subprocess on the row's killers
+and canaries only, read the ConformanceReport it writes, and uninstall, waiting
+until the instances are gone. A row whose controller runs another fault, or none,
+is not judged: a RunnerError names the expected and the observed fault.
 The subprocess is a real suite run: the plugin's own outcome mapping decides failed
 versus error, and its report names each test's clauses.
 
@@ -25,13 +29,19 @@ from collections.abc import Iterable
 from concurrent import futures
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from conformance.errors import ConformanceError
+from conformance.errors import WaitTimeout
+from conformance.harness import watching
 from conformance.harness.timeouts import Timeouts
 from conformance.implementations import driving
 from conformance.implementations import profiles
 from conformance.implementations.contexts import Environment
 from conformance.plugin import collection
+from plumbing.waiting import Clock
+from plumbing.waiting import NotYet
+from reference_impl import common
 from tests.negative import results
 from tests.negative import scoring
 from tests.negative.controls import Control
@@ -130,6 +140,118 @@ def uninstall(target: Target, fault: str, layouts: Iterable[str]) -> None:
     _each_layout(driver(target, fault), "uninstall", layouts)
 
 
+LeaseReader = Callable[[str, str], dict[str, Any] | None]
+"""(namespace, name) -> the Lease as JSON, or None when there is none."""
+LEASE_POLL = 1.0
+"""Seconds between two reads of a Lease not yet stamped."""
+
+
+def read_lease(target: Target) -> LeaseReader:
+    """A LeaseReader over the target cluster's API."""
+    from kubernetes import client
+    from kubernetes.client.exceptions import ApiException
+
+    from conformance.harness import kube
+
+    api = kube.connect(target.kubeconfig).api
+    leases = client.CoordinationV1Api(api)
+
+    def read(namespace: str, name: str) -> dict[str, Any] | None:
+        try:
+            lease = leases.read_namespaced_lease(name, namespace)
+        except ApiException as exc:
+            if exc.status == 404:
+                return None
+            raise
+        found: dict[str, Any] = api.sanitize_for_serialization(lease)
+        return found
+
+    return read
+
+
+def _published(lease: dict[str, Any] | None, where: str) -> tuple[str] | NotYet:
+    """The fault a Lease's holder published, once it has (a tuple: "" is no fault)."""
+    if lease is None:
+        return NotYet(f"no Lease {where}")
+    annotations = (lease.get("metadata") or {}).get("annotations") or {}
+    holder = (lease.get("spec") or {}).get("holderIdentity")
+    if not holder or common.ANNOTATION_REFERENCE_FAULT not in annotations:
+        return NotYet(
+            f"Lease {where} held by {holder or 'nobody'} without "
+            f"{common.ANNOTATION_REFERENCE_FAULT}"
+        )
+    return (str(annotations[common.ANNOTATION_REFERENCE_FAULT]),)
+
+
+def _await_published(
+    read: Callable[[], dict[str, Any] | None],
+    *,
+    where: str,
+    describe: str,
+    timeout: float,
+    clock: Clock | None,
+) -> str:
+    (found,) = watching.until(
+        lambda: _published(read(), where),
+        timeout=timeout,
+        interval=LEASE_POLL,
+        describe=describe,
+        clock=clock,
+    )
+    return found
+
+
+def check_fault(
+    target: Target,
+    control: Control,
+    *,
+    reader: LeaseReader | None = None,
+    timeout: float | None = None,
+    clock: Clock | None = None,
+) -> None:
+    """RunnerError unless every instance of the row runs a controller with its fault.
+
+    Reads the leader Lease of each instance (`workflow-controller-<instance ID>` in
+    the instance's namespace), on which the leading controller process writes the
+    fault it was started with, and waits (at most `controller_ready`) for a leader
+    to have written it.
+    """
+    read = reader or read_lease(target)
+    profile = driver(target, control.fault).profile
+    budget = Timeouts().controller_ready if timeout is None else timeout
+    for layout in control.layouts:
+        instance = profile.instance(layout)
+        namespace = instance.namespace
+        name = common.default_lease_name(instance.instance_id)
+        where = f"{namespace}/{name}"
+        try:
+            observed = _await_published(
+                lambda ns=namespace, n=name: read(ns, n),
+                where=where,
+                describe=f"the controller of {instance.instance_id} to publish its fault",
+                timeout=budget,
+                clock=clock,
+            )
+        except WaitTimeout as exc:
+            raise RunnerError(
+                f"[{control.fault}] cannot tell which fault the controller of "
+                f"{instance.instance_id} runs, so the row is not judged: {exc}"
+            ) from exc
+        if observed != control.fault:
+            raise RunnerError(
+                f"[{control.fault}] the controller of {instance.instance_id} runs with "
+                f"fault {observed or '(none)'!r}, expected {control.fault!r} "
+                f"(Lease {where}, annotation {common.ANNOTATION_REFERENCE_FAULT}); "
+                "the row is not judged"
+            )
+        logger.info(
+            "[%s] The controller of %s runs with the fault (Lease %s).",
+            control.fault,
+            instance.instance_id,
+            where,
+        )
+
+
 def selection(tests: Iterable[TestRef]) -> str:
     """A `-k` expression selecting exactly these tests in these layouts."""
     return " or ".join(f"({t.path().name} and [{t.layout}])" for t in sorted(tests))
@@ -223,10 +345,11 @@ def run_tests(
 
 
 def run_fault(control: Control, target: Target, *, workers: int = 2) -> scoring.Verdict:
-    """Install the fault, run its tests, uninstall (and wait); judge the results."""
+    """Install the fault, prove it runs, run its tests, uninstall (and wait); judge."""
     started = time.monotonic()
     try:
         install(target, control.fault, control.layouts)
+        check_fault(target, control)
         observed = run_tests(control, target, workers=workers)
     finally:
         uninstall(target, control.fault, control.layouts)

@@ -8,7 +8,10 @@
   are left out, and several functions of one ShortName give one result in which a
   failure wins and the clauses of equal outcomes are combined;
 - each failure kind and the clauses its assertion named are read (of two failures,
-  an assertion speaks for the ShortName); an older report's failure is a harness error.
+  an assertion speaks for the ShortName); an older report's failure is a harness error;
+- a row is judged only when the leader Lease of each of its instances says its
+  controller runs the row's fault; another fault, none, or no word within the
+  budget is a RunnerError naming the expected and the observed.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import itertools
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from tests.negative import results
@@ -152,3 +156,97 @@ def test_failure_kinds_are_read_and_an_assertion_speaks_for_its_short_name(tmp_p
         "harness-error",
         (),
     )
+
+
+class FakeClock:
+    """A clock whose sleeps only move time on."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def lease(fault: str | None, holder: str | None = "pod-1") -> dict[str, Any]:
+    annotations = {} if fault is None else {"wpc.dev/reference-fault": fault}
+    return {
+        "metadata": {"name": "x", "annotations": annotations},
+        "spec": {"holderIdentity": holder},
+    }
+
+
+def fault_row(fault: str = "never-ready") -> Control:
+    return Control(
+        fault=fault,
+        clauses=("WPC-STATUS-002",),
+        killers=(HELLO_I,),
+        canaries=(HELLO_L,),
+    )
+
+
+def check(reads: list[dict[str, Any] | None], fault: str = "never-ready") -> list[Any]:
+    """Run check_fault over Leases that answer `reads` in turn (the last one stays)."""
+    asked: list[Any] = []
+
+    def reader(namespace: str, name: str) -> dict[str, Any] | None:
+        asked.append((namespace, name))
+        return reads[min(len(asked) - 1, len(reads) - 1)]
+
+    runner.check_fault(
+        TARGET, fault_row(fault), reader=reader, timeout=10, clock=FakeClock()
+    )
+    return asked
+
+
+def test_the_runner_judges_a_row_whose_controllers_publish_its_fault():
+    asked = check([None, lease(None), lease("never-ready")])
+    # Both layouts' Leases, named as the reference names them, after waiting.
+    assert (
+        asked[:3]
+        == [
+            (
+                "wpc-neg-never-ready-initless",
+                "workflow-controller-wpc-neg-never-ready-initless",
+            )
+        ]
+        * 3
+    )
+    assert asked[-1] == (
+        "wpc-neg-never-ready-legacy",
+        "workflow-controller-wpc-neg-never-ready-legacy",
+    )
+
+
+def test_the_runner_refuses_a_row_whose_controller_runs_another_fault():
+    with pytest.raises(
+        runner.RunnerError,
+        match=r"\[never-ready\] the controller of wpc-neg-never-ready-initless runs "
+        r"with fault 'slow-heartbeat', expected 'never-ready' \(Lease "
+        r"wpc-neg-never-ready-initless/workflow-controller-wpc-neg-never-ready-"
+        r"initless, annotation wpc.dev/reference-fault\); the row is not judged",
+    ):
+        check([lease("slow-heartbeat")])
+
+
+def test_the_runner_refuses_a_row_whose_controller_runs_no_fault():
+    with pytest.raises(runner.RunnerError, match=r"with fault '\(none\)', expected"):
+        check([lease("")])
+
+
+@pytest.mark.parametrize(
+    ("reads", "last"),
+    [
+        ([None], "no Lease wpc-neg-never-ready-initless/workflow-controller"),
+        ([lease(None)], "held by pod-1 without wpc.dev/reference-fault"),
+        ([lease("never-ready", holder=None)], "held by nobody without"),
+    ],
+)
+def test_the_runner_refuses_a_row_whose_fault_it_cannot_see(reads, last):
+    with pytest.raises(runner.RunnerError, match="cannot tell which fault") as info:
+        check(reads)
+    assert last in str(info.value)
+    assert "timed out after 10 s" in str(info.value)

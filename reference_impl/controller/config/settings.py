@@ -116,6 +116,11 @@ class ControllerSettings:
             identity=env.get("LEADER_ELECTION_IDENTITY") or socket.gethostname(),
         )
 
+    @property
+    def fault_name(self) -> str:
+        """The deliberate fault this process runs with (either side's), "" for none."""
+        return self.fault.value if self.fault is not None else self.fault_passthrough
+
     def has_fault(self, fault: faults.Fault) -> bool:
         """Return whether this process runs with the given deliberate fault."""
         return self.fault is fault

@@ -5,6 +5,10 @@ every 5 s and gives up leadership when it could not renew for 10 s; a standby ta
 once the lease has expired. Like Argo, a replica that loses leadership stops working (the
 process exits and is restarted), so there is never a moment with two leaders acting.
 Each attempt is a plain function of the Lease and the clock, unit-testable without a cluster.
+
+The leader also stamps its `annotations` on the Lease whenever it takes or renews it: the
+process says what it is (the deliberate fault it runs with, for the negative controls),
+where a reader finds it next to the identity that holds the Lease.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import datetime
 import logging
 import threading
 from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 from typing import Protocol
 
@@ -61,7 +66,9 @@ class LeaderElector:
         identity: str,
         clock: timestamps.Clock = timestamps.utc_now,
         timing: Timing | None = None,
+        annotations: Mapping[str, str] | None = None,
     ) -> None:
+        self._annotations = dict(annotations or {})
         self._api = api
         self._namespace = namespace
         self._name = name
@@ -87,6 +94,7 @@ class LeaderElector:
             spec["holderIdentity"] = self._identity
             spec["leaseDurationSeconds"] = self._timing.lease_seconds
             spec["renewTime"] = _micro_time(now)
+            self._stamp(lease)
             self._api.replace_lease(lease)
             return True
         except errors.ApiError as err:
@@ -127,6 +135,14 @@ class LeaderElector:
                 )
                 return
 
+    def _stamp(self, lease: Json) -> None:
+        if self._annotations:
+            metadata = lease.setdefault("metadata", {})
+            metadata["annotations"] = {
+                **(metadata.get("annotations") or {}),
+                **self._annotations,
+            }
+
     def _expired(self, spec: Json, now: datetime.datetime) -> bool:
         renewed = timestamps.parse_time(
             spec.get("renewTime") or spec.get("acquireTime")
@@ -135,7 +151,7 @@ class LeaderElector:
         return renewed is None or (now - renewed).total_seconds() > duration
 
     def _new_lease(self, now: datetime.datetime) -> Json:
-        return {
+        lease = {
             "apiVersion": "coordination.k8s.io/v1",
             "kind": "Lease",
             "metadata": {"name": self._name, "namespace": self._namespace},
@@ -147,6 +163,8 @@ class LeaderElector:
                 "leaseTransitions": 0,
             },
         }
+        self._stamp(lease)
+        return lease
 
 
 def _micro_time(moment: datetime.datetime) -> str:

@@ -10,6 +10,7 @@ import logging
 import signal
 import threading
 
+from reference_impl import common
 from reference_impl.controller import errors
 from reference_impl.controller.config import configuration
 from reference_impl.controller.config.settings import ControllerSettings
@@ -28,9 +29,7 @@ def lease_name(settings: ControllerSettings, instance_id: str) -> str:
     """Return the Lease name: the flag, else Argo's `workflow-controller[-<instanceID>]`."""
     if settings.lease_name:
         return settings.lease_name
-    return (
-        f"workflow-controller-{instance_id}" if instance_id else "workflow-controller"
-    )
+    return common.default_lease_name(instance_id)
 
 
 def run(settings: ControllerSettings, *, stop: threading.Event | None = None) -> int:
@@ -45,10 +44,8 @@ def run(settings: ControllerSettings, *, stop: threading.Event | None = None) ->
             "[%s/%s] Cannot start: %s", settings.namespace, settings.configmap, err
         )
         return EXIT_CANNOT_START
-    if settings.fault is not None or settings.fault_passthrough:
-        logger.warning(
-            "Running with the deliberate fault %r.", settings.fault_passthrough
-        )
+    if settings.fault_name:
+        logger.warning("Running with the deliberate fault %r.", settings.fault_name)
     controller = WorkflowController(api=api, settings=settings, startup_config=startup)
     if not settings.leader_election:
         controller.start(stop)
@@ -59,6 +56,8 @@ def run(settings: ControllerSettings, *, stop: threading.Event | None = None) ->
         namespace=settings.namespace,
         name=lease_name(settings, startup.instance_id),
         identity=settings.identity,
+        # Proof for the negative controls that this process runs the fault they judge.
+        annotations={common.ANNOTATION_REFERENCE_FAULT: settings.fault_name},
     )
     elector.run(stop=stop, on_started=lambda: controller.start(stop))
     if stop.is_set():
