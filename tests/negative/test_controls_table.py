@@ -7,12 +7,18 @@
   both killer and canary, an active row without killers, or without canaries and a
   reason, and a pending row without a reason are errors naming the row and the value;
 - schema errors (an unknown layout, a missing key) name the key;
-- ShortNames map to the suite's file names, both ways.
+- ShortNames map to the suite's file names, both ways;
+- every active row has a canary in the family of one of its clauses (a canary
+  whose marker cites some WPC-<FAMILY>-NNN of the row's families; issue 11), read
+  from the suite's markers with `ast`, and the check fails a row without one.
 """
 
 from __future__ import annotations
 
+import ast
 import copy
+from collections.abc import Iterable
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -145,3 +151,61 @@ def test_short_names_map_to_suite_files_both_ways():
 
 def test_must_clauses_are_the_denominator():
     assert KNOWN.must == {"WPC-STATUS-002", "WPC-HANDSHAKE-004"}
+
+
+def _cited_clauses() -> dict[str, set[str]]:
+    """ShortName -> every clause its test functions' markers cite, from the source."""
+    cited: dict[str, set[str]] = {}
+    for path in collection.SUITE_DIR.glob("test_*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "conformance"
+            ):
+                kwargs = {k.arg: k.value for k in node.keywords if k.arg}
+                if "clauses" in kwargs:
+                    cited.setdefault(markers.short_name_for(path), set()).update(
+                        ast.literal_eval(kwargs["clauses"])
+                    )
+    return cited
+
+
+def family(clause: str) -> str:
+    """`WPC-STATUS-002` -> `WPC-STATUS`."""
+    return clause.rsplit("-", 1)[0]
+
+
+def rows_without_a_family_canary(
+    rows: Iterable[controls.Control], cited: Mapping[str, set[str]]
+) -> list[str]:
+    """Active rows none of whose canaries cites a clause of the row's families."""
+    missing = []
+    for row in rows:
+        if row.status != controls.ACTIVE:
+            continue
+        families = {family(c) for c in row.clauses}
+        if not any(
+            families & {family(c) for c in cited.get(t.short_name, ())}
+            for t in row.canaries
+        ):
+            missing.append(f"{row.fault} (families {', '.join(sorted(families))})")
+    return missing
+
+
+def test_every_active_row_has_a_canary_of_its_clause_family():
+    cited = _cited_clauses()
+    rows = controls.load()
+    assert any(r.status == controls.ACTIVE for r in rows), "no active row to check"
+    assert rows_without_a_family_canary(rows, cited) == []
+
+
+def test_a_row_whose_canaries_are_all_of_other_families_is_found():
+    (row,) = controls.parse(table(), known=KNOWN)  # HANDSHAKE-004; HelloWorld
+    cited = {"HelloWorld": {"WPC-STATUS-002"}, "HandshakeMarker": {"WPC-HANDSHAKE-001"}}
+    assert rows_without_a_family_canary([row], cited) == [
+        "never-ready (families WPC-HANDSHAKE)"
+    ]
+    assert (
+        rows_without_a_family_canary([row], {"HelloWorld": {"WPC-HANDSHAKE-9"}}) == []
+    )
