@@ -6,12 +6,20 @@ the test instead of erroring it. `watch_until()` lists once (the current state m
 then watches from that list's resourceVersion, re-listing when the server ends
 the stream or answers 410 Gone, until the check passes or the deadline comes.
 Its check and its timeout error behave exactly like `until()`.
+
+`clause_limit(clause)` wraps a wait whose timeout is a limit the clause itself sets
+(e.g. "within the cleanup timeout"): there, running out is the clause broken, so
+the WaitTimeout becomes an AssertionError naming the clause, which the negative
+controls count as a clause-specific failure (issue 11). A wait on a harness budget
+stays a timeout.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from collections.abc import Iterable
+from collections.abc import Iterator
 from typing import Any
 from typing import TypeVar
 
@@ -119,3 +127,16 @@ def watch_until(
                 return found
             if clk.monotonic() >= deadline:
                 break
+
+
+@contextlib.contextmanager
+def clause_limit(clause: str) -> Iterator[None]:
+    """Turn a WaitTimeout inside into an AssertionError naming `clause`.
+
+    Only for a wait whose timeout is the limit `clause` sets: its expiry is then
+    the implementation breaking the clause, not a slow cluster.
+    """
+    try:
+        yield
+    except WaitTimeout as exc:
+        raise AssertionError(f"{clause}: not within its limit: {exc}") from exc

@@ -74,12 +74,20 @@ def test_sigterm_to_pid_one_and_the_signal_file_reach_the_user_command(
     by_step = step_pods(kube_clients, namespace, name)
 
     term = pods.terminated(by_step["term"], "main")
-    assert (term.exit_code, term.message) == (42, "got TERM")
+    assert (term.exit_code, term.message) == (42, "got TERM"), (
+        "WPC-EMISSARY-004: SIGTERM to PID 1 must reach the user command, whose "
+        f"exit decides main's: got exit {term.exit_code}, message {term.message!r}"
+    )
     assert (nodes["term"]["phase"], nodes["term"].get("message")) == (
         "Failed",
         f"main: {term.reason} (exit code 42): got TERM",
-    )
+    ), "WPC-EMISSARY-004: the node reports the user command's exit"
 
     usr1 = pods.terminated(by_step["usr1"], "main")
-    assert (usr1.exit_code, usr1.message) == (0, "got USR1; signal file removed")
-    assert nodes["usr1"]["phase"] == "Succeeded"
+    assert (usr1.exit_code, usr1.message) == (0, "got USR1; signal file removed"), (
+        "WPC-EMISSARY-005: the signal file must deliver its signal to the user "
+        f"command and be removed: got exit {usr1.exit_code}, message {usr1.message!r}"
+    )
+    assert nodes["usr1"]["phase"] == "Succeeded", (
+        f"WPC-EMISSARY-005: node usr1 is {nodes['usr1']['phase']}, not Succeeded"
+    )

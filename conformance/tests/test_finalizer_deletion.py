@@ -92,14 +92,15 @@ def test_a_deleted_running_pod_is_recorded_from_its_containers_not_as_pod_delete
         # The finalizer just went: the node must already be recorded.
         return dict(workflows.get(name)["status"]["nodes"][node_id])
 
-    node = watching.watch_until(
-        kube_clients.core.list_namespaced_pod,
-        namespace,
-        check=released,
-        timeout=GRACE + timeouts.cleanup,
-        describe=f"the controller to release the deleted pod {pod.metadata.name}",
-        field_selector=f"metadata.name={pod.metadata.name}",
-    )
+    with watching.clause_limit("WPC-FINALIZER-005"):  # grace + cleanup timeout
+        node = watching.watch_until(
+            kube_clients.core.list_namespaced_pod,
+            namespace,
+            check=released,
+            timeout=GRACE + timeouts.cleanup,
+            describe=f"the controller to release the deleted pod {pod.metadata.name}",
+            field_selector=f"metadata.name={pod.metadata.name}",
+        )
     assert node["phase"] in contract.COMPLETED, (
         f"finalizer removed while the node was {node}"
     )
@@ -137,17 +138,18 @@ def test_deleting_a_workflow_releases_and_removes_all_of_its_pods(
         contract.WORKFLOW_GROUP, contract.WORKFLOW_VERSION, namespace, "workflows", name
     )
 
-    until(
-        lambda: (
-            not (
-                left := {
-                    p.metadata.name: p.metadata.finalizers
-                    for p in workflow_pods(kube_clients, namespace, name)
-                }
-            )
-            or NotYet(left)
-        ),
-        timeout=GRACE + timeouts.cleanup,
-        interval=timeouts.poll_interval,
-        describe=f"every pod of the deleted workflow {name} to be gone",
-    )
+    with watching.clause_limit("WPC-FINALIZER-006"):  # grace + cleanup timeout
+        until(
+            lambda: (
+                not (
+                    left := {
+                        p.metadata.name: p.metadata.finalizers
+                        for p in workflow_pods(kube_clients, namespace, name)
+                    }
+                )
+                or NotYet(left)
+            ),
+            timeout=GRACE + timeouts.cleanup,
+            interval=timeouts.poll_interval,
+            describe=f"every pod of the deleted workflow {name} to be gone",
+        )

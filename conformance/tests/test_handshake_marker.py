@@ -179,38 +179,52 @@ def test_the_marker_heartbeats_during_a_slow_pre_main_and_ends_ready(
 
     reads = _reads(output)
     present = [r for r in reads if r.content is not None]
-    assert present, f"the reader never saw the marker: {output[-2000:]!r}"
+    assert present, (
+        f"WPC-HANDSHAKE-001: the reader never saw the marker: {output[-2000:]!r}"
+    )
     assert len(present) == len(reads[reads.index(present[0]) :]), (
-        f"the marker disappeared after it existed: {reads}"
+        f"WPC-HANDSHAKE-002: the marker disappeared after it existed: {reads}"
     )
     for read in present:
         content = read.content or ""
         assert content in VALID or content.startswith("FAILED\n"), (
-            f"invalid or partial marker content: {read}"
+            f"WPC-HANDSHAKE-001, WPC-HANDSHAKE-002: invalid or partial marker content: {read}"
         )
     rewritten = [
         (a, b)
         for a, b in itertools.pairwise(present)
         if a.inode == b.inode and (a.mtime, a.content) != (b.mtime, b.content)
     ]
-    assert not rewritten, f"the marker was rewritten in place, not renamed: {rewritten}"
+    assert not rewritten, (
+        f"WPC-HANDSHAKE-002: the marker was rewritten in place, not renamed: {rewritten}"
+    )
     extra = [r for r in reads if "ready-file" in r.flags or "failed-file" in r.flags]
-    assert not extra, f"marker files other than status appeared: {extra}"
+    assert not extra, (
+        f"WPC-HANDSHAKE-001: marker files other than status appeared: {extra}"
+    )
     ready = next((r for r in present if r.content == "READY\n"), None)
-    assert ready, f"no READY marker: {present[-1]}"
+    assert ready, f"WPC-HANDSHAKE-004: no READY marker: {present[-1]}"
     after = present[present.index(ready) :]
-    assert after == [ready], f"the marker changed after READY: {after}"
-    assert "template" in ready.flags, "READY was written before the template"
+    assert after == [ready], (
+        f"WPC-HANDSHAKE-003: the marker changed after READY: {after}"
+    )
+    assert "template" in ready.flags, (
+        "WPC-HANDSHAKE-004: READY was written before the template"
+    )
 
     running = list(
         dict.fromkeys(stat_time(r.mtime) for r in present if r.content == "RUNNING\n")
     )
-    assert len(running) >= 4, f"too few RUNNING rewrites seen: {running}"
+    assert len(running) >= 4, (
+        f"WPC-HANDSHAKE-003: too few RUNNING rewrites seen: {running}"
+    )
     ready_at = stat_time(ready.mtime)
     ends = [*running[1:], ready_at]
     gaps = [(b - a).total_seconds() for a, b in zip(running, ends, strict=True)]
     limit = HEARTBEAT + scene.timeouts.timing_tolerance
-    assert max(gaps) <= limit, f"heartbeat gaps {gaps} exceed {limit} s"
+    assert max(gaps) <= limit, (
+        f"WPC-HANDSHAKE-003: heartbeat gaps {gaps} exceed {limit} s"
+    )
 
     node = workflow["status"]["nodes"][name]
     report = dict(
@@ -225,10 +239,21 @@ def test_the_marker_heartbeats_during_a_slow_pre_main_and_ends_ready(
         "artifact_sha256": hashlib.sha256(ARTIFACT.encode()).hexdigest(),
         "token_at_end": "READY",
     }
-    assert {k: report.get(k, "").strip() for k in expected} == expected, report
-    assert report["artifact_bytes"].strip() == str(len(ARTIFACT)), report
-    assert report["mtime_at_start"] == report["mtime_at_end"] == ready.mtime, report
-    assert (node["phase"], workflow["status"]["phase"]) == ("Succeeded", "Succeeded")
+    assert {k: report.get(k, "").strip() for k in expected} == expected, (
+        f"WPC-HANDSHAKE-004: {report}"
+    )
+    assert report["artifact_bytes"].strip() == str(len(ARTIFACT)), (
+        f"WPC-HANDSHAKE-004: {report}"
+    )
+    assert report["mtime_at_start"] == report["mtime_at_end"] == ready.mtime, (
+        f"WPC-HANDSHAKE-003: the marker changed after READY: {report}"
+    )
+    assert (node["phase"], workflow["status"]["phase"]) == (
+        "Succeeded",
+        "Succeeded",
+    ), (
+        f"WPC-HANDSHAKE-009: node {node['phase']}, workflow {workflow['status']['phase']}"
+    )
 
     main_started = next(
         s.state.running.started_at

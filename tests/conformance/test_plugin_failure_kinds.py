@@ -7,7 +7,9 @@
 - any other exception, and any setup failure, is `harness-error`, with no clauses;
 - passed and skipped items have `failureKind: null`; the report stays schema-valid,
   and the schema refuses clauses on a timeout and a kind on a passed item;
-- a rerun keeps the last attempt's kind only.
+- a rerun keeps the last attempt's kind only;
+- a wait in `watching.clause_limit(clause)` (its timeout is the clause's limit)
+  fails as an assertion naming the clause; other errors pass through.
 """
 
 from __future__ import annotations
@@ -177,3 +179,18 @@ def test_each_failed_item_has_its_kind_and_clauses_in_the_report(
     passed["failureKind"] = "assertion"
     with pytest.raises(jsonschema.ValidationError, match="None was expected"):
         documents.validate(doc)
+
+
+def test_a_wait_on_a_limit_the_clause_sets_fails_as_an_assertion_naming_it():
+    from conformance.harness import watching
+
+    with (
+        pytest.raises(AssertionError) as caught,
+        watching.clause_limit("WPC-FINALIZER-006"),
+    ):
+        raise timeout_exc()
+    kind = failure_kind(when="call", exc=caught.value)
+    assert kind is FailureKind.ASSERTION
+    assert failed_clauses(kind, caught.value) == ["WPC-FINALIZER-006"]
+    with pytest.raises(KeyError), watching.clause_limit("WPC-FINALIZER-006"):
+        raise KeyError("status")
