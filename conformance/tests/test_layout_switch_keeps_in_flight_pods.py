@@ -31,6 +31,7 @@ from conformance.harness import executing
 from conformance.harness import layouts
 from conformance.harness import pods
 from conformance.harness import until
+from conformance.harness import watching
 from conformance.harness import workflows as workflow_ops
 
 VALUE = "crossed the layout switch"
@@ -81,7 +82,12 @@ def controller_pods(
 def probe_until(
     target: str, *, wfs: workflow_ops.Workflows, probe: dict[str, Any], timeouts: Any
 ) -> str:
-    """Submit probes until one's pod is in the `target` layout; return that pod's name."""
+    """Submit probes until one's pod is in the `target` layout; return that pod's name.
+
+    The wait is bounded by the config-propagation timeout, the limit WPC-LAYOUT-003
+    itself names ("the test fails if none does within the config-propagation
+    timeout"): running out is the clause broken, an assertion naming it.
+    """
     submitted: list[str] = []
 
     def check() -> str | NotYet:
@@ -99,12 +105,13 @@ def probe_until(
         submitted.append(wfs.submit(probe))
         return NotYet(f"{seen}; submitted probe {submitted[-1]}")
 
-    return until(
-        check,
-        timeout=timeouts.config_propagation,
-        interval=timeouts.poll_interval,
-        describe=f"WPC-LAYOUT-003: a new pod in the {target} layout after the switch",
-    )
+    with watching.clause_limit("WPC-LAYOUT-003"):  # the config-propagation timeout
+        return until(
+            check,
+            timeout=timeouts.config_propagation,
+            interval=timeouts.poll_interval,
+            describe=f"WPC-LAYOUT-003: a new pod in the {target} layout after the switch",
+        )
 
 
 @pytest.mark.conformance(

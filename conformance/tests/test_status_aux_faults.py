@@ -39,7 +39,9 @@ from __future__ import annotations
 import copy
 import datetime
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 import pytest
@@ -74,30 +76,72 @@ def finish(code: int, message: str) -> str:
 
 @dataclass(frozen=True)
 class Case:
-    """main's command, the fake aux script, and main's expected exit.
+    """main's command, the fake aux script, main's expected exit, and their clauses.
 
     In HEALTHY_AUX_CASES a fake supervisor first does what a healthy one does
     (template, RUNNING, READY); a fake `wait` has nothing to do before main.
+    Each failed check names the clause that sets what it expected (issue 11: a
+    negative control counts only an assertion naming its clause).
     """
 
     main: str
     aux: str
     main_exit: int
     phase: str
+    exit_clause: str = field(repr=False)
+    """The clause that sets main's exit code in this case."""
+    node_clauses: Mapping[str, str] = field(repr=False)
+    """Aux container (`wait`, `supervisor`) -> the clause setting the node's outcome.
+
+    Both out of the repr: pytest's assertion rewriting prints a Case met in a
+    failed expression, and every clause ID in the failure counts as named.
+    """
+
+    def node_clause(self, aux: str) -> str:
+        """The clause that ranks `aux` against main for this case's node outcome."""
+        return self.node_clauses[aux]
 
 
 TEMPLATE = "printf '%s' \"$ARGO_TEMPLATE\" > /var/run/argo/template; "
 """Shell: what a healthy supervisor writes before READY (its ARGO_TEMPLATE)."""
 READY = write("RUNNING\\n") + TEMPLATE + write("READY\\n")
+EXITED_65 = {"supervisor": "WPC-STATUS-005"}
+"""main exited 65 and the supervisor failed: the supervisor's outcome names the node."""
 HEALTHY_AUX_CASES = {
-    "aux-fails": Case("exit 0", finish(5, "aux failed"), 0, "Error"),
-    "main-fails": Case("exit 3", finish(7, "aux failed"), 3, "Failed"),
+    "aux-fails": Case(
+        "exit 0",
+        finish(5, "aux failed"),
+        0,
+        "Error",
+        "WPC-EMISSARY-002",
+        {"wait": "WPC-STATUS-004", "supervisor": "WPC-STATUS-005"},
+    ),
+    "main-fails": Case(
+        "exit 3",
+        finish(7, "aux failed"),
+        3,
+        "Failed",
+        "WPC-EMISSARY-002",
+        {"wait": "WPC-STATUS-003", "supervisor": "WPC-STATUS-003"},
+    ),
 }
 DEAD_SUPERVISOR_CASES = {
     "failed": Case(
-        USER_COMMAND, write("FAILED\\nboom") + finish(64, "boom"), 65, "Error"
+        USER_COMMAND,
+        write("FAILED\\nboom") + finish(64, "boom"),
+        65,
+        "Error",
+        "WPC-HANDSHAKE-006",
+        EXITED_65,
     ),
-    "never": Case(USER_COMMAND, finish(3, "never wrote the marker"), 65, "Error"),
+    "never": Case(
+        USER_COMMAND,
+        finish(3, "never wrote the marker"),
+        65,
+        "Error",
+        "WPC-HANDSHAKE-007",
+        EXITED_65,
+    ),
     "stale": Case(
         USER_COMMAND,
         write("RUNNING\\n")
@@ -105,6 +149,8 @@ DEAD_SUPERVISOR_CASES = {
         + finish(3, "RUNNING at $t"),
         65,
         "Error",
+        "WPC-HANDSHAKE-008",
+        EXITED_65,
     ),
 }
 
@@ -170,17 +216,24 @@ def _message(container: str, term: Any) -> str:
 def check_node(
     case: str, spec: Case, result: tuple[dict[str, Any], dict[str, Any]], *, aux: str
 ) -> None:
-    """main's exit, and the node phase and message the ranking rules give."""
+    """main's exit, and the node phase and message the ranking rules give.
+
+    Each failure names the case's clause for what it checked: main's exit, or
+    the node outcome `aux` and main rank into.
+    """
     workflow, states = result
     main = states["main"]
-    assert main is not None, f"{case}: main did not terminate"
-    assert main.exit_code == spec.main_exit, f"{case}: main terminated as {main}"
+    assert main is not None, f"{spec.exit_clause}: {case}: main did not terminate"
+    assert main.exit_code == spec.main_exit, (
+        f"{spec.exit_clause}: {case}: main should exit {spec.main_exit}, "
+        f"terminated as {main}"
+    )
     decisive = "main" if spec.phase == "Failed" else aux
     node = workflow["status"]["nodes"][workflow["metadata"]["name"]]
     assert (node["phase"], node.get("message")) == (
         spec.phase,
         _message(decisive, states[decisive]),
-    ), f"{case}: node"
+    ), f"{spec.node_clause(aux)}: {case}: node phase and message"
 
 
 @pytest.mark.conformance(
@@ -224,21 +277,31 @@ def test_a_failed_or_dead_supervisor_is_reported_with_the_right_precedence(
     def main_of(case: str) -> Any:
         return results[case][1]["main"]
 
-    assert main_of("failed").message == "supervisor reported pre-main failure: boom"
-    assert results["failed"][1]["supervisor"].message == "boom"
+    assert main_of("failed").message == "supervisor reported pre-main failure: boom", (
+        "WPC-HANDSHAKE-006: main's termination message on FAILED"
+    )
+    assert results["failed"][1]["supervisor"].message == "boom", (
+        "WPC-STATUS-005: the supervisor's own message, which the node carries"
+    )
 
     never = main_of("never")
-    assert never.message == NEVER_APPEARED
+    assert never.message == NEVER_APPEARED, (
+        "WPC-HANDSHAKE-007: main's termination message when no marker appeared"
+    )
     waited = (never.finished_at - never.started_at).total_seconds()
-    assert waited >= DEAD_AFTER, f"main gave up {waited:.0f} s after it started"
+    assert waited >= DEAD_AFTER, (
+        f"WPC-HANDSHAKE-007: main gave up {waited:.0f} s after it started"
+    )
 
     stale = main_of("stale")
-    assert stale.message == NO_UPDATE
+    assert stale.message == NO_UPDATE, (
+        "WPC-HANDSHAKE-008: main's termination message on a stale marker"
+    )
     sup = results["stale"][1]["supervisor"].message
     marker_time = stat_time(sup.removeprefix("RUNNING at "))
     earliest = (marker_time + datetime.timedelta(seconds=DEAD_AFTER)).replace(
         microsecond=0
     )
     assert stale.finished_at >= earliest, (
-        f"main gave up at {stale.finished_at}, the marker was written at {marker_time}"
+        f"WPC-HANDSHAKE-008: main gave up at {stale.finished_at}, the marker was written at {marker_time}"
     )
