@@ -15,7 +15,10 @@ marker changed is discarded and repeated). We test these aspects:
 - while `RUNNING`, the modification time advances at least every 5 s (plus
   the timing tolerance) up to the `READY` write, and after `READY` the marker
   never changes again, also 3 s later as seen by the script
-  (WPC-HANDSHAKE-003);
+  (WPC-HANDSHAKE-003); if main ends before READY (say, presuming the
+  supervisor dead) it kills the reader with it, which then saw every write up
+  to main's `finishedAt`: the last RUNNING must still be within the heartbeat
+  of that moment (WPC-HANDSHAKE-003), checked before the reader's failure;
 - `/var/run/argo/template` exists when `READY` is first seen; the script
   finds the token `READY`, the template, and the whole artifact when it
   starts (WPC-HANDSHAKE-004);
@@ -37,9 +40,11 @@ import pytest
 
 from conformance.harness import HarnessError
 from conformance.harness import NotYet
+from conformance.harness import WaitTimeout
 from conformance.harness import executing
 from conformance.harness import kube
 from conformance.harness import until
+from conformance.harness.pods import terminated
 from conformance.harness.timeouts import Timeouts
 
 CHUNKS = 33
@@ -50,6 +55,8 @@ HEARTBEAT = 5.0
 DEAD_AFTER = 30
 VALID = ("RUNNING\n", "READY\n", "FAILED")
 """Exact marker contents besides `FAILED\\n<message>` (WPC-HANDSHAKE-001)."""
+KILLED = 137
+"""The reader's exit when main's container ends under it (128 + SIGKILL)."""
 SERVER = f"""
 mkdir -p /www/cgi-bin
 cat > /www/cgi-bin/slow <<'EOF'
@@ -117,9 +124,9 @@ def _reads(output: str) -> list[Read]:
 
 def _read_marker(
     kube_clients: kube.Clients, namespace: str, pod: str, timeouts: Timeouts
-) -> str:
+) -> executing.Result:
     """Run the reader loop in main until it has seen the terminal marker."""
-    result = executing.run(
+    return executing.run(
         kube_clients,
         namespace=namespace,
         pod=pod,
@@ -127,8 +134,43 @@ def _read_marker(
         command=["sh", "-c", READER],
         timeout=timeouts.user_command_started,
     )
-    assert result.returncode == 0, f"the marker reader failed: {result}"
-    return result.output
+
+
+def _heartbeat_until_main_ended(scene: Any, pod: str, result: executing.Result) -> None:
+    """WPC-HANDSHAKE-003 when main ended before READY and took the reader with it.
+
+    A reader killed with main's container (exit 128 + SIGKILL) lived until main's
+    `finishedAt`, so it saw every marker write up to then: a last-seen RUNNING
+    must have been rewritten within the heartbeat up to that moment (e.g. main
+    presumed the supervisor dead because the heartbeat was too slow). The
+    `finishedAt` is truncated to the second, so a gap can only look shorter.
+    Nothing to judge when the reader died otherwise or the last content was terminal.
+    """
+    present = [r for r in _reads(result.output) if r.content is not None]
+    if result.returncode != KILLED or not present or present[-1].content != "RUNNING\n":
+        return
+    try:
+        main = until(
+            lambda: terminated(
+                scene.clients.core.read_namespaced_pod(pod, scene.namespace), "main"
+            ),
+            timeout=scene.timeouts.api_call,
+            interval=scene.timeouts.poll_interval,
+            describe=f"main of {pod} to be reported terminated",
+        )
+    except WaitTimeout:
+        return
+    running = list(
+        dict.fromkeys(stat_time(r.mtime) for r in present if r.content == "RUNNING\n")
+    )
+    ends = [*running[1:], main.finished_at]
+    gaps = [(b - a).total_seconds() for a, b in zip(running, ends, strict=True)]
+    limit = HEARTBEAT + scene.timeouts.timing_tolerance
+    assert max(gaps) <= limit, (
+        f"WPC-HANDSHAKE-003: RUNNING not rewritten within {limit} s up to main's end "
+        f"at {main.finished_at} (exit {main.exit_code}: {main.message!r}), before "
+        f"any READY or FAILED; gaps {gaps}"
+    )
 
 
 def _main_running_pod(kube_clients: kube.Clients, namespace: str, workflow: str) -> Any:
@@ -172,9 +214,13 @@ def test_the_marker_heartbeats_during_a_slow_pre_main_and_ends_ready(
         interval=scene.timeouts.poll_interval,
         describe="main to run (its emissary waiting for the marker)",
     )
-    output = _read_marker(
+    result = _read_marker(
         scene.clients, scene.namespace, pod.metadata.name, scene.timeouts
     )
+    if result.returncode != 0:
+        _heartbeat_until_main_ended(scene, pod.metadata.name, result)
+    assert result.returncode == 0, f"the marker reader failed: {result}"
+    output = result.output
     workflow = workflows.wait_completed(name)
 
     reads = _reads(output)

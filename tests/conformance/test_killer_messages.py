@@ -10,20 +10,30 @@
 - LayoutSwitchKeepsInFlightPods' `probe_until`, whose wait is bounded by the
   config-propagation timeout WPC-LAYOUT-003 names, fails as an assertion naming
   WPC-LAYOUT-003 when no probe pod shows the new layout (what `keep-old-layout`
-  does), and returns the pod that does.
+  does), and returns the pod that does;
+- HandshakeMarker, when its reader was killed with main's container (exit 137)
+  while the last marker it saw was RUNNING, fails naming WPC-HANDSHAKE-003 if
+  that RUNNING went unrewritten for longer than the heartbeat plus tolerance up
+  to main's end (what `slow-heartbeat` does: main presumes the supervisor dead);
+  a fresh heartbeat, a terminal last marker or a reader that died otherwise
+  leave it to the test's other checks.
 """
 
 from __future__ import annotations
 
+import datetime
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from conformance import spec as specs
+from conformance.harness import executing
+from conformance.harness.timeouts import Timeouts
 from conformance.report.outcomes import FailureKind
 from conformance.report.outcomes import failed_clauses
 from conformance.report.outcomes import failure_kind
+from conformance.tests import test_handshake_marker as handshake
 from conformance.tests import test_layout_switch_keeps_in_flight_pods as layout_switch
 from conformance.tests import test_status_aux_faults as aux_faults
 
@@ -164,3 +174,57 @@ def test_a_probe_pod_in_the_new_layout_is_returned():
     budget = SimpleNamespace(config_propagation=60.0, poll_interval=0.0)
     found = layout_switch.probe_until("initless", wfs=probes, probe={}, timeouts=budget)
     assert (found, probes.submitted) == ("probe-pod", ["probe-0"])
+
+
+STARTED = datetime.datetime(2026, 1, 1, 12, 0, 0, tzinfo=datetime.UTC)
+
+
+def record(seconds: float, content: str) -> str:
+    at = STARTED + datetime.timedelta(seconds=seconds)
+    stamp = at.strftime("%Y-%m-%d %H:%M:%S.%f000 +0000")
+    return f"@rec 7 {stamp}|template \n{content}x\n@end\n"
+
+
+def marker_scene(main_ended_after: float) -> Any:
+    main = SimpleNamespace(
+        name="main",
+        state=SimpleNamespace(
+            terminated=SimpleNamespace(
+                finished_at=STARTED + datetime.timedelta(seconds=main_ended_after),
+                exit_code=65,
+                message="supervisor presumed dead: no status update within 30s",
+            )
+        ),
+    )
+    pod = SimpleNamespace(
+        metadata=SimpleNamespace(name="p"),
+        status=SimpleNamespace(init_container_statuses=[], container_statuses=[main]),
+    )
+    return SimpleNamespace(
+        clients=SimpleNamespace(
+            core=SimpleNamespace(read_namespaced_pod=lambda *_: pod)
+        ),
+        namespace="ns",
+        timeouts=Timeouts(),
+    )
+
+
+def test_a_stale_running_marker_until_main_ended_names_the_heartbeat_clause():
+    result = executing.Result(returncode=137, output=record(0.5, "RUNNING\n"))
+    with pytest.raises(AssertionError) as caught:
+        handshake._heartbeat_until_main_ended(marker_scene(31), "p", result)
+    assert named(caught.value) == ["WPC-HANDSHAKE-003"]
+
+
+@pytest.mark.parametrize(
+    ("returncode", "output", "ended"),
+    [
+        (137, record(0.5, "RUNNING\n") + record(5.0, "RUNNING\n"), 9),  # fresh
+        (137, record(0.5, "RUNNING\n") + record(2.0, "READY\n"), 40),  # terminal
+        (None, record(0.5, "RUNNING\n"), 40),  # the exec broke, main ran on
+        (137, "", 40),  # nothing seen
+    ],
+)
+def test_nothing_else_is_judged_after_the_reader_died(returncode, output, ended):
+    result = executing.Result(returncode=returncode, output=output)
+    handshake._heartbeat_until_main_ended(marker_scene(ended), "p", result)
