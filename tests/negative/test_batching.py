@@ -40,17 +40,17 @@ def killed(fault: str) -> scoring.Verdict:
 
 
 def test_a_failed_run_is_recorded_as_an_error(tmp_path):
-    row = ROWS["never-ready"]
+    row = ROWS["slow-heartbeat"]
     verdict = batching.as_verdict(row, runner.RunnerError("exit code 4\nlog tail"))
     path = batching.record(verdict, tmp_path)
-    assert path == tmp_path / "faults" / "never-ready.json"
+    assert path == tmp_path / "faults" / "slow-heartbeat.json"
     assert (verdict.status, verdict.problems) == ("error", ("exit code 4",))
 
 
 def test_the_summary_takes_this_sessions_verdicts_in_table_order(tmp_path):
     stale = batching.record(killed("slow-heartbeat"), tmp_path)
     os.utime(stale, (1000, 1000))
-    for fault in ("no-owner-reference", "never-ready"):
+    for fault in ("no-owner-reference", "exit-1-not-65"):
         batching.record(killed(fault), tmp_path)
 
     document = batching.write_summary(
@@ -58,7 +58,7 @@ def test_the_summary_takes_this_sessions_verdicts_in_table_order(tmp_path):
     )
 
     assert document is not None
-    ran = {"no-owner-reference", "never-ready"}
+    ran = {"no-owner-reference", "exit-1-not-65"}
     assert [f["fault"] for f in document["faults"]] == [
         fault for fault in ROWS if fault in ran
     ]
@@ -75,7 +75,7 @@ def test_the_summary_takes_this_sessions_verdicts_in_table_order(tmp_path):
     assert set(not_run.values()) <= {"not-selected", "chaos", "pending"}
     assert document["faultScore"]["killed"] == 2
     assert document["mutationScore"]["killedClauses"] == sorted(
-        {*ROWS["never-ready"].clauses, *ROWS["no-owner-reference"].clauses}
+        {*ROWS["exit-1-not-65"].clauses, *ROWS["no-owner-reference"].clauses}
         & controls.Known.discover().must
     )
     written = yaml.safe_load((tmp_path.parent / f"{tmp_path.name}.yaml").read_text())
@@ -83,7 +83,7 @@ def test_the_summary_takes_this_sessions_verdicts_in_table_order(tmp_path):
 
 
 def test_no_fresh_verdicts_write_no_summary(tmp_path):
-    os.utime(batching.record(killed("never-ready"), tmp_path), (1000, 1000))
+    os.utime(batching.record(killed("exit-1-not-65"), tmp_path), (1000, 1000))
     assert (
         batching.write_summary(started=2000, measured_on=MEASURED_ON, out_dir=tmp_path)
         is None
