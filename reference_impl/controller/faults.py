@@ -48,6 +48,11 @@ rerun-hook-on-restart       a step's or task's exit-hook Pod node (`<step>.onExi
 
 Executor-side faults (`common.EXECUTOR_FAULTS`, owned by the executor) are accepted here and
 only passed through, in the same variable, to every container that runs the executor.
+
+Faults of commission (`reference_impl/commission_table.py`, one row each, applied by the
+generic hooks of `reference_impl/commission`) are selected by the same variable: a
+controller-side row becomes `ControllerSettings.commission`, an executor-side row is passed
+through like an executor fault. Their names, clauses and what each changes are in the table.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+from reference_impl import commission
 from reference_impl import common
 from reference_impl.controller import errors
 
@@ -79,16 +85,30 @@ class Fault(enum.Enum):
 
 def known_names() -> list[str]:
     """Return every accepted fault name, controller-side first, sorted within each side."""
-    return sorted(f.value for f in Fault) + sorted(common.EXECUTOR_FAULTS)
+    return (
+        sorted(f.value for f in Fault)
+        + sorted(common.EXECUTOR_FAULTS)
+        + sorted(commission.load())
+    )
+
+
+def executor_side(value: str) -> bool:
+    """Whether `value` names a fault the executor commits (passed through to pods)."""
+    name = value.strip()
+    return name in common.EXECUTOR_FAULTS or (
+        commission.lookup(name, side=commission.EXECUTOR) is not None
+    )
 
 
 def parse(value: str) -> Fault | None:
-    """Return the controller-side fault for `value`, None for no fault or an executor fault.
+    """Return the controller-side enum fault for `value`, else None.
+
+    None also for an executor fault or a fault of commission (`commission.lookup`).
 
     Raises SettingsError naming the value when it is neither empty nor a known name.
     """
     name = value.strip()
-    if not name or name in common.EXECUTOR_FAULTS:
+    if not name or name in common.EXECUTOR_FAULTS or name in commission.load():
         return None
     try:
         return Fault(name)

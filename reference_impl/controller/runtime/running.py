@@ -45,9 +45,12 @@ def run(settings: ControllerSettings, *, stop: threading.Event | None = None) ->
             "[%s/%s] Cannot start: %s", settings.namespace, settings.configmap, err
         )
         return EXIT_CANNOT_START
-    if settings.fault is not None or settings.fault_passthrough:
+    if settings.fault is not None or settings.fault_passthrough or settings.commission:
         logger.warning(
-            "Running with the deliberate fault %r.", settings.fault_passthrough
+            "Running with the deliberate fault %r.",
+            settings.fault_passthrough
+            or (settings.commission.name if settings.commission else "")
+            or (settings.fault.value if settings.fault else ""),
         )
     controller = WorkflowController(api=api, settings=settings, startup_config=startup)
     if not settings.leader_election:

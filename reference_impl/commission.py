@@ -1,0 +1,488 @@
+"""Faults of commission: negative controls that do a wrong thing, described as data.
+
+The enum faults (`controller/faults.py`, `executor/faults.py`) mostly leave something
+out, and each needs code of its own. A fault of commission (a wrong value, path, label,
+message, timing) is one small change at one of four generic hooks, so each is a row of
+`commission_table.TABLE` instead of code:
+
+=================  ==========  ========================================================
+hook               side        what the row gives and where it is applied
+=================  ==========  ========================================================
+`pod`              controller  path operations on every pod `build_pod` returns (last
+                               step, so they win over everything the builder did)
+`status`           controller  regular-expression rewrites of a string field of the
+                               workflow's status or of its nodes, just before the
+                               controller writes the Workflow
+`taskResult`       executor    path operations on the WorkflowTaskResult body the
+                               executor creates
+`timings`          executor    overrides of `executor.settings.Timings` (seconds)
+=================  ==========  ========================================================
+
+A row is selected by its name through `WPC_REFERENCE_FAULT`, exactly like an enum fault;
+the controller passes executor-side names through to every container that runs argoexec.
+With no fault set nothing here runs.
+
+Why a Python literal and not a YAML file: the executor is bundled with the standard
+library only, and both programs are frozen from `.py` files (`reference_impl/images`);
+a data file beside them would not reach the images. `load()` checks the table like a
+schema would, and every error names the table's file and the key that is wrong
+(`faults[3].pod[0].path`).
+
+Paths (`pod`, `taskResult`): segments separated by `/`, each a dict key (JSON-pointer
+escapes: `~1` is `/`, `~0` is `~`; a `/` inside a selector needs none), `*` (every key or item), a list index, `-` (append,
+for `add` only), or a selector `[k=v,k2!=v2]` matching the list items (dicts) whose
+fields all compare as given. A path that matches nothing changes nothing: the fault
+applies to the pods that have what it changes. Operations:
+
+- `replace`: set `value` where the path exists;
+- `add`: set `value` at the path (creating the last key; `-` appends to a list);
+- `remove`: delete what the path matches;
+- `copy`: `add` the value found at `from` (first match; nothing when there is none);
+- `sub`: `re.sub(pattern, replacement)` on the string at the path;
+- `move-last`: move the matched list items to the end of their list.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import re
+from collections.abc import Iterator
+from collections.abc import Mapping
+from collections.abc import Sequence
+from typing import Any
+
+Json = dict[str, Any]
+
+CONTROLLER = "controller"
+EXECUTOR = "executor"
+LAYOUTS = ("legacy", "initless")
+POD_OPS = frozenset({"replace", "add", "remove", "copy", "sub", "move-last"})
+STATUS_TARGETS = frozenset({"workflow", "nodes"})
+TIMINGS = frozenset({"heartbeat", "ready_poll", "never_appeared", "stale"})
+"""`executor.settings.Timings` fields a row may override."""
+_CLAUSE = re.compile(r"^WPC-[A-Z]+-\d{3}$")
+_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_SELECTOR = re.compile(r"^\[(?P<body>[^\]]+)\]$")
+_HOOKS = {"pod": CONTROLLER, "status": CONTROLLER, "taskResult": EXECUTOR}
+_HOOKS_ALL = (*_HOOKS, "timings")
+
+
+class TableError(ValueError):
+    """The commission table is malformed; the message names the file and the key."""
+
+
+@dataclasses.dataclass(frozen=True)
+class PathOp:
+    """One operation of a `pod` or `taskResult` hook."""
+
+    op: str
+    path: str
+    value: Any = None
+    source: str = ""
+    """`copy`: the path to read."""
+    pattern: str = ""
+    replacement: str = ""
+    layouts: tuple[str, ...] = LAYOUTS
+    """`pod` only: the layouts whose pods the operation changes."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Rewrite:
+    """One `status` rewrite: `re.sub` on `field` of the workflow status or of each node."""
+
+    target: str
+    field: str
+    pattern: str
+    replacement: str
+    when: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    """Only nodes (or a status) whose fields equal these."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Fault:
+    """One row: a named, deliberate wrong behaviour breaking one clause."""
+
+    name: str
+    clause: str
+    side: str
+    summary: str
+    pod: tuple[PathOp, ...] = ()
+    status: tuple[Rewrite, ...] = ()
+    task_result: tuple[PathOp, ...] = ()
+    timings: Mapping[str, float] = dataclasses.field(default_factory=dict)
+
+
+# -- loading -------------------------------------------------------------------------------
+
+
+def _fail(source: str, key: str, message: str) -> TableError:
+    return TableError(f"{source}: {key}: {message}")
+
+
+def _string(row: Mapping[str, Any], field: str, key: str, source: str) -> str:
+    value = row.get(field)
+    if not isinstance(value, str) or not value:
+        raise _fail(
+            source, f"{key}.{field}", f"a non-empty string is required, got {value!r}"
+        )
+    return value
+
+
+def _known_keys(
+    row: Mapping[str, Any], allowed: Sequence[str], key: str, source: str
+) -> None:
+    if not isinstance(row, Mapping):
+        raise _fail(source, key, f"a mapping is required, got {row!r}")
+    for field in row:
+        if field not in allowed:
+            raise _fail(
+                source, f"{key}.{field}", f"unknown key (known: {', '.join(allowed)})"
+            )
+
+
+def _path_op(item: Any, key: str, source: str, *, pod: bool) -> PathOp:
+    allowed = ["op", "path", "value", "from", "pattern", "replacement"]
+    _known_keys(item, [*allowed, "layouts"] if pod else allowed, key, source)
+    op = _string(item, "op", key, source)
+    if op not in POD_OPS:
+        raise _fail(source, f"{key}.op", f"{op!r} is not one of {sorted(POD_OPS)}")
+    path = _string(item, "path", key, source)
+    _check_path(path, f"{key}.path", source)
+    needs = {
+        "replace": ["value"],
+        "add": ["value"],
+        "copy": ["from"],
+        "sub": ["pattern", "replacement"],
+    }.get(op, [])
+    for field in needs:
+        if field not in item:
+            raise _fail(source, f"{key}.{field}", f"required by op {op!r}")
+    if op == "sub":
+        try:
+            re.compile(item["pattern"])
+        except re.error as err:
+            raise _fail(
+                source, f"{key}.pattern", f"not a regular expression: {err}"
+            ) from None
+    layouts = tuple(item.get("layouts", LAYOUTS))
+    for layout in layouts:
+        if layout not in LAYOUTS:
+            raise _fail(source, f"{key}.layouts", f"{layout!r} is not one of {LAYOUTS}")
+    if op == "copy":
+        _check_path(item["from"], f"{key}.from", source)
+    return PathOp(
+        op=op,
+        path=path,
+        value=copy.deepcopy(item.get("value")),
+        source=str(item.get("from", "")),
+        pattern=str(item.get("pattern", "")),
+        replacement=str(item.get("replacement", "")),
+        layouts=layouts,
+    )
+
+
+def _segments(path: str) -> list[str]:
+    """Split at `/` outside selectors (a selector's value may hold a `/`)."""
+    segments, depth, current = [], 0, ""
+    for char in path:
+        depth += {"[": 1, "]": -1}.get(char, 0)
+        if char == "/" and depth == 0:
+            segments.append(current)
+            current = ""
+        else:
+            current += char
+    return [*segments, current]
+
+
+def _check_path(path: str, key: str, source: str) -> None:
+    for segment in _segments(path):
+        if not segment:
+            raise _fail(source, key, f"empty segment in {path!r}")
+        if segment.startswith("[") and _conditions(segment) is None:
+            raise _fail(source, key, f"malformed selector {segment!r} in {path!r}")
+
+
+def _rewrite(item: Any, key: str, source: str) -> Rewrite:
+    _known_keys(
+        item, ["target", "field", "pattern", "replacement", "when"], key, source
+    )
+    target = _string(item, "target", key, source)
+    if target not in STATUS_TARGETS:
+        raise _fail(
+            source,
+            f"{key}.target",
+            f"{target!r} is not one of {sorted(STATUS_TARGETS)}",
+        )
+    pattern = _string(item, "pattern", key, source)
+    try:
+        re.compile(pattern)
+    except re.error as err:
+        raise _fail(
+            source, f"{key}.pattern", f"not a regular expression: {err}"
+        ) from None
+    if not isinstance(item.get("replacement"), str):
+        raise _fail(source, f"{key}.replacement", "a string is required")
+    when = item.get("when", {})
+    if not isinstance(when, Mapping) or not all(
+        isinstance(v, str) for v in when.values()
+    ):
+        raise _fail(source, f"{key}.when", "a mapping of field to string is required")
+    return Rewrite(
+        target=target,
+        field=_string(item, "field", key, source),
+        pattern=pattern,
+        replacement=item["replacement"],
+        when=dict(when),
+    )
+
+
+def _items(row: Mapping[str, Any], field: str, key: str, source: str) -> list[Any]:
+    value = row.get(field, [])
+    if not isinstance(value, list) or (field in row and not value):
+        raise _fail(source, f"{key}.{field}", "a non-empty list is required")
+    return value
+
+
+def _fault(row: Any, key: str, source: str) -> Fault:
+    _known_keys(row, ["name", "clause", "summary", *_HOOKS_ALL], key, source)
+    name = _string(row, "name", key, source)
+    if not _NAME.match(name):
+        raise _fail(source, f"{key}.name", f"{name!r} is not a kebab-case name")
+    clause = _string(row, "clause", key, source)
+    if not _CLAUSE.match(clause):
+        raise _fail(
+            source, f"{key}.clause", f"{clause!r} is not a clause ID WPC-<AREA>-<NNN>"
+        )
+    hooks = [h for h in _HOOKS_ALL if h in row]
+    if not hooks:
+        raise _fail(source, key, f"one hook is required: {', '.join(_HOOKS_ALL)}")
+    sides = {_HOOKS.get(h, EXECUTOR) for h in hooks}
+    if len(sides) > 1:
+        raise _fail(source, key, f"hooks {hooks} mix controller and executor sides")
+    timings = row.get("timings", {})
+    if not isinstance(timings, Mapping) or ("timings" in row and not timings):
+        raise _fail(source, f"{key}.timings", "a non-empty mapping is required")
+    for field, value in timings.items():
+        if field not in TIMINGS:
+            raise _fail(
+                source, f"{key}.timings.{field}", f"not one of {sorted(TIMINGS)}"
+            )
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
+            raise _fail(
+                source, f"{key}.timings.{field}", "a positive number is required"
+            )
+    return Fault(
+        name=name,
+        clause=clause,
+        side=sides.pop(),
+        summary=_string(row, "summary", key, source),
+        pod=tuple(
+            _path_op(o, f"{key}.pod[{i}]", source, pod=True)
+            for i, o in enumerate(_items(row, "pod", key, source))
+        ),
+        status=tuple(
+            _rewrite(o, f"{key}.status[{i}]", source)
+            for i, o in enumerate(_items(row, "status", key, source))
+        ),
+        task_result=tuple(
+            _path_op(o, f"{key}.taskResult[{i}]", source, pod=False)
+            for i, o in enumerate(_items(row, "taskResult", key, source))
+        ),
+        timings={k: float(v) for k, v in timings.items()},
+    )
+
+
+def parse(table: Any, *, source: str) -> dict[str, Fault]:
+    """Check a table (a list of rows) and return its faults by name."""
+    if not isinstance(table, list) or not table:
+        raise _fail(source, "faults", "a non-empty list of rows is required")
+    result: dict[str, Fault] = {}
+    for index, row in enumerate(table):
+        fault = _fault(row, f"faults[{index}]", source)
+        if fault.name in result:
+            raise _fail(
+                source, f"faults[{index}].name", f"{fault.name!r} appears twice"
+            )
+        result[fault.name] = fault
+    return result
+
+
+def load() -> dict[str, Fault]:
+    """The shipped table, checked; TableError names the file and the key."""
+    from reference_impl import commission_table
+
+    return parse(
+        commission_table.TABLE,
+        source=commission_table.__file__ or "commission_table.py",
+    )
+
+
+def lookup(name: str, *, side: str) -> Fault | None:
+    """The table's fault `name` if it belongs to `side`, else None (also for "")."""
+    fault = load().get(name.strip()) if name.strip() else None
+    return fault if fault is not None and fault.side == side else None
+
+
+# -- paths ---------------------------------------------------------------------------------
+
+
+def _conditions(segment: str) -> list[tuple[str, bool, str]] | None:
+    match = _SELECTOR.match(segment)
+    if match is None:
+        return None
+    result = []
+    for part in match.group("body").split(","):
+        negate = "!=" in part
+        field, sep, value = part.partition("!=" if negate else "=")
+        if not sep or not field:
+            return None
+        result.append((field.strip(), negate, value.strip()))
+    return result
+
+
+def _unescape(segment: str) -> str:
+    return segment.replace("~1", "/").replace("~0", "~")
+
+
+def _selects(item: Any, conditions: list[tuple[str, bool, str]]) -> bool:
+    if not isinstance(item, dict):
+        return False
+    return all(
+        (str(item.get(field)) == value) != negate for field, negate, value in conditions
+    )
+
+
+def _children(node: Any, segment: str) -> Iterator[tuple[Any, Any]]:
+    """(container, key) pairs the segment names below `node` (existing ones only)."""
+    if isinstance(node, dict):
+        if segment == "*":
+            yield from ((node, k) for k in list(node))
+        elif _unescape(segment) in node:
+            yield node, _unescape(segment)
+    elif isinstance(node, list):
+        conditions = _conditions(segment)
+        if segment == "*":
+            yield from ((node, i) for i in range(len(node)))
+        elif conditions is not None:
+            yield from (
+                (node, i) for i, v in enumerate(node) if _selects(v, conditions)
+            )
+        elif segment.isdigit() and int(segment) < len(node):
+            yield node, int(segment)
+
+
+def _parents(document: Any, path: str) -> list[tuple[Any, str]]:
+    """(parent, last segment) for every match of all but the path's last segment."""
+    *head, last = _segments(path)
+    nodes = [document]
+    for segment in head:
+        nodes = [c[k] for n in nodes for c, k in _children(n, segment)]
+    return [(n, last) for n in nodes]
+
+
+def _matches(document: Any, path: str) -> list[tuple[Any, Any]]:
+    return [
+        m for parent, last in _parents(document, path) for m in _children(parent, last)
+    ]
+
+
+def _add(parent: Any, last: str, value: Any) -> None:
+    if isinstance(parent, dict) and last != "*" and not last.startswith("["):
+        parent[_unescape(last)] = copy.deepcopy(value)
+    elif isinstance(parent, list) and last == "-":
+        parent.append(copy.deepcopy(value))
+    else:
+        for container, key in _children(parent, last):
+            container[key] = copy.deepcopy(value)
+
+
+def apply_ops(document: Json, ops: Sequence[PathOp]) -> Json:
+    """Apply path operations to `document` in place and return it."""
+    for op in ops:
+        if op.op == "replace":
+            for container, key in _matches(document, op.path):
+                container[key] = copy.deepcopy(op.value)
+        elif op.op == "add":
+            for parent, last in _parents(document, op.path):
+                _add(parent, last, op.value)
+        elif op.op == "copy":
+            found = _matches(document, op.source)
+            if found:
+                container, key = found[0]
+                for parent, last in _parents(document, op.path):
+                    _add(parent, last, container[key])
+        elif op.op == "sub":
+            for container, key in _matches(document, op.path):
+                if isinstance(container[key], str):
+                    container[key] = re.sub(op.pattern, op.replacement, container[key])
+        else:  # remove, move-last
+            _take(_matches(document, op.path), move=op.op == "move-last")
+    return document
+
+
+def _take(matched: list[tuple[Any, Any]], *, move: bool) -> None:
+    """Remove the matched entries; `move`: put list items back at the end, in order."""
+    by_container: dict[int, tuple[Any, list[Any]]] = {}
+    for container, key in matched:
+        by_container.setdefault(id(container), (container, []))[1].append(key)
+    for container, keys in by_container.values():
+        if isinstance(container, dict):
+            for key in keys:
+                value = container.pop(key)
+                if move:
+                    container[key] = value
+            continue
+        chosen = set(keys)
+        kept = [v for i, v in enumerate(container) if i not in chosen]
+        moved = [v for i, v in enumerate(container) if i in chosen]
+        container[:] = kept + moved if move else kept
+
+
+# -- hooks ---------------------------------------------------------------------------------
+
+
+def apply_pod(pod: Json, fault: Fault | None, *, initless: bool) -> Json:
+    """The `pod` hook: `fault`'s operations for this layout, applied to the built pod."""
+    if fault is None or not fault.pod:
+        return pod
+    layout = "initless" if initless else "legacy"
+    return apply_ops(pod, [op for op in fault.pod if layout in op.layouts])
+
+
+def apply_task_result(body: Json, fault: Fault | None) -> Json:
+    """The `taskResult` hook: `fault`'s operations on a task result body."""
+    if fault is None or not fault.task_result:
+        return body
+    return apply_ops(body, fault.task_result)
+
+
+def _rewrite_one(subject: Json, rewrite: Rewrite) -> None:
+    value = subject.get(rewrite.field)
+    if not isinstance(value, str):
+        return
+    if any(str(subject.get(k)) != v for k, v in rewrite.when.items()):
+        return
+    subject[rewrite.field] = re.sub(rewrite.pattern, rewrite.replacement, value)
+
+
+def apply_status(status: Json, fault: Fault | None) -> Json:
+    """The `status` hook: rewrite the workflow's status and its nodes in place."""
+    if fault is None:
+        return status
+    for rewrite in fault.status:
+        subjects: list[Json] = (
+            [status]
+            if rewrite.target == "workflow"
+            else [
+                n for n in (status.get("nodes") or {}).values() if isinstance(n, dict)
+            ]
+        )
+        for subject in subjects:
+            _rewrite_one(subject, rewrite)
+    return status
+
+
+def timing_overrides(fault: Fault | None) -> Mapping[str, float]:
+    """The `timings` hook: `Timings` fields to replace."""
+    return {} if fault is None else dict(fault.timings)

@@ -1,0 +1,330 @@
+"""The faults of commission: one row each, checked and applied by `commission`.
+
+Each row: `name` (the `WPC_REFERENCE_FAULT` value), `clause` (the one clause it breaks),
+`summary` (what goes wrong), and exactly one side's hooks (`pod`, `status` on the
+controller; `taskResult`, `timings` on the executor). tests/negative/controls.yaml has a
+row for each naming the suite tests that must catch it. Kept apart from `commission` so
+that this file is only data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_CONTAINERS = "spec/containers"
+_INITS = "spec/initContainers"
+_ANNOTATIONS = "metadata/annotations"
+
+TABLE: list[dict[str, Any]] = [
+    # -- pod: metadata --------------------------------------------------------------------
+    {
+        "name": "default-container-aux",
+        "clause": "WPC-POD-002",
+        "summary": "kubectl's default-container annotation names the aux container, not main",
+        "pod": [
+            {
+                "op": "replace",
+                "path": f"{_ANNOTATIONS}/kubectl.kubernetes.io~1default-container",
+                "value": "wait",
+                "layouts": ["legacy"],
+            },
+            {
+                "op": "replace",
+                "path": f"{_ANNOTATIONS}/kubectl.kubernetes.io~1default-container",
+                "value": "supervisor",
+                "layouts": ["initless"],
+            },
+        ],
+    },
+    {
+        "name": "hour-long-pod-deadline",
+        "clause": "WPC-POD-009",
+        "summary": "every pod gets activeDeadlineSeconds 3600, whatever its template and workflow say",
+        "pod": [{"op": "add", "path": "spec/activeDeadlineSeconds", "value": 3600}],
+    },
+    {
+        "name": "pod-gc-delay-zero",
+        "clause": "WPC-POD-010",
+        "summary": "the pod-gc-strategy annotation always gives the delay as 0s",
+        "pod": [
+            {
+                "op": "sub",
+                "path": f"{_ANNOTATIONS}/workflows.argoproj.io~1pod-gc-strategy",
+                "pattern": "^([^/]*)/.*$",
+                "replacement": r"\1/0s",
+            }
+        ],
+    },
+    # -- pod: environment -----------------------------------------------------------------
+    {
+        "name": "non-boolean-script-output-env",
+        "clause": "WPC-POD-005",
+        "summary": "user init containers get ARGO_INCLUDE_SCRIPT_OUTPUT=False (not a lower-case boolean)",
+        "pod": [
+            {
+                "op": "replace",
+                "path": f"{_INITS}/[name!=init]/env/[name=ARGO_INCLUDE_SCRIPT_OUTPUT]/value",
+                "value": "False",
+            }
+        ],
+    },
+    {
+        "name": "pod-uid-from-name",
+        "clause": "WPC-POD-006",
+        "summary": "the executor containers' ARGO_POD_UID is a field reference to metadata.name",
+        "pod": [
+            {
+                "op": "replace",
+                "path": f"{_CONTAINERS}/[name=wait]/env/[name=ARGO_POD_UID]/valueFrom/fieldRef/fieldPath",
+                "value": "metadata.name",
+            },
+            {
+                "op": "replace",
+                "path": f"{_CONTAINERS}/[name=supervisor]/env/[name=ARGO_POD_UID]/valueFrom/fieldRef/fieldPath",
+                "value": "metadata.name",
+            },
+        ],
+    },
+    {
+        "name": "main-grace-env-off-by-one",
+        "clause": "WPC-POD-007",
+        "summary": "main's ARGO_TERMINATION_GRACE_PERIOD_SECONDS is one more than the pod's grace period",
+        "pod": [
+            {
+                "op": "sub",
+                "path": f"{_CONTAINERS}/[name=main]/env/[name=ARGO_TERMINATION_GRACE_PERIOD_SECONDS]/value",
+                "pattern": "^7$",
+                "replacement": "8",
+            }
+        ],
+    },
+    {
+        "name": "script-volume-renamed",
+        "clause": "WPC-POD-011",
+        "summary": "the script staging emptyDir is named argo-script, not argo-staging",
+        "pod": [
+            {
+                "op": "replace",
+                "path": "spec/volumes/[name=argo-staging]/name",
+                "value": "argo-script",
+            },
+            {
+                "op": "replace",
+                "path": f"{_CONTAINERS}/*/volumeMounts/[name=argo-staging]/name",
+                "value": "argo-script",
+            },
+            {
+                "op": "replace",
+                "path": f"{_INITS}/*/volumeMounts/[name=argo-staging]/name",
+                "value": "argo-script",
+            },
+        ],
+    },
+    # -- pod: legacy layout ---------------------------------------------------------------
+    {
+        "name": "argo-init-runs-last",
+        "clause": "WPC-LEGACY-001",
+        "summary": "legacy: the init container runs after the template's own init containers",
+        "pod": [
+            {"op": "move-last", "path": f"{_INITS}/[name=init]", "layouts": ["legacy"]}
+        ],
+    },
+    {
+        "name": "wait-tmp-subpath-named",
+        "clause": "WPC-LEGACY-003",
+        "summary": "legacy: wait mounts tmp-dir-argo at /tmp with subPath `wait`, not its index",
+        "pod": [
+            {
+                "op": "replace",
+                "path": f"{_CONTAINERS}/[name=wait]/volumeMounts/[mountPath=/tmp]/subPath",
+                "value": "wait",
+            }
+        ],
+    },
+    {
+        "name": "template-env-on-wait",
+        "clause": "WPC-LEGACY-005",
+        "summary": "legacy: wait carries ARGO_TEMPLATE too (a copy of init's)",
+        "pod": [
+            {
+                "op": "copy",
+                "from": f"{_INITS}/[name=init]/env/[name=ARGO_TEMPLATE]",
+                "path": f"{_CONTAINERS}/[name=wait]/env/-",
+                "layouts": ["legacy"],
+            }
+        ],
+    },
+    {
+        "name": "legacy-wait-for-ready-false",
+        "clause": "WPC-LEGACY-006",
+        "summary": "legacy: main carries ARGO_WAIT_FOR_READY=false",
+        "pod": [
+            {
+                "op": "add",
+                "path": f"{_CONTAINERS}/[name=main]/env/-",
+                "value": {"name": "ARGO_WAIT_FOR_READY", "value": "false"},
+                "layouts": ["legacy"],
+            }
+        ],
+    },
+    # -- pod: init-less layout ------------------------------------------------------------
+    {
+        "name": "initless-pod-env-one",
+        "clause": "WPC-INITLESS-002",
+        "summary": "init-less: the supervisor's ARGO_INITLESS_POD is 1, not true",
+        "pod": [
+            {
+                "op": "replace",
+                "path": f"{_CONTAINERS}/[name=supervisor]/env/[name=ARGO_INITLESS_POD]/value",
+                "value": "1",
+            }
+        ],
+    },
+    {
+        "name": "argoexec-bin-pull-never",
+        "clause": "WPC-INITLESS-003",
+        "summary": "init-less: the argoexec-bin image volume's pull policy is Never, not the executor's",
+        "pod": [
+            {
+                "op": "replace",
+                "path": "spec/volumes/[name=argoexec-bin]/image/pullPolicy",
+                "value": "Never",
+            }
+        ],
+    },
+    # -- status: node and workflow messages -----------------------------------------------
+    {
+        "name": "exit-status-wording",
+        "clause": "WPC-STATUS-003",
+        "summary": "failed container messages say `(exit status N)`, not `(exit code N)`",
+        "status": [
+            {
+                "target": "nodes",
+                "field": "message",
+                "pattern": r"\(exit code (\d+)\)",
+                "replacement": r"(exit status \1)",
+            },
+            {
+                "target": "workflow",
+                "field": "message",
+                "pattern": r"\(exit code (\d+)\)",
+                "replacement": r"(exit status \1)",
+            },
+        ],
+    },
+    {
+        "name": "child-failed-unquoted",
+        "clause": "WPC-STATUS-009",
+        "summary": "a failed steps or DAG node says `child <id> failed`, without the quotes",
+        "status": [
+            {
+                "target": "nodes",
+                "field": "message",
+                "pattern": r"^child '([^']*)' failed$",
+                "replacement": r"child \1 failed",
+            },
+            {
+                "target": "workflow",
+                "field": "message",
+                "pattern": r"^child '([^']*)' failed$",
+                "replacement": r"child \1 failed",
+            },
+        ],
+    },
+    {
+        "name": "retries-exhausted-wording",
+        "clause": "WPC-STATUS-016",
+        "summary": "a retry node whose attempts are used up says `retries exhausted`",
+        "status": [
+            {
+                "target": "nodes",
+                "field": "message",
+                "pattern": r"^No more retries left$",
+                "replacement": "retries exhausted",
+            },
+            {
+                "target": "workflow",
+                "field": "message",
+                "pattern": r"^No more retries left$",
+                "replacement": "retries exhausted",
+            },
+        ],
+    },
+    {
+        "name": "stopped-strategy-unquoted",
+        "clause": "WPC-STATUS-014",
+        "summary": "a shut-down workflow says `Stopped with strategy <S>`, without the quotes",
+        "status": [
+            {
+                "target": "workflow",
+                "field": "message",
+                "pattern": r"^Stopped with strategy '([^']*)'$",
+                "replacement": r"Stopped with strategy \1",
+            },
+            {
+                "target": "nodes",
+                "field": "message",
+                "pattern": r"^Stopped with strategy '([^']*)'$",
+                "replacement": r"Stopped with strategy \1",
+            },
+        ],
+    },
+    {
+        "name": "entrypoint-missing-wording",
+        "clause": "WPC-VALIDATE-004",
+        "summary": "a workflow without an entrypoint says `spec.entrypoint is missing`",
+        "status": [
+            {
+                "target": "workflow",
+                "field": "message",
+                "pattern": r"spec\.entrypoint is required$",
+                "replacement": "spec.entrypoint is missing",
+            }
+        ],
+    },
+    {
+        "name": "reserved-sidecar-wording",
+        "clause": "WPC-VALIDATE-002",
+        "summary": "a sidecar with a reserved name is rejected as `a name Argo uses`",
+        "status": [
+            {
+                "target": "workflow",
+                "field": "message",
+                "pattern": r'(\.sidecars: "[^"]*") is a reserved Argo container name$',
+                "replacement": r"\1 is a name Argo uses",
+            }
+        ],
+    },
+    {
+        "name": "reserved-member-wording",
+        "clause": "WPC-VALIDATE-003",
+        "summary": "a containerSet member with a reserved name is rejected as `a name Argo uses`",
+        "status": [
+            {
+                "target": "workflow",
+                "field": "message",
+                "pattern": r'(\.containerSet\.containers: "[^"]*") is a reserved Argo container name$',
+                "replacement": r"\1 is a name Argo uses",
+            }
+        ],
+    },
+    {
+        "name": "lookup-failure-wording",
+        "clause": "WPC-VALIDATE-007",
+        "summary": "an image whose entrypoint cannot be looked up fails with `cannot find entrypoint/cmd`",
+        "status": [
+            {
+                "target": "nodes",
+                "field": "message",
+                "pattern": r"^failed to look-up entrypoint/cmd",
+                "replacement": "cannot find entrypoint/cmd",
+            },
+            {
+                "target": "workflow",
+                "field": "message",
+                "pattern": r"^failed to look-up entrypoint/cmd",
+                "replacement": "cannot find entrypoint/cmd",
+            },
+        ],
+    },
+]
