@@ -2,8 +2,8 @@
 
 The enum faults (`controller/faults.py`, `executor/faults.py`) mostly leave something
 out, and each needs code of its own. A fault of commission (a wrong value, path, label,
-message, timing) is one small change at one of four generic hooks, so each is a row of
-`commission_table.TABLE` instead of code:
+message) is one small change at one of two generic hooks of the controller, so each is a
+row of `commission_table.TABLE` instead of code:
 
 =================  ==========  ========================================================
 hook               side        what the row gives and where it is applied
@@ -13,14 +13,12 @@ hook               side        what the row gives and where it is applied
 `status`           controller  regular-expression rewrites of a string field of the
                                workflow's status or of its nodes, just before the
                                controller writes the Workflow
-`taskResult`       executor    path operations on the WorkflowTaskResult body the
-                               executor creates
-`timings`          executor    overrides of `executor.settings.Timings` (seconds)
 =================  ==========  ========================================================
 
-A row is selected by its name through `WPC_REFERENCE_FAULT`, exactly like an enum fault;
-the controller passes executor-side names through to every container that runs argoexec.
-With no fault set nothing here runs.
+A row is selected by its name through `WPC_REFERENCE_FAULT`, exactly like an enum fault.
+With no fault set nothing here runs. Every row is controller-side for now; `side` is
+kept so that executor hooks (a task-result patch, timing overrides) can be added as rows
+whose names the controller passes through (`controller.faults.executor_side`).
 
 Why a Python literal and not a YAML file: the executor is bundled with the standard
 library only, and both programs are frozen from `.py` files (`reference_impl/images`);
@@ -28,9 +26,9 @@ a data file beside them would not reach the images. `load()` checks the table li
 schema would, and every error names the table's file and the key that is wrong
 (`faults[3].pod[0].path`).
 
-Paths (`pod`, `taskResult`): segments separated by `/`, each a dict key (JSON-pointer
-escapes: `~1` is `/`, `~0` is `~`; a `/` inside a selector needs none), `*` (every key or item), a list index, `-` (append,
-for `add` only), or a selector `[k=v,k2!=v2]` matching the list items (dicts) whose
+Paths (`pod`): segments separated by `/`, each a dict key (JSON-pointer escapes: `~1`
+is `/`, `~0` is `~`; a `/` inside a selector needs none), `*` (every key or item), a
+list index, `-` (append, for `add` only), or a selector `[k=v,k2!=v2]` matching the list items (dicts) whose
 fields all compare as given. A path that matches nothing changes nothing: the fault
 applies to the pods that have what it changes. Operations:
 
@@ -59,13 +57,10 @@ EXECUTOR = "executor"
 LAYOUTS = ("legacy", "initless")
 POD_OPS = frozenset({"replace", "add", "remove", "copy", "sub", "move-last"})
 STATUS_TARGETS = frozenset({"workflow", "nodes"})
-TIMINGS = frozenset({"heartbeat", "ready_poll", "never_appeared", "stale"})
-"""`executor.settings.Timings` fields a row may override."""
 _CLAUSE = re.compile(r"^WPC-[A-Z]+-\d{3}$")
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _SELECTOR = re.compile(r"^\[(?P<body>[^\]]+)\]$")
-_HOOKS = {"pod": CONTROLLER, "status": CONTROLLER, "taskResult": EXECUTOR}
-_HOOKS_ALL = (*_HOOKS, "timings")
+_HOOKS = {"pod": CONTROLLER, "status": CONTROLLER}
 
 
 class TableError(ValueError):
@@ -74,7 +69,7 @@ class TableError(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class PathOp:
-    """One operation of a `pod` or `taskResult` hook."""
+    """One operation of the `pod` hook."""
 
     op: str
     path: str
@@ -109,8 +104,6 @@ class Fault:
     summary: str
     pod: tuple[PathOp, ...] = ()
     status: tuple[Rewrite, ...] = ()
-    task_result: tuple[PathOp, ...] = ()
-    timings: Mapping[str, float] = dataclasses.field(default_factory=dict)
 
 
 # -- loading -------------------------------------------------------------------------------
@@ -141,9 +134,9 @@ def _known_keys(
             )
 
 
-def _path_op(item: Any, key: str, source: str, *, pod: bool) -> PathOp:
+def _path_op(item: Any, key: str, source: str) -> PathOp:
     allowed = ["op", "path", "value", "from", "pattern", "replacement"]
-    _known_keys(item, [*allowed, "layouts"] if pod else allowed, key, source)
+    _known_keys(item, [*allowed, "layouts"], key, source)
     op = _string(item, "op", key, source)
     if op not in POD_OPS:
         raise _fail(source, f"{key}.op", f"{op!r} is not one of {sorted(POD_OPS)}")
@@ -245,7 +238,7 @@ def _items(row: Mapping[str, Any], field: str, key: str, source: str) -> list[An
 
 
 def _fault(row: Any, key: str, source: str) -> Fault:
-    _known_keys(row, ["name", "clause", "summary", *_HOOKS_ALL], key, source)
+    _known_keys(row, ["name", "clause", "summary", *_HOOKS], key, source)
     name = _string(row, "name", key, source)
     if not _NAME.match(name):
         raise _fail(source, f"{key}.name", f"{name!r} is not a kebab-case name")
@@ -254,42 +247,22 @@ def _fault(row: Any, key: str, source: str) -> Fault:
         raise _fail(
             source, f"{key}.clause", f"{clause!r} is not a clause ID WPC-<AREA>-<NNN>"
         )
-    hooks = [h for h in _HOOKS_ALL if h in row]
+    hooks = [h for h in _HOOKS if h in row]
     if not hooks:
-        raise _fail(source, key, f"one hook is required: {', '.join(_HOOKS_ALL)}")
-    sides = {_HOOKS.get(h, EXECUTOR) for h in hooks}
-    if len(sides) > 1:
-        raise _fail(source, key, f"hooks {hooks} mix controller and executor sides")
-    timings = row.get("timings", {})
-    if not isinstance(timings, Mapping) or ("timings" in row and not timings):
-        raise _fail(source, f"{key}.timings", "a non-empty mapping is required")
-    for field, value in timings.items():
-        if field not in TIMINGS:
-            raise _fail(
-                source, f"{key}.timings.{field}", f"not one of {sorted(TIMINGS)}"
-            )
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
-            raise _fail(
-                source, f"{key}.timings.{field}", "a positive number is required"
-            )
+        raise _fail(source, key, f"one hook is required: {', '.join(_HOOKS)}")
     return Fault(
         name=name,
         clause=clause,
-        side=sides.pop(),
+        side=CONTROLLER,
         summary=_string(row, "summary", key, source),
         pod=tuple(
-            _path_op(o, f"{key}.pod[{i}]", source, pod=True)
+            _path_op(o, f"{key}.pod[{i}]", source)
             for i, o in enumerate(_items(row, "pod", key, source))
         ),
         status=tuple(
             _rewrite(o, f"{key}.status[{i}]", source)
             for i, o in enumerate(_items(row, "status", key, source))
         ),
-        task_result=tuple(
-            _path_op(o, f"{key}.taskResult[{i}]", source, pod=False)
-            for i, o in enumerate(_items(row, "taskResult", key, source))
-        ),
-        timings={k: float(v) for k, v in timings.items()},
     )
 
 
@@ -450,13 +423,6 @@ def apply_pod(pod: Json, fault: Fault | None, *, initless: bool) -> Json:
     return apply_ops(pod, [op for op in fault.pod if layout in op.layouts])
 
 
-def apply_task_result(body: Json, fault: Fault | None) -> Json:
-    """The `taskResult` hook: `fault`'s operations on a task result body."""
-    if fault is None or not fault.task_result:
-        return body
-    return apply_ops(body, fault.task_result)
-
-
 def _rewrite_one(subject: Json, rewrite: Rewrite) -> None:
     value = subject.get(rewrite.field)
     if not isinstance(value, str):
@@ -481,8 +447,3 @@ def apply_status(status: Json, fault: Fault | None) -> Json:
         for subject in subjects:
             _rewrite_one(subject, rewrite)
     return status
-
-
-def timing_overrides(fault: Fault | None) -> Mapping[str, float]:
-    """The `timings` hook: `Timings` fields to replace."""
-    return {} if fault is None else dict(fault.timings)
