@@ -57,6 +57,9 @@ EXECUTOR = "executor"
 LAYOUTS = ("legacy", "initless")
 POD_OPS = frozenset({"replace", "add", "remove", "copy", "sub", "move-last"})
 STATUS_TARGETS = frozenset({"workflow", "nodes"})
+MAX_NAME = 23
+"""A negative control's instance ID `wpc-neg-<name>-initless` is a DNS label of at most
+40 characters (conformance/profiles/reference-faulty.yaml)."""
 _CLAUSE = re.compile(r"^WPC-[A-Z]+-\d{3}$")
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _SELECTOR = re.compile(r"^\[(?P<body>[^\]]+)\]$")
@@ -240,8 +243,12 @@ def _items(row: Mapping[str, Any], field: str, key: str, source: str) -> list[An
 def _fault(row: Any, key: str, source: str) -> Fault:
     _known_keys(row, ["name", "clause", "summary", *_HOOKS], key, source)
     name = _string(row, "name", key, source)
-    if not _NAME.match(name):
-        raise _fail(source, f"{key}.name", f"{name!r} is not a kebab-case name")
+    if not _NAME.match(name) or len(name) > MAX_NAME:
+        raise _fail(
+            source,
+            f"{key}.name",
+            f"{name!r} is not a kebab-case name of at most {MAX_NAME} characters",
+        )
     clause = _string(row, "clause", key, source)
     if not _CLAUSE.match(clause):
         raise _fail(

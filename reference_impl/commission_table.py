@@ -57,7 +57,7 @@ TABLE: list[dict[str, Any]] = [
     },
     # -- pod: environment -----------------------------------------------------------------
     {
-        "name": "non-boolean-script-output-env",
+        "name": "script-output-env-caps",
         "clause": "WPC-POD-005",
         "summary": "user init containers get ARGO_INCLUDE_SCRIPT_OUTPUT=False (not a lower-case boolean)",
         "pod": [
@@ -86,7 +86,7 @@ TABLE: list[dict[str, Any]] = [
         ],
     },
     {
-        "name": "main-grace-env-off-by-one",
+        "name": "main-grace-env-plus-one",
         "clause": "WPC-POD-007",
         "summary": "main's ARGO_TERMINATION_GRACE_PERIOD_SECONDS is one more than the pod's grace period",
         "pod": [
@@ -155,7 +155,7 @@ TABLE: list[dict[str, Any]] = [
         ],
     },
     {
-        "name": "legacy-wait-for-ready-false",
+        "name": "legacy-ready-env-false",
         "clause": "WPC-LEGACY-006",
         "summary": "legacy: main carries ARGO_WAIT_FOR_READY=false",
         "pod": [
@@ -232,7 +232,7 @@ TABLE: list[dict[str, Any]] = [
         ],
     },
     {
-        "name": "retries-exhausted-wording",
+        "name": "retries-exhausted-msg",
         "clause": "WPC-STATUS-016",
         "summary": "a retry node whose attempts are used up says `retries exhausted`",
         "status": [
@@ -251,7 +251,7 @@ TABLE: list[dict[str, Any]] = [
         ],
     },
     {
-        "name": "stopped-strategy-unquoted",
+        "name": "stopped-unquoted",
         "clause": "WPC-STATUS-014",
         "summary": "a shut-down workflow says `Stopped with strategy <S>`, without the quotes",
         "status": [
@@ -270,7 +270,7 @@ TABLE: list[dict[str, Any]] = [
         ],
     },
     {
-        "name": "entrypoint-missing-wording",
+        "name": "entrypoint-missing-msg",
         "clause": "WPC-VALIDATE-004",
         "summary": "a workflow without an entrypoint says `spec.entrypoint is missing`",
         "status": [
@@ -283,7 +283,7 @@ TABLE: list[dict[str, Any]] = [
         ],
     },
     {
-        "name": "reserved-sidecar-wording",
+        "name": "reserved-sidecar-msg",
         "clause": "WPC-VALIDATE-002",
         "summary": "a sidecar with a reserved name is rejected as `a name Argo uses`",
         "status": [

@@ -60,23 +60,23 @@ name                           clause            what is wrong
 default-container-aux          WPC-POD-002       default-container names wait/supervisor
 hour-long-pod-deadline         WPC-POD-009       activeDeadlineSeconds 3600 on every pod
 pod-gc-delay-zero              WPC-POD-010       pod-gc-strategy delay always `0s`
-non-boolean-script-output-env  WPC-POD-005       user init containers get
+script-output-env-caps  WPC-POD-005       user init containers get
                                                  ARGO_INCLUDE_SCRIPT_OUTPUT=False
 pod-uid-from-name              WPC-POD-006       aux ARGO_POD_UID refers to metadata.name
-main-grace-env-off-by-one      WPC-POD-007       main's grace-period env 8 for a pod's 7
+main-grace-env-plus-one      WPC-POD-007       main's grace-period env 8 for a pod's 7
 script-volume-renamed          WPC-POD-011       script emptyDir named argo-script
 argo-init-runs-last            WPC-LEGACY-001    `init` after the user init containers
 wait-tmp-subpath-named         WPC-LEGACY-003    wait's /tmp subPath `wait`, not its index
 template-env-on-wait           WPC-LEGACY-005    wait carries ARGO_TEMPLATE too
-legacy-wait-for-ready-false    WPC-LEGACY-006    legacy main has ARGO_WAIT_FOR_READY=false
+legacy-ready-env-false    WPC-LEGACY-006    legacy main has ARGO_WAIT_FOR_READY=false
 initless-pod-env-one           WPC-INITLESS-002  supervisor's ARGO_INITLESS_POD is `1`
 argoexec-bin-pull-never        WPC-INITLESS-003  argoexec-bin pullPolicy Never
 exit-status-wording            WPC-STATUS-003    `(exit status N)` for `(exit code N)`
 child-failed-unquoted          WPC-STATUS-009    `child <id> failed` without quotes
-retries-exhausted-wording      WPC-STATUS-016    `retries exhausted`, not `No more ...`
-stopped-strategy-unquoted      WPC-STATUS-014    `Stopped with strategy <S>` without quotes
-entrypoint-missing-wording     WPC-VALIDATE-004  `spec.entrypoint is missing`
-reserved-sidecar-wording       WPC-VALIDATE-002  reserved sidecar: `is a name Argo uses`
+retries-exhausted-msg      WPC-STATUS-016    `retries exhausted`, not `No more ...`
+stopped-unquoted      WPC-STATUS-014    `Stopped with strategy <S>` without quotes
+entrypoint-missing-msg     WPC-VALIDATE-004  `spec.entrypoint is missing`
+reserved-sidecar-msg       WPC-VALIDATE-002  reserved sidecar: `is a name Argo uses`
 reserved-member-wording        WPC-VALIDATE-003  reserved member: `is a name Argo uses`
 lookup-failure-wording         WPC-VALIDATE-007  `cannot find entrypoint/cmd`
 =============================  ================  ==========================================

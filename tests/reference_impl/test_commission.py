@@ -115,7 +115,7 @@ EXPECTED_POD_CHANGES: dict[str, dict[str, set[str]]] = {
         "legacy": {"/metadata/annotations/workflows.argoproj.io/pod-gc-strategy"},
         "initless": {"/metadata/annotations/workflows.argoproj.io/pod-gc-strategy"},
     },
-    "non-boolean-script-output-env": {
+    "script-output-env-caps": {
         "legacy": {
             "/spec/initContainers[first-init]/env[ARGO_INCLUDE_SCRIPT_OUTPUT]/value"
         },
@@ -131,7 +131,7 @@ EXPECTED_POD_CHANGES: dict[str, dict[str, set[str]]] = {
             "/spec/containers[supervisor]/env[ARGO_POD_UID]/valueFrom/fieldRef/fieldPath"
         },
     },
-    "main-grace-env-off-by-one": {
+    "main-grace-env-plus-one": {
         "legacy": {
             "/spec/containers[main]/env[ARGO_TERMINATION_GRACE_PERIOD_SECONDS]/value"
         },
@@ -147,7 +147,7 @@ EXPECTED_POD_CHANGES: dict[str, dict[str, set[str]]] = {
         "legacy": {"/spec/containers[wait]/volumeMounts[tmp-dir-argo]/subPath"},
         "initless": set(),
     },
-    "legacy-wait-for-ready-false": {
+    "legacy-ready-env-false": {
         "legacy": {
             "/spec/containers[main]/env#order",
             "/spec/containers[main]/env[ARGO_WAIT_FOR_READY]/name",
@@ -208,6 +208,10 @@ def row(**changes: Any) -> Json:
     [
         ({"not": "a list"}, r"faults: a non-empty list"),
         ([row(name="X_Y")], r"faults\[0\]\.name: 'X_Y' is not a kebab-case name"),
+        (
+            [row(name="a" * 24)],
+            r"faults\[0\]\.name: 'a{24}' is not a kebab-case name of at most 23",
+        ),
         ([row(clause="POD-2")], r"faults\[0\]\.clause: 'POD-2' is not a clause ID"),
         ([row(colour="red")], r"faults\[0\]\.colour: unknown key"),
         ([{k: v for k, v in GOOD.items() if k != "pod"}], r"faults\[0\]: one hook"),
@@ -402,18 +406,18 @@ EXPECTED_STATUS_CHANGES = {
         "message": "child wf-1 failed",
         "nodes/wf/message": "child wf-1 failed",
     },
-    "retries-exhausted-wording": {"nodes/wf-2/message": "retries exhausted"},
+    "retries-exhausted-msg": {"nodes/wf-2/message": "retries exhausted"},
 }
 VALIDATION_MESSAGES = {
-    "stopped-strategy-unquoted": (
+    "stopped-unquoted": (
         "Stopped with strategy 'Stop'",
         "Stopped with strategy Stop",
     ),
-    "entrypoint-missing-wording": (
+    "entrypoint-missing-msg": (
         "invalid spec: spec.entrypoint is required",
         "invalid spec: spec.entrypoint is missing",
     ),
-    "reserved-sidecar-wording": (
+    "reserved-sidecar-msg": (
         'invalid spec: templates.main.sidecars: "wait" is a reserved Argo container name',
         'invalid spec: templates.main.sidecars: "wait" is a name Argo uses',
     ),
