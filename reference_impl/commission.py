@@ -11,8 +11,9 @@ hook               side        what the row gives and where it is applied
 `pod`              controller  path operations on every pod `build_pod` returns (last
                                step, so they win over everything the builder did)
 `status`           controller  regular-expression rewrites of a string field of the
-                               workflow's status or of its nodes, just before the
-                               controller writes the Workflow
+                               workflow's status or of its nodes (dotted for a nested
+                               one: `outputs.exitCode`), just before the controller
+                               writes the Workflow
 =================  ==========  ========================================================
 
 A row is selected by its name through `WPC_REFERENCE_FAULT`, exactly like an enum fault.
@@ -87,7 +88,10 @@ class PathOp:
 
 @dataclasses.dataclass(frozen=True)
 class Rewrite:
-    """One `status` rewrite: `re.sub` on `field` of the workflow status or of each node."""
+    """One `status` rewrite: `re.sub` on `field` of the workflow status or of each node.
+
+    `field` may be dotted (`outputs.exitCode`): a string below the subject.
+    """
 
     target: str
     field: str
@@ -431,12 +435,15 @@ def apply_pod(pod: Json, fault: Fault | None, *, initless: bool) -> Json:
 
 
 def _rewrite_one(subject: Json, rewrite: Rewrite) -> None:
-    value = subject.get(rewrite.field)
-    if not isinstance(value, str):
-        return
     if any(str(subject.get(k)) != v for k, v in rewrite.when.items()):
         return
-    subject[rewrite.field] = re.sub(rewrite.pattern, rewrite.replacement, value)
+    *head, last = rewrite.field.split(".")
+    holder: Any = subject
+    for key in head:  # a dotted field (`outputs.exitCode`) names a nested string
+        holder = holder.get(key) if isinstance(holder, dict) else None
+    value = holder.get(last) if isinstance(holder, dict) else None
+    if isinstance(value, str):
+        holder[last] = re.sub(rewrite.pattern, rewrite.replacement, value)
 
 
 def apply_status(status: Json, fault: Fault | None) -> Json:

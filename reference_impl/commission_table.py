@@ -327,4 +327,140 @@ TABLE: list[dict[str, Any]] = [
             },
         ],
     },
+    # -- pod: instance, labels, mounts (second batch) -------------------------------------
+    {
+        "name": "init-instance-env-wrong",
+        "clause": "WPC-INSTANCE-001",
+        "summary": "legacy: init's ARGO_INSTANCE_ID names another instance (init writes no task result)",
+        "pod": [
+            {
+                "op": "replace",
+                "path": f"{_INITS}/[name=init]/env/[name=ARGO_INSTANCE_ID]/value",
+                "value": "wpc-another-instance",
+                "layouts": ["legacy"],
+            }
+        ],
+    },
+    {
+        "name": "on-exit-label-capital",
+        "clause": "WPC-POD-001",
+        "summary": "an onExit handler's pod is labelled on-exit: True, not true",
+        "pod": [
+            {
+                "op": "replace",
+                "path": "metadata/labels/workflows.argoproj.io~1on-exit",
+                "value": "True",
+            }
+        ],
+    },
+    {
+        "name": "argoexec-bin-writable",
+        "clause": "WPC-INITLESS-004",
+        "summary": "init-less: wrapped containers mount argoexec-bin read-write at /argo-bin",
+        "pod": [
+            {
+                "op": "replace",
+                "path": f"{_CONTAINERS}/*/volumeMounts/[name=argoexec-bin,mountPath=/argo-bin]/readOnly",
+                "value": False,
+                "layouts": ["initless"],
+            }
+        ],
+    },
+    # -- status (second batch) ------------------------------------------------------------
+    {
+        "name": "pod-deadline-wording",
+        "clause": "WPC-STATUS-012",
+        "summary": "a pod past its template deadline fails with `Pod exceeded its active deadline`",
+        "status": [
+            {
+                "target": "nodes",
+                "field": "message",
+                "pattern": r"Pod was active on the node longer than the specified deadline",
+                "replacement": "Pod exceeded its active deadline",
+            }
+        ],
+    },
+    {
+        "name": "step-deadline-wording",
+        "clause": "WPC-STATUS-013",
+        "summary": "a node without a pod at the workflow deadline says `Step deadline exceeded`",
+        "status": [
+            {
+                "target": "nodes",
+                "field": "message",
+                "pattern": r"^Step exceeded its deadline$",
+                "replacement": "Step deadline exceeded",
+            }
+        ],
+    },
+    {
+        "name": "backoff-limit-wording",
+        "clause": "WPC-STATUS-021",
+        "summary": "retries ended by maxDuration say `Backoff exceeds maxDuration`",
+        "status": [
+            {
+                "target": "nodes",
+                "field": "message",
+                "pattern": r"^Backoff would exceed max duration limit$",
+                "replacement": "Backoff exceeds maxDuration",
+            },
+            {
+                "target": "workflow",
+                "field": "message",
+                "pattern": r"^Backoff would exceed max duration limit$",
+                "replacement": "Backoff exceeds maxDuration",
+            },
+        ],
+    },
+    {
+        "name": "init-failure-unprefixed",
+        "clause": "WPC-STATUS-004",
+        "summary": "legacy: a failed init container's node message lacks the `init: ` prefix",
+        "status": [
+            {
+                "target": "nodes",
+                "field": "message",
+                "pattern": r"^init: ",
+                "replacement": "",
+            },
+            {
+                "target": "workflow",
+                "field": "message",
+                "pattern": r"^init: ",
+                "replacement": "",
+            },
+        ],
+    },
+    {
+        "name": "killed-aux-unnamed",
+        "clause": "WPC-RECOVERY-007",
+        "summary": "a node whose wait/supervisor was killed (137) or could not start (128) omits its name",
+        "status": [
+            {
+                "target": "nodes",
+                "field": "message",
+                "pattern": r"^(?:wait|supervisor): (\S+ \(exit code 1(?:37|28)\))",
+                "replacement": r"\1",
+            },
+            {
+                "target": "workflow",
+                "field": "message",
+                "pattern": r"^(?:wait|supervisor): (\S+ \(exit code 1(?:37|28)\))",
+                "replacement": r"\1",
+            },
+        ],
+    },
+    {
+        "name": "exit-code-output-zero",
+        "clause": "WPC-RESULT-005",
+        "summary": "a node's outputs.exitCode is 0 whatever main exited with",
+        "status": [
+            {
+                "target": "nodes",
+                "field": "outputs.exitCode",
+                "pattern": r"^\d+$",
+                "replacement": "0",
+            }
+        ],
+    },
 ]

@@ -79,6 +79,15 @@ entrypoint-missing-msg     WPC-VALIDATE-004  `spec.entrypoint is missing`
 reserved-sidecar-msg       WPC-VALIDATE-002  reserved sidecar: `is a name Argo uses`
 reserved-member-wording        WPC-VALIDATE-003  reserved member: `is a name Argo uses`
 lookup-failure-wording         WPC-VALIDATE-007  `cannot find entrypoint/cmd`
+init-instance-env-wrong        WPC-INSTANCE-001  legacy init's ARGO_INSTANCE_ID is another's
+on-exit-label-capital          WPC-POD-001       onExit pods labelled on-exit `True`
+argoexec-bin-writable          WPC-INITLESS-004  /argo-bin mounted read-write
+pod-deadline-wording           WPC-STATUS-012    `Pod exceeded its active deadline`
+step-deadline-wording          WPC-STATUS-013    `Step deadline exceeded`
+backoff-limit-wording          WPC-STATUS-021    `Backoff exceeds maxDuration`
+init-failure-unprefixed        WPC-STATUS-004    init failure without `init: `
+killed-aux-unnamed             WPC-RECOVERY-007  killed wait/supervisor not named
+exit-code-output-zero          WPC-RESULT-005    node outputs.exitCode always `0`
 =============================  ================  ==========================================
 """
 

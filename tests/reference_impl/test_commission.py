@@ -54,17 +54,20 @@ spec:
 """
 
 
-def build(*, initless: bool, fault: str = "") -> Json:
+def build(
+    *, initless: bool, fault: str = "", on_exit: bool = False, instance_id: str = ""
+) -> Json:
     wf = workflow(RICH)
     request = podbuilding.PodRequest(
         workflow=wf,
         node_name="rich",
         template=wf["spec"]["templates"][0],
         now=NOW,
+        on_exit=on_exit,
     )
     pod = podbuilding.build_pod(
         request,
-        config=configuration.ControllerConfig(),
+        config=configuration.ControllerConfig(instance_id=instance_id),
         settings=settings(
             **(
                 {"commission": commission.lookup(fault, side="controller")}
@@ -102,7 +105,28 @@ def changed(before: Json, after: Json) -> set[str]:
     return {k for k in a.keys() | b.keys() if a.get(k) != b.get(k)}
 
 
+VARIANTS: dict[str, dict[str, Any]] = {
+    "on-exit-label-capital": {"on_exit": True},
+    "init-instance-env-wrong": {"instance_id": "wpc-test"},
+}
+"""Rows whose change needs a pod the RICH one is not: an onExit handler's, or one of a
+controller with an instance ID (both correct and faulty pods are built that way)."""
 EXPECTED_POD_CHANGES: dict[str, dict[str, set[str]]] = {
+    "argoexec-bin-writable": {
+        "legacy": set(),
+        "initless": {
+            "/spec/containers[main]/volumeMounts[argoexec-bin]/readOnly",
+            "/spec/containers[side]/volumeMounts[argoexec-bin]/readOnly",
+        },
+    },
+    "on-exit-label-capital": {
+        "legacy": {"/metadata/labels/workflows.argoproj.io/on-exit"},
+        "initless": {"/metadata/labels/workflows.argoproj.io/on-exit"},
+    },
+    "init-instance-env-wrong": {
+        "legacy": {"/spec/initContainers[init]/env[ARGO_INSTANCE_ID]/value"},
+        "initless": set(),
+    },
     "default-container-aux": {
         "legacy": {"/metadata/annotations/kubectl.kubernetes.io/default-container"},
         "initless": {"/metadata/annotations/kubectl.kubernetes.io/default-container"},
@@ -353,10 +377,17 @@ def test_every_pod_row_has_an_expectation_here():
 @pytest.mark.parametrize("name", sorted(EXPECTED_POD_CHANGES))
 @pytest.mark.parametrize("layout", ["legacy", "initless"])
 def test_each_pod_row_changes_exactly_what_it_names(name, layout):
-    initless = layout == "initless"
-    correct, faulty = build(initless=initless), build(initless=initless, fault=name)
+    initless, variant = layout == "initless", VARIANTS.get(name, {})
+    correct = build(initless=initless, **variant)
+    faulty = build(initless=initless, fault=name, **variant)
     assert changed(correct, faulty) == EXPECTED_POD_CHANGES[name][layout]
     assert any(EXPECTED_POD_CHANGES[name].values()), "changes nothing in any layout"
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_a_variant_row_changes_nothing_on_the_plain_pod(name):
+    for initless in (False, True):
+        assert build(initless=initless, fault=name) == build(initless=initless)
 
 
 @pytest.mark.parametrize("initless", [False, True], ids=["legacy", "initless"])
@@ -393,15 +424,55 @@ STATUS: Json = {
             "type": "Pod",
             "phase": "Failed",
             "message": "main: Error (exit code 3): custom reason",
+            "outputs": {"exitCode": "3"},
         },
         "wf-2": {"type": "Retry", "phase": "Failed", "message": "No more retries left"},
         "wf-3": {"type": "Pod", "phase": "Succeeded"},
+        "wf-4": {
+            "type": "Pod",
+            "phase": "Failed",
+            "message": "Pod was active on the node longer than the specified deadline",
+        },
+        "wf-5": {
+            "type": "Pod",
+            "phase": "Failed",
+            "message": "Step exceeded its deadline",
+        },
+        "wf-6": {
+            "type": "Retry",
+            "phase": "Failed",
+            "message": "Backoff would exceed max duration limit",
+        },
+        "wf-7": {
+            "type": "Pod",
+            "phase": "Error",
+            "message": "init: Error (exit code 1)",
+        },
+        "wf-8": {
+            "type": "Pod",
+            "phase": "Error",
+            "message": "wait: OOMKilled (exit code 137)",
+        },
+        "wf-9": {
+            "type": "Pod",
+            "phase": "Error",
+            "message": "supervisor: Error (exit code 64): boom",
+        },
     },
 }
 EXPECTED_STATUS_CHANGES = {
     "exit-status-wording": {
-        "nodes/wf-1/message": "main: Error (exit status 3): custom reason"
+        "nodes/wf-1/message": "main: Error (exit status 3): custom reason",
+        "nodes/wf-7/message": "init: Error (exit status 1)",
+        "nodes/wf-8/message": "wait: OOMKilled (exit status 137)",
+        "nodes/wf-9/message": "supervisor: Error (exit status 64): boom",
     },
+    "pod-deadline-wording": {"nodes/wf-4/message": "Pod exceeded its active deadline"},
+    "step-deadline-wording": {"nodes/wf-5/message": "Step deadline exceeded"},
+    "backoff-limit-wording": {"nodes/wf-6/message": "Backoff exceeds maxDuration"},
+    "init-failure-unprefixed": {"nodes/wf-7/message": "Error (exit code 1)"},
+    "killed-aux-unnamed": {"nodes/wf-8/message": "OOMKilled (exit code 137)"},
+    "exit-code-output-zero": {"nodes/wf-1/outputs/exitCode": "0"},
     "child-failed-unquoted": {
         "message": "child wf-1 failed",
         "nodes/wf/message": "child wf-1 failed",
