@@ -2,8 +2,8 @@
 
 The enum faults (`controller/faults.py`, `executor/faults.py`) mostly leave something
 out, and each needs code of its own. A fault of commission (a wrong value, path, label,
-message) is one small change at one of two generic hooks of the controller, so each is a
-row of `commission_table.TABLE` instead of code:
+message, signal, exit code) is one small change at one generic hook of the controller or
+the executor, so each is a row of `commission_table.TABLE` instead of code:
 
 =================  ==========  ========================================================
 hook               side        what the row gives and where it is applied
@@ -14,12 +14,23 @@ hook               side        what the row gives and where it is applied
                                workflow's status or of its nodes (dotted for a nested
                                one: `outputs.exitCode`), just before the controller
                                writes the Workflow
+`taskResult`       executor    path operations on every WorkflowTaskResult body the
+                               executor writes (create and patch)
+`exit`             executor    exit codes swapped (`from` -> `to`), in the named
+                               containers or all: the emissary's exit and exitcode
+                               file, the supervisor's exit
+`signals`          executor    a signal swapped where the executor sends it: `forward`
+                               (a caught one to the command), `sidecar` (a sidecar
+                               stopping itself), `kill` (`argoexec kill`)
+`messages`         executor    regular-expression rewrites of the status marker's body
+                               (`marker`) or a termination message (`termination`)
 =================  ==========  ========================================================
 
 A row is selected by its name through `WPC_REFERENCE_FAULT`, exactly like an enum fault.
-With no fault set nothing here runs. Every row is controller-side for now; `side` is
-kept so that executor hooks (a task-result patch, timing overrides) can be added as rows
-whose names the controller passes through (`controller.faults.executor_side`).
+With no fault set nothing here runs. A row's hooks are all of one side (`side`); the
+controller passes an executor row's name through to the pods
+(`controller.faults.executor_side`) and the executor reads it into
+`ExecutorSettings.commission`.
 
 Why a Python literal and not a YAML file: the executor is bundled with the standard
 library only, and both programs are frozen from `.py` files (`reference_impl/images`);
@@ -64,7 +75,19 @@ MAX_NAME = 23
 _CLAUSE = re.compile(r"^WPC-[A-Z]+-\d{3}$")
 _NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _SELECTOR = re.compile(r"^\[(?P<body>[^\]]+)\]$")
-_HOOKS = {"pod": CONTROLLER, "status": CONTROLLER}
+_HOOKS = {
+    "pod": CONTROLLER,
+    "status": CONTROLLER,
+    "taskResult": EXECUTOR,
+    "exit": EXECUTOR,
+    "signals": EXECUTOR,
+    "messages": EXECUTOR,
+}
+SIGNAL_SITES = frozenset({"forward", "sidecar", "kill"})
+"""Where the executor sends a signal: forwarding one the emissary caught to its
+command, a template sidecar stopping itself once main is done, `argoexec kill`."""
+MESSAGE_FILES = frozenset({"marker", "termination"})
+"""Texts the executor writes: the status marker's body, a termination message."""
 
 
 class TableError(ValueError):
@@ -102,6 +125,33 @@ class Rewrite:
 
 
 @dataclasses.dataclass(frozen=True)
+class CodeMap:
+    """One `exit` entry: exit `to` instead of `from_`, in the named containers (all if empty)."""
+
+    from_: int
+    to: int
+    containers: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class SignalMap:
+    """One `signals` entry: at `site`, send `to` where the contract says `from_`."""
+
+    site: str
+    from_: int
+    to: int
+
+
+@dataclasses.dataclass(frozen=True)
+class TextRewrite:
+    """One `messages` entry: `re.sub` on what the executor writes to `file`."""
+
+    file: str
+    pattern: str
+    replacement: str
+
+
+@dataclasses.dataclass(frozen=True)
 class Fault:
     """One row: a named, deliberate wrong behaviour breaking one clause."""
 
@@ -111,6 +161,10 @@ class Fault:
     summary: str
     pod: tuple[PathOp, ...] = ()
     status: tuple[Rewrite, ...] = ()
+    task_result: tuple[PathOp, ...] = ()
+    exits: tuple[CodeMap, ...] = ()
+    signals: tuple[SignalMap, ...] = ()
+    messages: tuple[TextRewrite, ...] = ()
 
 
 # -- loading -------------------------------------------------------------------------------
@@ -237,6 +291,69 @@ def _rewrite(item: Any, key: str, source: str) -> Rewrite:
     )
 
 
+def _integer(item: Mapping[str, Any], field: str, key: str, source: str) -> int:
+    value = item.get(field)
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 256:
+        raise _fail(
+            source, f"{key}.{field}", f"an integer 0..255 is required, got {value!r}"
+        )
+    return value
+
+
+def _one_of(
+    item: Mapping[str, Any], field: str, allowed: frozenset[str], key: str, source: str
+) -> str:
+    value = _string(item, field, key, source)
+    if value not in allowed:
+        raise _fail(
+            source, f"{key}.{field}", f"{value!r} is not one of {sorted(allowed)}"
+        )
+    return value
+
+
+def _code_map(item: Any, key: str, source: str) -> CodeMap:
+    _known_keys(item, ["from", "to", "containers"], key, source)
+    containers = item.get("containers", [])
+    if not isinstance(containers, list) or not all(
+        isinstance(c, str) and c for c in containers
+    ):
+        raise _fail(
+            source, f"{key}.containers", "a list of container names is required"
+        )
+    return CodeMap(
+        from_=_integer(item, "from", key, source),
+        to=_integer(item, "to", key, source),
+        containers=tuple(containers),
+    )
+
+
+def _signal_map(item: Any, key: str, source: str) -> SignalMap:
+    _known_keys(item, ["at", "from", "to"], key, source)
+    return SignalMap(
+        site=_one_of(item, "at", SIGNAL_SITES, key, source),
+        from_=_integer(item, "from", key, source),
+        to=_integer(item, "to", key, source),
+    )
+
+
+def _text_rewrite(item: Any, key: str, source: str) -> TextRewrite:
+    _known_keys(item, ["file", "pattern", "replacement"], key, source)
+    pattern = _string(item, "pattern", key, source)
+    try:
+        re.compile(pattern)
+    except re.error as err:
+        raise _fail(
+            source, f"{key}.pattern", f"not a regular expression: {err}"
+        ) from None
+    if not isinstance(item.get("replacement"), str):
+        raise _fail(source, f"{key}.replacement", "a string is required")
+    return TextRewrite(
+        file=_one_of(item, "file", MESSAGE_FILES, key, source),
+        pattern=pattern,
+        replacement=item["replacement"],
+    )
+
+
 def _items(row: Mapping[str, Any], field: str, key: str, source: str) -> list[Any]:
     value = row.get(field, [])
     if not isinstance(value, list) or (field in row and not value):
@@ -261,11 +378,27 @@ def _fault(row: Any, key: str, source: str) -> Fault:
     hooks = [h for h in _HOOKS if h in row]
     if not hooks:
         raise _fail(source, key, f"one hook is required: {', '.join(_HOOKS)}")
+    sides = {_HOOKS[h] for h in hooks}
+    if len(sides) > 1:
+        raise _fail(
+            source, key, f"hooks of one side only (controller or executor), got {hooks}"
+        )
+
+    def each(field: str, parse_one: Any) -> tuple[Any, ...]:
+        return tuple(
+            parse_one(o, f"{key}.{field}[{i}]", source)
+            for i, o in enumerate(_items(row, field, key, source))
+        )
+
     return Fault(
         name=name,
         clause=clause,
-        side=CONTROLLER,
+        side=sides.pop(),
         summary=_string(row, "summary", key, source),
+        task_result=each("taskResult", _path_op),
+        exits=each("exit", _code_map),
+        signals=each("signals", _signal_map),
+        messages=each("messages", _text_rewrite),
         pod=tuple(
             _path_op(o, f"{key}.pod[{i}]", source)
             for i, o in enumerate(_items(row, "pod", key, source))
@@ -461,3 +594,39 @@ def apply_status(status: Json, fault: Fault | None) -> Json:
         for subject in subjects:
             _rewrite_one(subject, rewrite)
     return status
+
+
+# -- executor hooks ------------------------------------------------------------------------
+
+
+def apply_task_result(body: Json, fault: Fault | None) -> Json:
+    """The `taskResult` hook: a copy of a task-result body (create or patch), changed."""
+    if fault is None or not fault.task_result:
+        return body
+    return apply_ops(copy.deepcopy(body), fault.task_result)
+
+
+def exit_code(fault: Fault | None, code: int, *, container: str) -> int:
+    """The `exit` hook: the code `container` exits with (and writes) instead of `code`."""
+    for entry in fault.exits if fault is not None else ():
+        if entry.from_ == code and (
+            not entry.containers or container in entry.containers
+        ):
+            return entry.to
+    return code
+
+
+def signal_for(fault: Fault | None, site: str, signum: int) -> int:
+    """The `signals` hook: the signal sent at `site` where the contract says `signum`."""
+    for entry in fault.signals if fault is not None else ():
+        if entry.site == site and entry.from_ == signum:
+            return entry.to
+    return signum
+
+
+def rewrite_text(fault: Fault | None, file: str, text: str) -> str:
+    """The `messages` hook: what the executor writes to `file` instead of `text`."""
+    for entry in fault.messages if fault is not None else ():
+        if entry.file == file:
+            text = re.sub(entry.pattern, entry.replacement, text)
+    return text

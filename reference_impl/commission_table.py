@@ -2,7 +2,7 @@
 
 Each row: `name` (the `WPC_REFERENCE_FAULT` value), `clause` (the one clause it breaks),
 `summary` (what goes wrong), and exactly one side's hooks (`pod`, `status` on the
-controller; `taskResult`, `timings` on the executor). tests/negative/controls.yaml has a
+controller; `taskResult`, `exit`, `signals`, `messages` on the executor). tests/negative/controls.yaml has a
 row for each naming the suite tests that must catch it. Kept apart from `commission` so
 that this file is only data.
 """
@@ -460,6 +460,109 @@ TABLE: list[dict[str, Any]] = [
                 "field": "outputs.exitCode",
                 "pattern": r"^\d+$",
                 "replacement": "0",
+            }
+        ],
+    },
+    # -- executor: task results -----------------------------------------------------------
+    {
+        "name": "result-no-owner",
+        "clause": "WPC-RESULT-002",
+        "summary": "task results are created without their ownerReference to the Workflow",
+        "taskResult": [{"op": "remove", "path": "metadata/ownerReferences"}],
+    },
+    {
+        "name": "result-param-altered",
+        "clause": "WPC-RESULT-004",
+        "summary": "every output parameter value is reported with `-altered` appended",
+        "taskResult": [
+            {
+                "op": "sub",
+                "path": "outputs/parameters/*/value",
+                "pattern": r"\Z",
+                "replacement": "-altered",
+            }
+        ],
+    },
+    {
+        "name": "result-keeps-newline",
+        "clause": "WPC-STATUS-011",
+        "summary": "outputs.result keeps the trailing newline of stdout",
+        "taskResult": [
+            {
+                "op": "sub",
+                "path": "outputs/result",
+                "pattern": r"\Z",
+                "replacement": "\n",
+            }
+        ],
+    },
+    # -- executor: exit codes -------------------------------------------------------------
+    {
+        "name": "signal-exit-unshifted",
+        "clause": "WPC-EMISSARY-002",
+        "summary": "a command killed by SIGTERM or SIGKILL makes its container exit 15 or 9",
+        "exit": [{"from": 143, "to": 15}, {"from": 137, "to": 9}],
+    },
+    {
+        "name": "supervisor-exits-one",
+        "clause": "WPC-HANDSHAKE-011",
+        "summary": "the supervisor exits 1, not 64, after an error (a pre-main failure)",
+        "exit": [{"from": 64, "to": 1, "containers": ["supervisor"]}],
+    },
+    # -- executor: signals ----------------------------------------------------------------
+    {
+        "name": "forward-term-as-int",
+        "clause": "WPC-EMISSARY-004",
+        "summary": "the emissary forwards a SIGTERM it catches as SIGINT",
+        "signals": [{"at": "forward", "from": 15, "to": 2}],
+    },
+    {
+        "name": "sidecar-stop-sigint",
+        "clause": "WPC-KILL-002",
+        "summary": "a template sidecar stops itself with SIGINT once main is done",
+        "signals": [{"at": "sidecar", "from": 15, "to": 2}],
+    },
+    {
+        "name": "kill-command-sigint",
+        "clause": "WPC-KILL-007",
+        "summary": "`argoexec kill 15 <pid>` sends SIGINT",
+        "signals": [{"at": "kill", "from": 15, "to": 2}],
+    },
+    # -- executor: marker and termination messages ----------------------------------------
+    {
+        "name": "ready-marker-spaced",
+        "clause": "WPC-HANDSHAKE-001",
+        "summary": "the supervisor writes `READY \\n` (a space before the newline)",
+        "messages": [
+            {"file": "marker", "pattern": r"^READY\n$", "replacement": "READY \n"}
+        ],
+    },
+    {
+        "name": "cause-unprefixed",
+        "clause": "WPC-HANDSHAKE-005",
+        "summary": "a pre-main input-artifact failure's cause lacks its failing step",
+        "messages": [
+            {
+                "file": "marker",
+                "pattern": r"^(FAILED\n)failed to load (?:non-plugin |plugin )?input artifacts: ",
+                "replacement": r"\1",
+            },
+            {
+                "file": "termination",
+                "pattern": r"^failed to load (?:non-plugin |plugin )?input artifacts: ",
+                "replacement": "",
+            },
+        ],
+    },
+    {
+        "name": "path-lookup-wording",
+        "clause": "WPC-EMISSARY-003",
+        "summary": "a command missing from PATH is reported as `command not found in PATH: ...`",
+        "messages": [
+            {
+                "file": "termination",
+                "pattern": r"^failed to find name in PATH: ",
+                "replacement": "command not found in PATH: ",
             }
         ],
     },

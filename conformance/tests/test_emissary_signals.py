@@ -74,10 +74,14 @@ def test_sigterm_to_pid_one_and_the_signal_file_reach_the_user_command(
     by_step = step_pods(kube_clients, namespace, name)
 
     term = pods.terminated(by_step["term"], "main")
-    assert (term.exit_code, term.message) == (42, "got TERM")
+    assert (term.exit_code, term.message) == (42, "got TERM"), (
+        f"WPC-EMISSARY-004: term's main exited {term.exit_code} {term.message!r}"
+    )
     assert (nodes["term"]["phase"], nodes["term"].get("message")) == (
         "Failed",
         f"main: {term.reason} (exit code 42): got TERM",
+    ), (
+        f"WPC-EMISSARY-004: term node {nodes['term']['phase']} {nodes['term'].get('message')!r}"
     )
 
     usr1 = pods.terminated(by_step["usr1"], "main")

@@ -186,7 +186,7 @@ def test_the_marker_heartbeats_during_a_slow_pre_main_and_ends_ready(
     for read in present:
         content = read.content or ""
         assert content in VALID or content.startswith("FAILED\n"), (
-            f"invalid or partial marker content: {read}"
+            f"WPC-HANDSHAKE-001: invalid or partial marker content: {read}"
         )
     rewritten = [
         (a, b)

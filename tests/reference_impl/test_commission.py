@@ -199,8 +199,12 @@ def test_the_shipped_table_loads_and_each_row_is_a_known_fault():
         parsed = settings_module.ControllerSettings.from_env(
             {"WPC_REFERENCE_FAULT": name}
         )
-        assert (parsed.fault, parsed.commission) == (None, fault)
-        assert parsed.fault_passthrough == ""  # controller-side: not passed to pods
+        if fault.side == commission.CONTROLLER:
+            assert (parsed.fault, parsed.commission) == (None, fault)
+            assert parsed.fault_passthrough == ""  # not passed to pods
+        else:  # the executor commits it: passed through, nothing for the controller
+            assert (parsed.fault, parsed.commission) == (None, None)
+            assert parsed.fault_passthrough == name
     assert not set(TABLE) & {f.value for f in faults.Fault}
 
 
