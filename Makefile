@@ -81,7 +81,7 @@ test: setup
 	$(PY) -m pytest -m "not cluster" -n 2 $(PYTEST_ARGS)
 	$(PY) -m clusters up --provider local --name $(CLUSTER)
 	$(PY) -m pytest -m "cluster and not teardown and not negative and not ownership and not stress and not chaos" $(PYTEST_ARGS)
-	$(PY) -m pytest -m "negative and not chaos" $(PYTEST_ARGS)
+	$(PY) -m pytest -m "negative and not chaos and not negative_extra" $(PYTEST_ARGS)
 	$(PY) -m pytest -m "negative and chaos" -k "$(CHAOS_NEGATIVE_SLICE)" $(PYTEST_ARGS)
 	WPC_CHAOS_LAYOUT=legacy $(PY) -m pytest -m "chaos and not negative" tests/chaos/test_experiments.py -k "$(CHAOS_SLICE)" $(PYTEST_ARGS)
 	$(PY) -m conformance run --implementation reference --layout both --provider local --cluster $(CLUSTER) --reports-dir reports/smoke --negative-controls reports/negative-controls.yaml -- -k test_hello_world

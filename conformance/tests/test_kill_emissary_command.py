@@ -79,6 +79,6 @@ def test_emissary_kill_command_delivers_the_signal_to_the_user_command(
         143,
         "TERM",
     ), (
-        f"after {killed}: main exit code {terminated.exit_code}, termination message "
+        f"WPC-KILL-007: after {killed}: main exit code {terminated.exit_code}, termination message "
         f"{terminated.message!r}; workflow {workflow['status'].get('message')!r}"
     )

@@ -62,7 +62,8 @@ def test_sidecars_are_stopped_after_main_exits_and_nodes_end_as_main_decided(
     # WPC-KILL-002: SIGTERM is the first signal the recorder's command receives.
     recorder = pods.terminated(stopped, "recorder")
     assert (recorder.exit_code, (recorder.message or "").split()) == (143, ["TERM"]), (
-        f"recorder: exit code {recorder.exit_code}, signals seen {recorder.message!r}"
+        f"WPC-KILL-002: recorder: exit code {recorder.exit_code}, "
+        f"signals seen {recorder.message!r}"
     )
 
     # WPC-KILL-003: SIGKILL between G and G + 10 s after the SIGTERM, whose

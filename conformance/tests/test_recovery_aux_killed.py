@@ -68,5 +68,9 @@ def test_a_node_whose_aux_container_is_killed_still_completes_as_error(
     assert states[aux].exit_code != 0, f"the aux container was not killed: {summary}"
     node = workflow["status"]["nodes"][name]
     message = node.get("message", "")
-    assert node["phase"] == "Error", f"node {node['phase']} {message!r}; {summary}"
-    assert message.startswith(f"{aux}: "), f"node message {message!r}; {summary}"
+    assert node["phase"] == "Error", (
+        f"WPC-RECOVERY-007: node {node['phase']} {message!r}; {summary}"
+    )
+    assert message.startswith(f"{aux}: "), (
+        f"WPC-RECOVERY-007: node message {message!r}; {summary}"
+    )

@@ -71,7 +71,9 @@ def test_a_failed_download_in_init_makes_the_node_error(workflows, scene, http_s
     init = pods.terminated(pod, "init")
     assert init.exit_code != 0, f"init exited 0: {init}"
     node = workflow["status"]["nodes"][workflow["metadata"]["name"]]
-    assert (node["phase"], node.get("message")) == ("Error", outcome("init", init))
+    assert (node["phase"], node.get("message")) == ("Error", outcome("init", init)), (
+        f"WPC-STATUS-004: node {node['phase']} {node.get('message')!r}"
+    )
 
 
 @pytest.mark.conformance(
@@ -122,12 +124,16 @@ def test_a_failed_download_in_the_supervisor_stops_main_and_makes_the_node_error
 
     supervisor, main = pods.terminated(pod, "supervisor"), pods.terminated(pod, "main")
     cause = supervisor.message or ""
-    assert cause.startswith(CAUSE_PREFIX), f"supervisor's message {cause!r}"
+    assert cause.startswith(CAUSE_PREFIX), (
+        f"WPC-HANDSHAKE-005: supervisor's message {cause!r}"
+    )
     assert (main.exit_code, main.message) == (
         65,
         f"supervisor reported pre-main failure: {cause}",
     ), "main must exit 65 without running the user command (which exits 42)"
-    assert supervisor.exit_code == 64, f"supervisor exited {supervisor.exit_code}"
+    assert supervisor.exit_code == 64, (
+        f"WPC-HANDSHAKE-011: supervisor exited {supervisor.exit_code}"
+    )
     assert supervisor.finished_at >= main.finished_at, "supervisor ended before main"
     params = (result.get("outputs") or {}).get("parameters") or []
     assert not params, (

@@ -47,8 +47,10 @@ def test_a_template_deadline_fails_the_node_with_the_kubelet_message(
     observations.record(
         "node.hasKubeletMessage", KUBELET_DEADLINE in node.get("message", "")
     )
-    assert node["phase"] == "Failed", node
-    assert KUBELET_DEADLINE in node.get("message", ""), node.get("message")
+    assert node["phase"] == "Failed", f"WPC-STATUS-012: {node}"
+    assert KUBELET_DEADLINE in node.get("message", ""), (
+        f"WPC-STATUS-012: node message {node.get('message')!r}"
+    )
 
 
 def one_pod_quota(
@@ -127,13 +129,17 @@ def test_a_workflow_deadline_fails_running_and_podless_nodes_and_creates_no_pod(
     ]
     if not ran:
         raise HarnessError(f"no step's main started before the {DEADLINE} s deadline")
-    assert status["phase"] == "Failed", (status["phase"], status.get("message"))
-    assert sorted(steps) == ["a", "b"], f"pod nodes {sorted(steps)}"
+    assert status["phase"] == "Failed", (
+        f"WPC-STATUS-013: workflow {status['phase']} {status.get('message')!r}"
+    )
+    assert sorted(steps) == ["a", "b"], f"WPC-STATUS-013: pod nodes {sorted(steps)}"
     for step, node in steps.items():
         if node in ran:
-            assert node["phase"] == "Failed", f"running step {step}: {node}"
+            assert node["phase"] == "Failed", (
+                f"WPC-STATUS-013: running step {step}: {node}"
+            )
         elif node["id"] not in pods:
             assert (node["phase"], node.get("message")) == (
                 "Failed",
                 "Step exceeded its deadline",
-            ), f"podless step {step}"
+            ), f"WPC-STATUS-013: podless step {step}: {node.get('message')!r}"

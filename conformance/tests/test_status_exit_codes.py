@@ -117,12 +117,17 @@ def _container_message(name: str, term: Any) -> str:
 def _check_case(case_name: str, case: Case, workflow: dict[str, Any], pod: Any) -> None:
     main = pods.terminated(pod, "main")
     where = f"case {case_name} ({workflow['metadata']['name']})"
-    assert main.exit_code == case.exit_code, f"{where}: main exited {main.exit_code}"
+    code_clause = "WPC-EMISSARY-003" if case.exit_code == 64 else "WPC-EMISSARY-002"
+    assert main.exit_code == case.exit_code, (
+        f"{code_clause}: {where}: main exited {main.exit_code}"
+    )
     if case.message is not None:
-        assert main.message == case.message, f"{where}: {main.message!r}"
+        assert main.message == case.message, (
+            f"WPC-EMISSARY-008: {where}: {main.message!r}"
+        )
     if case.message_prefix is not None:
         assert (main.message or "").startswith(case.message_prefix), (
-            f"{where}: main's termination message {main.message!r}"
+            f"WPC-EMISSARY-003: {where}: main's termination message {main.message!r}"
         )
     status = workflow["status"]
     node = status["nodes"][workflow["metadata"]["name"]]
@@ -132,15 +137,23 @@ def _check_case(case_name: str, case: Case, workflow: dict[str, Any], pod: Any) 
         expected = _container_message("main", main)
     else:
         side = pods.terminated(pod, "side")
-        assert side.exit_code == 1, f"{where}: sidecar exited {side.exit_code}"
+        assert side.exit_code == 1, (
+            f"WPC-STATUS-006: {where}: sidecar exited {side.exit_code}"
+        )
         expected = _container_message("side", side)
     observed = (node["phase"], node.get("message", ""), node["outputs"]["exitCode"])
     wanted = (case.phase, expected, str(case.exit_code))
-    assert observed == wanted, f"{where}: node {observed}, expected {wanted}"
-    assert status["phase"] == case.phase, f"{where}: workflow {status['phase']}"
+    if case.sidecar is not None:
+        clause = "WPC-STATUS-006"
+    else:
+        clause = "WPC-STATUS-002" if case.phase == "Succeeded" else "WPC-STATUS-003"
+    assert observed == wanted, f"{clause}: {where}: node {observed}, expected {wanted}"
+    assert status["phase"] == case.phase, (
+        f"{clause}: {where}: workflow {status['phase']}"
+    )
     if case.phase != "Succeeded":
         assert status.get("message") == node.get("message"), (
-            f"{where}: workflow message {status.get('message')!r}"
+            f"WPC-STATUS-009: {where}: workflow message {status.get('message')!r}"
         )
 
 
@@ -186,7 +199,13 @@ def test_exit_codes_become_container_exit_codes_and_node_messages(
     observations.alias(second["id"], "<node:second>")
     observations.record("steps.workflow.message", status.get("message", ""))
     root = status["nodes"][steps]
-    assert (status["phase"], root["phase"]) == ("Failed", "Failed")
-    assert root.get("message") == f"child '{second['id']}' failed"
-    assert status.get("message") == root["message"]
+    assert (status["phase"], root["phase"]) == ("Failed", "Failed"), (
+        f"WPC-STATUS-009: steps workflow and root phases {status['phase']}, {root['phase']}"
+    )
+    assert root.get("message") == f"child '{second['id']}' failed", (
+        f"WPC-STATUS-009: steps root message {root.get('message')!r}"
+    )
+    assert status.get("message") == root["message"], (
+        f"WPC-STATUS-009: steps workflow message {status.get('message')!r}"
+    )
     assert not failures, "\n".join(failures)

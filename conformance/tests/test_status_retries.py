@@ -26,7 +26,10 @@ def test_a_failing_template_is_attempted_limit_plus_one_times(
     name, workflow = workflows.completed(manifest(), observations=observations)
     nodes = {n["name"]: n for n in workflow["status"]["nodes"].values()}
     retry = nodes[name]
-    assert (retry["phase"], retry.get("message")) == ("Failed", "No more retries left")
+    assert (retry["phase"], retry.get("message")) == (
+        "Failed",
+        "No more retries left",
+    ), f"WPC-STATUS-016: retry node {retry['phase']} {retry.get('message')!r}"
     missing = [f"{name}({i})" for i in range(3) if f"{name}({i})" not in nodes]
     assert not missing, f"no attempt nodes {missing}: {sorted(nodes)}"
     attempts = [nodes[f"{name}({i})"] for i in range(3)]

@@ -57,7 +57,7 @@ def test_a_backoff_past_max_duration_ends_the_retries_without_overflowing(
         assert (retry["phase"], retry.get("message")) == (
             "Failed",
             "Backoff would exceed max duration limit",
-        ), retry
+        ), f"WPC-STATUS-021: retry node {retry['phase']} {retry.get('message')!r}"
         first, second = nodes[f"{name}(0)"], nodes[f"{name}(1)"]
         assert [first["phase"], second["phase"]] == ["Failed", "Failed"]
         waited = (

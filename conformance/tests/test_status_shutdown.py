@@ -108,7 +108,9 @@ def test_stop_runs_the_exit_handler_and_terminate_does_not(
         assert (status["phase"], status.get("message")) == (
             "Failed",
             f"Stopped with strategy '{strategy}'",
-        ), where
+        ), (
+            f"WPC-STATUS-014: {where}: workflow {status['phase']} {status.get('message')!r}"
+        )
         assert nodes["a"]["phase"] in {"Failed", "Error"}, f"{where}: a {nodes['a']}"
         pods = recording.pods_of_workflow(
             recorder.events(), workflow["metadata"]["name"]

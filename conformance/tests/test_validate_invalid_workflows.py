@@ -101,16 +101,23 @@ def _summary(workflow: Doc, pods: list[Any]) -> str:
     )
 
 
-def _check_rejected(results: Results, expected: dict[str, str], *, exact: bool) -> None:
+def _check_rejected(
+    results: Results, expected: dict[str, str], *, exact: bool, clause: str
+) -> None:
+    """Each workflow Failed, without pods, with its message; `clause` names the message's."""
     problems = []
     for label, message in expected.items():
         workflow, pods = results[label]
         status = workflow["status"]
         got = status.get("message", "")
         ok_message = got == message if exact else got.startswith("invalid spec: ")
-        if status["phase"] != "Failed" or not ok_message or pods or message not in got:
+        cited = [] if ok_message and message in got else [clause]
+        if status["phase"] != "Failed" or pods or not got.startswith("invalid spec: "):
+            cited.append("WPC-VALIDATE-001")
+        if cited:
             problems.append(
-                f"{label}: {_summary(workflow, pods)}; expected {message!r}"
+                f"{', '.join(cited)}: {label}: {_summary(workflow, pods)}; "
+                f"expected {message!r}"
             )
     assert not problems, "\n".join(problems)
 
@@ -154,10 +161,12 @@ def test_invalid_workflows_fail_with_clear_messages_and_no_pods(
         f"sidecar-{n}": f'invalid spec: templates.main.sidecars: "{n}" is a reserved Argo container name'
         for n in RESERVED
     }
+    _check_rejected(results, reserved, exact=True, clause="WPC-VALIDATE-002")
     _check_rejected(
         results,
-        {**reserved, "no-entrypoint": "invalid spec: spec.entrypoint is required"},
+        {"no-entrypoint": "invalid spec: spec.entrypoint is required"},
         exact=True,
+        clause="WPC-VALIDATE-004",
     )
     for label in ("sidecar-main", "init-named-init"):
         if label not in results:
@@ -169,22 +178,27 @@ def test_invalid_workflows_fail_with_clear_messages_and_no_pods(
             for group in (p.spec.containers, p.spec.init_containers or [])
             if len({c.name for c in group}) != len(group)
         ]
-        assert workflow["status"]["phase"] in {"Failed", "Error"}, _summary(
-            workflow, pods
+        assert workflow["status"]["phase"] in {"Failed", "Error"}, (
+            f"WPC-VALIDATE-005: {label}: {_summary(workflow, pods)}"
         )
         assert not duplicated, (
-            f"{label}: pods with duplicate container names {duplicated}"
+            f"WPC-VALIDATE-005: {label}: pods with duplicate container names {duplicated}"
         )
 
     workflow, pods = results["no-command"]
     node = workflow["status"]["nodes"][workflow["metadata"]["name"]]
     prefix = f'failed to look-up entrypoint/cmd for image "{MISSING_IMAGE}"'
-    assert node["phase"] == "Error", _summary(workflow, pods)
-    assert node.get("message", "").startswith(prefix), _summary(workflow, pods)
-    assert not pods, _summary(workflow, pods)
+    assert node["phase"] == "Error", f"WPC-VALIDATE-007: {_summary(workflow, pods)}"
+    assert node.get("message", "").startswith(prefix), (
+        f"WPC-VALIDATE-007: node message {node.get('message')!r}; {_summary(workflow, pods)}"
+    )
+    assert not pods, f"WPC-VALIDATE-007: {_summary(workflow, pods)}"
 
     workflow, pods = results["valid"]
-    assert workflow["status"]["phase"] == "Succeeded", _summary(workflow, pods)
+    assert workflow["status"]["phase"] == "Succeeded", (
+        f"WPC-VALIDATE-001: the valid workflow after the invalid ones: "
+        f"{_summary(workflow, pods)}"
+    )
 
 
 @pytest.mark.conformance(
@@ -203,6 +217,7 @@ def test_container_set_members_with_reserved_names_fail_validation(
             for n in RESERVED
         },
         exact=True,
+        clause="WPC-VALIDATE-003",
     )
 
 
@@ -225,4 +240,5 @@ def test_sidecars_and_init_containers_named_main_or_init_fail_validation(
         results,
         dict.fromkeys(docs, "is a reserved Argo container name"),
         exact=False,
+        clause="WPC-VALIDATE-006",
     )

@@ -48,6 +48,47 @@ rerun-hook-on-restart       a step's or task's exit-hook Pod node (`<step>.onExi
 
 Executor-side faults (`common.EXECUTOR_FAULTS`, owned by the executor) are accepted here and
 only passed through, in the same variable, to every container that runs the executor.
+
+Faults of commission (issue 11) are data, not members of `Fault`: one row each of
+`reference_impl/commission_table.py`, applied by the generic hooks of
+`reference_impl/commission` (path operations on the built pod, message rewrites of the
+status) and selected by the same variable; the row becomes `ControllerSettings.commission`.
+
+=============================  ================  ==========================================
+name                           clause            what is wrong
+=============================  ================  ==========================================
+default-container-aux          WPC-POD-002       default-container names wait/supervisor
+hour-long-pod-deadline         WPC-POD-009       activeDeadlineSeconds 3600 on every pod
+pod-gc-delay-zero              WPC-POD-010       pod-gc-strategy delay always `0s`
+script-output-env-caps  WPC-POD-005       user init containers get
+                                                 ARGO_INCLUDE_SCRIPT_OUTPUT=False
+pod-uid-from-name              WPC-POD-006       aux ARGO_POD_UID refers to metadata.name
+main-grace-env-plus-one      WPC-POD-007       main's grace-period env 8 for a pod's 7
+script-volume-renamed          WPC-POD-011       script emptyDir named argo-script
+argo-init-runs-last            WPC-LEGACY-001    `init` after the user init containers
+wait-tmp-subpath-named         WPC-LEGACY-003    wait's /tmp subPath `wait`, not its index
+template-env-on-wait           WPC-LEGACY-005    wait carries ARGO_TEMPLATE too
+legacy-ready-env-false    WPC-LEGACY-006    legacy main has ARGO_WAIT_FOR_READY=false
+initless-pod-env-one           WPC-INITLESS-002  supervisor's ARGO_INITLESS_POD is `1`
+argoexec-bin-pull-never        WPC-INITLESS-003  argoexec-bin pullPolicy Never
+exit-status-wording            WPC-STATUS-003    `(exit status N)` for `(exit code N)`
+child-failed-unquoted          WPC-STATUS-009    `child <id> failed` without quotes
+retries-exhausted-msg      WPC-STATUS-016    `retries exhausted`, not `No more ...`
+stopped-unquoted      WPC-STATUS-014    `Stopped with strategy <S>` without quotes
+entrypoint-missing-msg     WPC-VALIDATE-004  `spec.entrypoint is missing`
+reserved-sidecar-msg       WPC-VALIDATE-002  reserved sidecar: `is a name Argo uses`
+reserved-member-wording        WPC-VALIDATE-003  reserved member: `is a name Argo uses`
+lookup-failure-wording         WPC-VALIDATE-007  `cannot find entrypoint/cmd`
+init-instance-env-wrong        WPC-INSTANCE-001  legacy init's ARGO_INSTANCE_ID is another's
+on-exit-label-capital          WPC-POD-001       onExit pods labelled on-exit `True`
+argoexec-bin-writable          WPC-INITLESS-004  /argo-bin mounted read-write
+pod-deadline-wording           WPC-STATUS-012    `Pod exceeded its active deadline`
+step-deadline-wording          WPC-STATUS-013    `Step deadline exceeded`
+backoff-limit-wording          WPC-STATUS-021    `Backoff exceeds maxDuration`
+init-failure-unprefixed        WPC-STATUS-004    init failure without `init: `
+killed-aux-unnamed             WPC-RECOVERY-007  killed wait/supervisor not named
+exit-code-output-zero          WPC-RESULT-005    node outputs.exitCode always `0`
+=============================  ================  ==========================================
 """
 
 from __future__ import annotations
@@ -55,6 +96,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+from reference_impl import commission
 from reference_impl import common
 from reference_impl.controller import errors
 
@@ -79,16 +121,30 @@ class Fault(enum.Enum):
 
 def known_names() -> list[str]:
     """Return every accepted fault name, controller-side first, sorted within each side."""
-    return sorted(f.value for f in Fault) + sorted(common.EXECUTOR_FAULTS)
+    return (
+        sorted(f.value for f in Fault)
+        + sorted(common.EXECUTOR_FAULTS)
+        + sorted(commission.load())
+    )
+
+
+def executor_side(value: str) -> bool:
+    """Whether `value` names a fault the executor commits (passed through to pods)."""
+    name = value.strip()
+    return name in common.EXECUTOR_FAULTS or (
+        commission.lookup(name, side=commission.EXECUTOR) is not None
+    )
 
 
 def parse(value: str) -> Fault | None:
-    """Return the controller-side fault for `value`, None for no fault or an executor fault.
+    """Return the controller-side enum fault for `value`, else None.
+
+    None also for an executor fault or a fault of commission (`commission.lookup`).
 
     Raises SettingsError naming the value when it is neither empty nor a known name.
     """
     name = value.strip()
-    if not name or name in common.EXECUTOR_FAULTS:
+    if not name or name in common.EXECUTOR_FAULTS or name in commission.load():
         return None
     try:
         return Fault(name)

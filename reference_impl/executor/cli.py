@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from reference_impl import commission
 from reference_impl import common
 from reference_impl.executor import launching
 from reference_impl.executor.errors import ExecutorError
@@ -83,10 +84,12 @@ def main(
     if args.command in ("kill", "init"):
         launching.release_signals()  # no handlers of their own: default dispositions
     if args.command == "kill":
+        from reference_impl.executor import faults
         from reference_impl.executor.files import killing
 
+        fault = faults.commission_fault(os.environ.get(faults.ENV_FAULT))
         killing.kill_process(
-            signal_number=args.signal,
+            signal_number=commission.signal_for(fault, "kill", args.signal),
             pid=args.pid,
             out=sys.stdout,
             paths=Paths(root=root),
@@ -153,13 +156,14 @@ def _dispatch(args: argparse.Namespace, paths: Paths, executable: Path | None) -
         )
     from reference_impl.executor.commands.supervising import run_supervisor
 
-    return run_supervisor(
+    code = run_supervisor(
         settings=settings,
         paths=paths,
         clock=clock,
         reporter=reporter,
         stores_for=stores_for,
     )
+    return commission.exit_code(settings.commission, code, container=args.command)
 
 
 def _note_sigterm(signum: int, frame: object) -> None:
@@ -184,6 +188,7 @@ def _reporter(settings: ExecutorSettings, clock: Clock) -> Reporter:
             instance_id=settings.instance_id,
         ),
         clock=clock,
+        fault=settings.commission,
     )
 
 

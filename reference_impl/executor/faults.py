@@ -15,12 +15,31 @@ value means "behave". An unknown name is a `ConfigError` naming the value.
 | `no-exitcode-file`   | emissary   | never writes `ctr/<name>/exitcode` (1.5 step 10)           |
 | `ignore-signal-file` | emissary   | does not watch `ctr/<name>/signal` (1.5 step 6, 5.1)       |
 | `ignore-stale-heartbeat` | emissary | never gives up on a stale RUNNING marker (2.3); chaos only |
+
+Faults of commission on this side are rows of `reference_impl/commission_table.py` with
+executor hooks (`taskResult`, `exit`, `signals`, `messages`); `commission` returns the
+row, which `ExecutorSettings.commission` carries to the four places that apply them:
+
+| name                    | clause            | what is wrong                                   |
+|-------------------------|-------------------|-------------------------------------------------|
+| `result-no-owner`       | WPC-RESULT-002    | task results created without an ownerReference  |
+| `result-param-altered`  | WPC-RESULT-004    | output parameter values reported with a suffix  |
+| `result-keeps-newline`  | WPC-STATUS-011    | outputs.result keeps stdout's trailing newline  |
+| `signal-exit-unshifted` | WPC-EMISSARY-002  | killed by signal N, the emissary exits N        |
+| `supervisor-exits-one`  | WPC-HANDSHAKE-011 | after a pre-main failure the supervisor exits 1 |
+| `forward-term-as-int`   | WPC-EMISSARY-004  | a caught SIGTERM is forwarded as SIGINT         |
+| `sidecar-stop-sigint`   | WPC-KILL-002      | a sidecar is stopped with SIGINT, not SIGTERM   |
+| `kill-command-sigint`   | WPC-KILL-007      | `argoexec kill 15 <pid>` sends SIGINT           |
+| `ready-marker-spaced`   | WPC-HANDSHAKE-001 | READY written with a space before its newline   |
+| `cause-unprefixed`      | WPC-HANDSHAKE-005 | a pre-main cause without its failing step       |
+| `path-lookup-wording`   | WPC-EMISSARY-003  | `command not found in PATH: ...`                |
 """
 
 from __future__ import annotations
 
 import enum
 
+from reference_impl import commission
 from reference_impl import common
 from reference_impl.executor.errors import ConfigError
 
@@ -47,7 +66,7 @@ class Fault(enum.Enum):
 
 def parse(value: str | None) -> Fault | None:
     """Return the fault named by `value`, None for empty, ConfigError for unknown names."""
-    if value is None or not value.strip():
+    if value is None or not value.strip() or commission_fault(value) is not None:
         return None
     try:
         return Fault(value.strip())
@@ -56,3 +75,8 @@ def parse(value: str | None) -> Fault | None:
         raise ConfigError(
             f"unknown {ENV_FAULT} value {value!r}; known faults: {known}"
         ) from None
+
+
+def commission_fault(value: str | None) -> commission.Fault | None:
+    """The executor-side fault of commission `value` names, else None."""
+    return commission.lookup(value or "", side=commission.EXECUTOR)

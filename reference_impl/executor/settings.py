@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
 
+from reference_impl import commission
 from reference_impl import common
 from reference_impl.executor import environment
 from reference_impl.executor import faults
@@ -68,6 +69,8 @@ class ExecutorSettings:
     """ARGO_ARTIFACT_PLUGIN_NAMES: plugin sidecars wait/supervisor kill at the end."""
     fault: faults.Fault | None = None
     """WPC_REFERENCE_FAULT: the one deliberate deviation to commit, if any."""
+    commission: commission.Fault | None = None
+    """WPC_REFERENCE_FAULT naming an executor row of the commission table instead."""
     executor_binary: Path | None = None
     """The launcher to copy in `init`, with its bundle beside it (`launching`); set by
     the CLI from the launch arguments, None when not started by the launcher."""
@@ -99,6 +102,7 @@ class ExecutorSettings:
                 n for n in env.get(common.ENV_ARTIFACT_PLUGIN_NAMES, "").split(",") if n
             ),
             fault=fault,
+            commission=faults.commission_fault(env.get(faults.ENV_FAULT)),
             child_env=environment.user_environment(env),
             timings=timings,
         )

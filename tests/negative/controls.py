@@ -74,6 +74,8 @@ class Control:
     reason: str = ""
     timeout_scale: float = 1.0
     """`--timeout-scale` of the fault's run (below 1 only to cut a timing-out killer)."""
+    slice: bool = True
+    """Whether `make test` runs the row; `make negative-controls` runs them all."""
 
     @property
     def tests(self) -> tuple[TestRef, ...]:
@@ -174,6 +176,7 @@ def parse(
             status=item.get("status", ACTIVE),
             reason=item.get("reason", ""),
             timeout_scale=float(item.get("timeoutScale", 1.0)),
+            slice=bool(item.get("slice", True)),
         )
         found = _problems(row, known)
         if row.fault in seen:

@@ -8,6 +8,8 @@
   else (the faults run a few at a time, each in instances of its
   own, when the first test asks for its verdict);
 - a pending row skips with its reason; it never passes;
+- rows with `slice: false` are marked `negative_extra`: `make test` leaves them out
+  (`-m "... and not negative_extra"`), `make negative-controls` runs them;
 - the session writes `reports/negative-controls.yaml` with the mutation score (see
   `conftest.py`).
 
@@ -31,7 +33,11 @@ pytestmark = [pytest.mark.cluster, pytest.mark.slow, pytest.mark.negative]
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "control" in metafunc.fixturenames:
         rows = controls.load()
-        metafunc.parametrize("control", rows, ids=[r.fault for r in rows])
+        params = [
+            pytest.param(r, marks=() if r.slice else (pytest.mark.negative_extra,))
+            for r in rows
+        ]
+        metafunc.parametrize("control", params, ids=[r.fault for r in rows])
 
 
 def test_the_suite_fails_the_killers_and_passes_the_canaries_of_each_fault(

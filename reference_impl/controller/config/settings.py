@@ -13,6 +13,7 @@ import os
 import socket
 from collections.abc import Mapping
 
+from reference_impl import commission
 from reference_impl import common
 from reference_impl.controller import errors
 from reference_impl.controller import faults
@@ -37,6 +38,8 @@ class ControllerSettings:
     """`ARGO_POD_STATUS_CAPTURE_FINALIZER=true`: add and manage the pod status finalizer."""
     fault: faults.Fault | None = None
     """Controller-side deliberate fault (`WPC_REFERENCE_FAULT`); None in a correct controller."""
+    commission: commission.Fault | None = None
+    """Controller-side fault of commission (`reference_impl/commission_table.py`), if any."""
     fault_passthrough: str = ""
     """The raw `WPC_REFERENCE_FAULT` value, passed to executor containers when non-empty."""
     requeue_seconds: float = 10.0
@@ -89,12 +92,11 @@ class ControllerSettings:
             status_capture_finalizer=env.get(common.ENV_STATUS_CAPTURE_FINALIZER)
             == "true",
             fault=faults.parse(fault_value),
+            commission=commission.lookup(fault_value, side=commission.CONTROLLER),
             # Only executor-side faults go to the pods: a controller-side fault name
             # would make every executor refuse to start (unknown fault, exit 64).
             fault_passthrough=(
-                fault_value.strip()
-                if fault_value.strip() in common.EXECUTOR_FAULTS
-                else ""
+                fault_value.strip() if faults.executor_side(fault_value) else ""
             ),
             requeue_seconds=_duration(env, "DEFAULT_REQUEUE_TIME", 10.0),
             recently_started_pod_seconds=_duration(
@@ -119,7 +121,11 @@ class ControllerSettings:
     @property
     def fault_name(self) -> str:
         """The deliberate fault this process runs with (either side's), "" for none."""
-        return self.fault.value if self.fault is not None else self.fault_passthrough
+        if self.fault is not None:
+            return self.fault.value
+        if self.commission is not None:
+            return self.commission.name
+        return self.fault_passthrough
 
     def has_fault(self, fault: faults.Fault) -> bool:
         """Return whether this process runs with the given deliberate fault."""

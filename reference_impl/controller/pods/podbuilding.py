@@ -15,6 +15,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from reference_impl import commission
 from reference_impl import common
 from reference_impl.controller import errors
 from reference_impl.controller.config.configuration import ControllerConfig
@@ -213,7 +214,7 @@ def build_pod(
     reference_additions.apply(pod, fault_passthrough=settings.fault_passthrough)
     execlimits.check(pod, template["name"])
     _apply_template_deadline(pod, request)
-    return pod
+    return commission.apply_pod(pod, settings.commission, initless=initless)
 
 
 def _owner_reference(wf_meta: Json) -> Json:

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from reference_impl import commission
 from reference_impl import common
 from reference_impl.controller import errors
 from reference_impl.controller import faults
@@ -283,6 +284,8 @@ class WorkflowController:
         ) as err:  # like Argo's panic recovery: fail this workflow, keep the controller
             logger.exception("%s Reconciliation crashed.", op.prefix)
             reconciling.mark_workflow_phase(op, "Error", f"{type(err).__name__}: {err}")
+        if self.settings.commission is not None and "status" in op.wf:
+            commission.apply_status(op.wf["status"], self.settings.commission)
         stored = workflow
         if op.wf != workflow:
             try:

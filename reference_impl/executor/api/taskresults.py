@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 from typing import Protocol
 
+from reference_impl import commission
 from reference_impl import common
 from reference_impl.executor.clocks import Clock
 from reference_impl.executor.errors import ApiError
@@ -89,8 +90,11 @@ class Reporter:
         clock: Clock,
         first_backoff: float = 1.0,
         max_backoff: float = 30.0,
+        fault: commission.Fault | None = None,
     ) -> None:
         self._api = api
+        self._fault = fault
+        """A fault of commission's `taskResult` hook: applied to every body written."""
         self._identity = identity
         self._clock = clock
         self._first_backoff = first_backoff
@@ -113,7 +117,7 @@ class Reporter:
             try:
                 self._api.create(
                     namespace=self._identity.namespace,
-                    body=new_body(self._identity, result),
+                    body=self._faulty(new_body(self._identity, result)),
                 )
             except ApiError as err:
                 if err.reason != "AlreadyExists":
@@ -128,13 +132,18 @@ class Reporter:
                 raise
             self._api.create(
                 namespace=self._identity.namespace,
-                body=new_body(self._identity, result),
+                body=self._faulty(new_body(self._identity, result)),
             )
 
     def _patch(self, patch: JsonDict) -> None:
         self._api.merge_patch(
-            namespace=self._identity.namespace, name=self._identity.node_id, patch=patch
+            namespace=self._identity.namespace,
+            name=self._identity.node_id,
+            patch=self._faulty(patch),
         )
+
+    def _faulty(self, body: JsonDict) -> JsonDict:
+        return commission.apply_task_result(body, self._fault)
 
     def _retrying(self, call: Callable[[], None]) -> None:
         delay = self._first_backoff

@@ -55,7 +55,9 @@ def exit_code_of(returncode: int) -> int:
 class SignalForwarder:
     """Forward caught signals to the child; queue them until there is one."""
 
-    def __init__(self) -> None:
+    def __init__(self, translate: Callable[[int], int] | None = None) -> None:
+        self._translate = translate or (lambda signum: signum)
+        """The signal to forward for one caught (a fault's `signals` hook at `forward`)."""
         self._pid: int | None = None
         self._pending: list[int] = []
         self._previous: dict[int, object] = {}
@@ -90,7 +92,7 @@ class SignalForwarder:
         """Start forwarding to `pid`, delivering what was queued first."""
         self._pid = pid
         for signum in self._pending:
-            self._send(signum)
+            self._send(self._translate(signum))
         self._pending.clear()
 
     def finish(self) -> None:
@@ -123,7 +125,7 @@ class SignalForwarder:
         elif self._pid is None:
             self._pending.append(signum)
         else:
-            self._send(signum)
+            self._send(self._translate(signum))
 
     def _send(self, signum: int) -> None:
         assert self._pid is not None

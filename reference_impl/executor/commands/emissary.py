@@ -26,6 +26,7 @@ from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from reference_impl import commission
 from reference_impl import common
 from reference_impl.executor import templates
 from reference_impl.executor.child import children
@@ -76,28 +77,37 @@ def run_emissary(
     previous ones; in-process callers (tests) get theirs back.
     """
     state = _Exit()
-    forwarder = forwarder or children.SignalForwarder()
+    fault = settings.commission
+    forwarder = forwarder or children.SignalForwarder(
+        translate=lambda signum: commission.signal_for(fault, "forward", signum)
+    )
     forwarder.install()
+
+    def exiting(code: int) -> int:
+        return commission.exit_code(fault, code, container=settings.container_name)
+
     try:
-        return _run(
-            settings=settings,
-            paths=paths,
-            argv=argv,
-            workdir=workdir,
-            clock=clock,
-            pause=pause,
-            forwarder=forwarder,
-            state=state,
+        return exiting(
+            _run(
+                settings=settings,
+                paths=paths,
+                argv=argv,
+                workdir=workdir,
+                clock=clock,
+                pause=pause,
+                forwarder=forwarder,
+                state=state,
+            )
         )
     except PreMainFailure as err:
         code = err.exit_code
         if settings.fault is Fault.EXIT_1_NOT_65:
             code = EXIT_CODE_INSTEAD_OF_65
         state.code = code
-        exits.finish(paths=paths, error=err)
-        return code
+        exits.finish(paths=paths, error=err, fault=fault)
+        return exiting(code)
     except ExecutorError as err:
-        return exits.finish(paths=paths, error=err)
+        return exiting(exits.finish(paths=paths, error=err, fault=fault))
     finally:
         forwarder.finish()
         if not keep_handlers:
@@ -108,7 +118,7 @@ def run_emissary(
             )
         else:
             _write_exitcode(
-                paths=paths, container=settings.container_name, code=state.code
+                paths=paths, container=settings.container_name, code=exiting(state.code)
             )
 
 
@@ -259,7 +269,8 @@ def _sidecar_self_kill(
         )
         name = settings.container_name
         logger.info("Main container(s) %s exited; terminating %s.", mains, name)
-        if not forwarder.signal_child(signal.SIGTERM):
+        stop = commission.signal_for(settings.commission, "sidecar", signal.SIGTERM)
+        if not forwarder.signal_child(stop):
             return
         if clock.wait(forwarder.exited, settings.grace_seconds):
             return

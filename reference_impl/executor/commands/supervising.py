@@ -16,6 +16,7 @@ import logging
 import os
 from collections.abc import Callable
 
+from reference_impl import commission
 from reference_impl import common
 from reference_impl.executor import templates
 from reference_impl.executor.api import taskresults
@@ -39,15 +40,20 @@ logger = logging.getLogger(__name__)
 class _Marker:
     """Writes the status marker, atomically unless the `no-atomic-write` fault is on."""
 
-    def __init__(self, *, paths: Paths, atomic: bool) -> None:
+    def __init__(
+        self, *, paths: Paths, atomic: bool, fault: commission.Fault | None = None
+    ) -> None:
         self._paths = paths
         self._atomic = atomic
+        self._fault = fault
+        """A fault of commission whose `messages` hook rewrites the body."""
 
     def write(self, token: str, message: str = "") -> None:
+        body = markers.encode(token, message).decode()
         markers.write_status(
             path=self._paths.status,
             tmp_path=self._paths.status_tmp,
-            body=markers.encode(token, message),
+            body=commission.rewrite_text(self._fault, "marker", body).encode(),
             atomic=self._atomic,
         )
 
@@ -62,7 +68,11 @@ def run_supervisor(
 ) -> int:
     """Prepare main, signal READY/FAILED, then collect and report; return the exit code."""
     outcome = Outcome()
-    marker = _Marker(paths=paths, atomic=settings.fault is not Fault.NO_ATOMIC_WRITE)
+    marker = _Marker(
+        paths=paths,
+        atomic=settings.fault is not Fault.NO_ATOMIC_WRITE,
+        fault=settings.commission,
+    )
     heartbeat = Heartbeat(
         beat=lambda: marker.write(markers.RUNNING),
         clock=clock,
@@ -105,7 +115,9 @@ def run_supervisor(
     finally:
         heartbeat.stop()
     if outcome.errors:
-        return exits.finish(paths=paths, error=outcome.errors[0])
+        return exits.finish(
+            paths=paths, error=outcome.errors[0], fault=settings.commission
+        )
     return 0
 
 

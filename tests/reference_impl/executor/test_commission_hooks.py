@@ -1,0 +1,256 @@
+"""We test these aspects of the executor-side faults of commission (`commission` rows
+with `taskResult`, `exit`, `signals` or `messages` hooks), on the executor's own code:
+
+- each such row is read into `ExecutorSettings.commission` (and is no enum fault);
+  no fault means no commission; every executor row has a test here;
+- `taskResult`: the task result a Reporter writes differs from the correct one in
+  exactly the field the row names (owner, parameter values, result);
+- `exit`: the emissary exits (and writes to its exitcode file) the row's code for a
+  signalled command, and nothing else changes; the supervisor's mapping is its own;
+- `signals`: a caught SIGTERM is forwarded, a sidecar stops itself, and
+  `argoexec kill 15` signals, with SIGINT under the row, with SIGTERM without it;
+- `messages`: the status marker's READY body, a pre-main cause and the command-lookup
+  termination message are rewritten as named, and other texts are left alone.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import signal
+import subprocess
+from typing import Any
+
+import pytest
+
+from reference_impl import commission
+from reference_impl.executor import cli
+from reference_impl.executor import faults
+from reference_impl.executor.api import taskresults
+from reference_impl.executor.child import children
+from reference_impl.executor.clocks import SystemClock
+from reference_impl.executor.commands import supervising
+from reference_impl.executor.commands.emissary import run_emissary
+from reference_impl.executor.files import exits
+from reference_impl.executor.files import markers
+from reference_impl.executor.protocol import Paths
+from reference_impl.executor.settings import ExecutorSettings
+from reference_impl.executor.settings import Timings
+from tests.reference_impl.executor.conftest import FakeApi
+from tests.reference_impl.executor.conftest import FakeClock
+
+Json = dict[str, Any]
+TABLE = commission.load()
+EXECUTOR_ROWS = sorted(n for n, f in TABLE.items() if f.side == commission.EXECUTOR)
+TESTED = {
+    "result-no-owner",
+    "result-param-altered",
+    "result-keeps-newline",
+    "signal-exit-unshifted",
+    "supervisor-exits-one",
+    "forward-term-as-int",
+    "sidecar-stop-sigint",
+    "kill-command-sigint",
+    "ready-marker-spaced",
+    "cause-unprefixed",
+    "path-lookup-wording",
+}
+BASE = ExecutorSettings(
+    container_name="main",
+    template_env="{}",
+    child_env={"PATH": "/usr/local/bin:/usr/bin:/bin"},
+    timings=Timings(file_poll=0.01),
+)
+
+
+def emissary(paths: Paths, argv: list[str], fault: str = "", **overrides: Any) -> int:
+    settings = dataclasses.replace(
+        BASE, commission=faults.commission_fault(fault), **overrides
+    )
+    return run_emissary(
+        settings=settings,
+        paths=paths,
+        argv=argv,
+        workdir=str(paths.root),
+        clock=SystemClock(),
+    )
+
+
+def test_every_executor_row_is_tested_here():
+    assert sorted(TESTED) == EXECUTOR_ROWS
+
+
+@pytest.mark.parametrize("name", EXECUTOR_ROWS)
+def test_an_executor_row_becomes_the_settings_commission(name):
+    parsed = ExecutorSettings.from_env({"WPC_REFERENCE_FAULT": name})
+    assert (parsed.fault, parsed.commission) == (None, TABLE[name])
+
+
+def test_no_fault_and_controller_rows_mean_no_executor_commission():
+    assert ExecutorSettings.from_env({}).commission is None
+    assert faults.commission_fault("default-container-aux") is None
+    assert faults.commission_fault(None) is None
+
+
+# -- taskResult ----------------------------------------------------------------------------
+
+
+def reported(fault: str) -> Json:
+    api = FakeApi()
+    reporter = taskresults.Reporter(
+        api=api,
+        identity=taskresults.Identity(
+            namespace="ns", node_id="wf-1", workflow_name="wf", workflow_uid="u"
+        ),
+        clock=FakeClock(),
+        fault=faults.commission_fault(fault),
+    )
+    outputs = {"parameters": [{"name": "p", "value": "v"}], "result": "hello"}
+    reporter.upsert({"outputs": outputs})
+    reporter.upsert({"outputs": outputs, "progress": "1/1"})
+    reporter.finalize()
+    return api.objects["wf-1"]
+
+
+@pytest.mark.parametrize(
+    ("name", "path", "value"),
+    [
+        ("result-no-owner", ("metadata", "ownerReferences"), None),
+        (
+            "result-param-altered",
+            ("outputs", "parameters"),
+            [{"name": "p", "value": "v-altered"}],
+        ),
+        ("result-keeps-newline", ("outputs", "result"), "hello\n"),
+    ],
+)
+def test_a_task_result_row_changes_exactly_its_field(name, path, value):
+    correct, faulty = reported(""), reported(name)
+    holder_c, holder_f = correct, faulty
+    for key in path[:-1]:
+        holder_c, holder_f = holder_c[key], holder_f[key]
+    assert holder_f.get(path[-1]) == value
+    assert holder_c.get(path[-1]) != value
+    holder_c.pop(path[-1])
+    holder_f.pop(path[-1], None)
+    assert faulty == correct
+
+
+# -- exit ----------------------------------------------------------------------------------
+
+
+def test_signal_exit_unshifted_exits_the_signal_number(paths):
+    argv = ["sh", "-c", "kill -TERM $$"]
+    assert emissary(paths, argv) == 143
+    assert emissary(paths, argv, "signal-exit-unshifted") == 15
+    assert paths.exitcode("main").read_text() == "15"
+    assert emissary(paths, ["sh", "-c", "exit 3"], "signal-exit-unshifted") == 3
+
+
+def test_supervisor_exits_one_only_for_the_supervisor():
+    fault = faults.commission_fault("supervisor-exits-one")
+    assert commission.exit_code(fault, 64, container="supervisor") == 1
+    assert commission.exit_code(fault, 64, container="main") == 64
+    assert commission.exit_code(fault, 0, container="supervisor") == 0
+    assert commission.exit_code(None, 64, container="supervisor") == 64
+
+
+# -- signals -------------------------------------------------------------------------------
+
+
+def forwarded(fault: str) -> int:
+    """How a `sleep` child ends when the forwarder handles a SIGTERM for it."""
+    chosen = faults.commission_fault(fault)
+
+    def translate(signum: int) -> int:
+        return commission.signal_for(chosen, "forward", signum)
+
+    forwarder = children.SignalForwarder(translate=translate)
+    child = subprocess.Popen(["sleep", "30"])
+    forwarder.attach(child.pid)
+    forwarder._handle(signal.SIGTERM, None)
+    return child.wait(timeout=10)
+
+
+def test_forward_term_as_int_forwards_sigint():
+    assert forwarded("") == -signal.SIGTERM
+    assert forwarded("forward-term-as-int") == -signal.SIGINT
+    assert forwarded("sidecar-stop-sigint") == -signal.SIGTERM
+
+
+@pytest.mark.parametrize(
+    ("fault", "code"),
+    [("", 143), ("sidecar-stop-sigint", 130), ("forward-term-as-int", 143)],
+)
+def test_sidecar_stop_sigint_stops_the_sidecar_with_sigint(paths, fault, code):
+    paths.ctr("main").mkdir(parents=True)
+    paths.exitcode("main").write_text("0")
+    argv = ["sleep", "30"]
+    template = '{"sidecars": [{"name": "sc"}]}'
+    assert (
+        emissary(paths, argv, fault, container_name="sc", template_env=template) == code
+    )
+
+
+@pytest.mark.parametrize(
+    ("fault", "ended"),
+    [("", -signal.SIGTERM), ("kill-command-sigint", -signal.SIGINT)],
+)
+def test_kill_command_sigint_sends_sigint(tmp_path, monkeypatch, fault, ended):
+    monkeypatch.setenv("WPC_REFERENCE_FAULT", fault)
+    monkeypatch.delenv("ARGO_CONTAINER_NAME", raising=False)
+    child = subprocess.Popen(["sleep", "30"])
+    assert cli.main(["kill", "15", str(child.pid)], root=tmp_path) == 0
+    assert child.wait(timeout=10) == ended
+
+
+def test_kill_command_sigint_leaves_other_signals():
+    fault = faults.commission_fault("kill-command-sigint")
+    assert commission.signal_for(fault, "kill", 9) == 9
+    assert commission.signal_for(fault, "forward", 15) == 15
+
+
+# -- messages ------------------------------------------------------------------------------
+
+
+def test_ready_marker_spaced_writes_a_space_before_the_newline(paths):
+    fault = faults.commission_fault("ready-marker-spaced")
+    marker = supervising._Marker(paths=paths, atomic=True, fault=fault)
+    marker.write(markers.RUNNING)
+    assert paths.status.read_bytes() == b"RUNNING\n"
+    marker.write(markers.READY)
+    assert paths.status.read_bytes() == b"READY \n"
+    assert markers.parse(paths.status.read_bytes()) == (markers.READY, "")
+    supervising._Marker(paths=paths, atomic=True).write(markers.READY)
+    assert paths.status.read_bytes() == b"READY\n"
+
+
+def test_cause_unprefixed_drops_the_failing_step_from_marker_and_message(paths):
+    fault = faults.commission_fault("cause-unprefixed")
+    cause = "failed to load non-plugin input artifacts: 404 for in"
+    supervising._Marker(paths=paths, atomic=True, fault=fault).write(
+        markers.FAILED, cause
+    )
+    assert paths.status.read_bytes() == b"FAILED\n404 for in"
+    exits.write_termination_message(paths=paths, message=cause, fault=fault)
+    assert paths.termination_log.read_text() == "404 for in"
+    other = "failed to write template: disk full"
+    exits.write_termination_message(paths=paths, message=other, fault=fault)
+    assert paths.termination_log.read_text() == other
+
+
+def test_path_lookup_wording_rewrites_only_the_lookup_message(paths):
+    assert emissary(paths, ["no-such-command-wpc"], "path-lookup-wording") == 64
+    assert paths.termination_log.read_text() == (
+        'command not found in PATH: exec: "no-such-command-wpc": '
+        "executable file not found in $PATH"
+    )
+    assert emissary(paths, ["no-such-command-wpc"]) == 64
+    assert paths.termination_log.read_text().startswith("failed to find name in PATH: ")
+
+
+def test_the_executor_hooks_do_nothing_without_a_fault():
+    body: Json = {"outputs": {"result": "x"}}
+    assert commission.apply_task_result(body, None) is body
+    assert commission.exit_code(None, 143, container="main") == 143
+    assert commission.signal_for(None, "kill", 15) == 15
+    assert commission.rewrite_text(None, "marker", "READY\n") == "READY\n"
