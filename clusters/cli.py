@@ -11,7 +11,6 @@ from clusters import hostdeps
 from clusters import images
 from clusters import operating
 from clusters import providers
-from clusters.base import ClusterProvider
 from clusters.errors import ClusterError
 from clusters.errors import Interrupted
 from plumbing.gobuilding import BuildSettings

@@ -12,6 +12,7 @@ Docker engine; it raises if anything of ours is left.
 
 from __future__ import annotations
 
+import json
 import logging
 import shutil
 import time
@@ -23,6 +24,7 @@ from clusters import building
 from clusters import docker
 from clusters import pins
 from clusters.base import ClusterStatus
+from clusters.corefile import COREFILE
 from clusters.docker import cli as docker_cli
 from clusters.docker import daemons
 from clusters.errors import ClusterError
@@ -119,6 +121,7 @@ class KindProvider:
             ("node image", lambda: state.update(image=self._image())),
             ("kind create", lambda: self._kind_create(cluster, state["image"], retain)),
             ("marker", lambda: self._mark(cluster)),
+            ("CoreDNS forwards nothing", lambda: self._own_corefile(cluster)),
             (
                 "nodes Ready and DNS answers",
                 lambda: readiness.wait(
@@ -162,6 +165,33 @@ class KindProvider:
             provider=self.name,
             name=cluster,
         )
+
+    def _own_corefile(self, cluster: str) -> None:
+        """Replace kubeadm's Corefile (it forwards to Docker's DNS) with WPC's, and restart."""
+        kubectl = [
+            str(self.kubectl(cluster)),
+            "--kubeconfig",
+            str(self.kubeconfig_path(cluster)),
+        ]
+        body = json.dumps(
+            {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": "coredns", "namespace": "kube-system"},
+                "data": {"Corefile": COREFILE},
+            }
+        )
+        commands.capture([*kubectl, "apply", "-f", "-"], stdin=body, error=RunError)
+        # The reload plugin would notice within a minute or so; a restart is
+        # immediate, and the DNS check that follows waits for the new pods.
+        for verb in (
+            ["restart"],
+            ["status", f"--timeout={int(self.settings.dns_timeout)}s"],
+        ):
+            commands.capture(
+                [*kubectl, "-n", "kube-system", "rollout", *verb, "deployment/coredns"],
+                error=RunError,
+            )
 
     def delete(self, cluster: str) -> None:
         """Delete the cluster like `rm -f`; raise if anything of ours is left."""

@@ -2,8 +2,8 @@
 
 The node image carries no DNS client, and the host cannot reach Service
 addresses, so `up` asks CoreDNS through the kube-dns Service from inside the
-control-plane node: bash writes a hand-made query to `/dev/udp/<ip>/53` and
-`od` prints the reply's bytes, which are parsed here.
+control-plane node: bash copies a query made here (on its stdin) to
+`/dev/udp/<ip>/53` and `od` prints the reply's bytes, which are parsed here.
 """
 
 from __future__ import annotations
@@ -25,14 +25,26 @@ def query(name: str) -> bytes:
     return header + labels + b"\0" + struct.pack(">HH", TYPE_A, CLASS_IN)
 
 
-def command(server: str, packet: bytes, *, timeout: int = 2) -> list[str]:
-    """The bash command that sends `packet` to `server`:53 and prints the reply in hex."""
-    escaped = "".join(f"\\x{b:02x}" for b in packet)
+def command(server: str, *, port: int = 53, timeout: int = 2) -> list[str]:
+    """The bash command that sends its stdin to `server`:`port` and prints the reply in hex.
+
+    The query goes in on stdin (`docker exec -i`), not through `printf`: an
+    escaped packet in a printf format did not arrive intact. The reply is read
+    with one `dd` read, which is one datagram; `head -c` waits for more than a
+    datagram holds and its buffered output died with it when `timeout` struck.
+    """
     script = (
-        f"exec 3<>/dev/udp/{server}/53 && printf '{escaped}' >&3 && "
-        f"timeout {timeout} head -c 512 <&3 | od -An -v -tx1"
+        f"exec 3<>/dev/udp/{server}/{port} && cat >&3 && "
+        f"timeout {timeout} dd bs=512 count=1 status=none <&3 | od -An -v -tx1"
     )
     return ["bash", "-c", script]
+
+
+def stdin_text(packet: bytes) -> str:
+    """The packet as the text `plumbing.commands.attempt` writes: DNS queries are ASCII."""
+    if any(b > 0x7F for b in packet):
+        raise ValueError("a query with bytes above 0x7f cannot pass as text on stdin")
+    return packet.decode("ascii")
 
 
 @dataclass(frozen=True)

@@ -83,9 +83,10 @@ def dns_answers(s: KindSettings, kubeconfig: Path, cluster: str) -> str | NotYet
     ).strip()
     node = node_containers(s.docker, cluster)[0]
     done = commands.attempt(
-        ["docker", "exec", node, *probes.command(ip, probes.query(DNS_NAME))],
+        ["docker", "exec", "-i", node, *probes.command(ip)],
         env=s.docker.env(),
         timeout=10,
+        stdin=probes.stdin_text(probes.query(DNS_NAME)),
     )
     try:
         answer = probes.parse(done.stdout)

@@ -2,6 +2,7 @@
 
 We test these aspects, on one 1 + 2 node cluster this module creates and deletes:
 1. every node is Ready, runs Kubernetes v1.36.4, and carries the WPC marker;
+   CoreDNS runs WPC's Corefile (kubeadm's forwarded to Docker's DNS);
 2. a pod on each worker mounts an image volume from an image `load-image` put
    into every node, and serves it;
 3. a pod on one worker reaches the pod on the other worker by its pod IP
@@ -28,6 +29,7 @@ from clusters import marker
 from clusters import operating
 from clusters import pins
 from clusters import providers
+from clusters.corefile import COREFILE
 from clusters.docker import daemons
 from plumbing.waiting import NotYet
 from plumbing.waiting import until
@@ -169,6 +171,14 @@ def test_every_node_is_ready_runs_1_36_4_and_the_cluster_is_marked(core):
         assert node.status.node_info.kubelet_version == pins.KUBERNETES
     data = marker.check(core)
     assert (data["provider"], data["name"]) == ("kind", CLUSTER)
+
+
+def test_coredns_runs_wpcs_corefile_which_forwards_nothing(core):
+    corefile = core.read_namespaced_config_map("coredns", "kube-system").data[
+        "Corefile"
+    ]
+    assert corefile == COREFILE
+    assert "forward" not in corefile
 
 
 def test_pods_on_both_workers_serve_an_image_volume_and_reach_each_other_and_dns(

@@ -10,7 +10,10 @@ while the first's cluster runs, naming it, and trusts a stale file no longer.
 
 from __future__ import annotations
 
+import socket
 import struct
+import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -85,8 +88,44 @@ def test_the_dns_probe_parses_what_it_asked_for():
     assert (answer.rcode, answer.answers, answer.addresses) == (0, 1, ("10.96.0.1",))
     with pytest.raises(ValueError, match="at least 12 bytes"):
         probes.parse("")
-    assert probes.command("10.96.0.10", b"\x01\xff")[:2] == ["bash", "-c"]
-    assert "/dev/udp/10.96.0.10/53" in probes.command("10.96.0.10", b"\x01")[2]
+    assert probes.command("10.96.0.10")[:2] == ["bash", "-c"]
+    assert "/dev/udp/10.96.0.10/53" in probes.command("10.96.0.10")[2]
+    assert probes.stdin_text(probes.query("a.b")).encode("ascii") == probes.query("a.b")
+    with pytest.raises(ValueError, match="0x7f"):
+        probes.stdin_text(b"\x80")
+
+
+def test_the_dns_probe_script_carries_a_query_and_its_reply_over_real_udp():
+    """bash, cat, dd and od as the node runs them, against a UDP server on loopback.
+
+    The probe's first form (a printf-escaped packet, `head -c` under `timeout`)
+    never showed a reply from a CoreDNS that answered; this exchange would have.
+    """
+    server = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    server.bind(("127.0.0.1", 0))
+    server.settimeout(10)
+    asked: list[bytes] = []
+
+    def answer_once() -> None:
+        packet, peer = server.recvfrom(512)
+        asked.append(packet)
+        server.sendto(_reply(["10.96.0.1"]), peer)
+
+    thread = threading.Thread(target=answer_once)
+    thread.start()
+    query = probes.query("kubernetes.default.svc.cluster.local")
+    done = subprocess.run(
+        probes.command("127.0.0.1", port=server.getsockname()[1]),
+        input=probes.stdin_text(query),
+        capture_output=True,
+        text=True,
+        timeout=20,
+        check=False,
+    )
+    thread.join()
+    server.close()
+    assert asked == [query]
+    assert probes.parse(done.stdout).addresses == ("10.96.0.1",), done.stderr
 
 
 LOCAL = holding.Holder(provider="local", name="wpc")
