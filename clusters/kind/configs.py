@@ -6,6 +6,14 @@ Kubelet 1.36 refuses cgroup v1 hosts unless `failCgroupV1: false`
 (k8s.io/kubernetes `pkg/kubelet/apis/config/v1beta1/defaults.go`); the patch
 applies cluster-wide, so every node's kubelet gets it. Image volumes need no
 gate: ImageVolume is GA and locked on in 1.36.
+
+The node lifecycle controller marks a silent node NotReady after
+`--node-monitor-grace-period` (default 50 s in 1.36,
+`pkg/controller/nodelifecycle/config/v1alpha1/defaults.go`). The multi-node chaos
+experiments stop a worker and wait for that, so the config shortens it to
+`NODE_MONITOR_GRACE_PERIOD`: two of the kubelet's 10 s status updates missed.
+kind merges `extraArgs` of a patch without apiVersion into its kubeadm
+v1beta4 list by name (`pkg/internal/patch/kubeadm_merge.go`).
 """
 
 from __future__ import annotations
@@ -21,6 +29,10 @@ def host_is_cgroup_v1(root: Path = Path("/sys/fs/cgroup")) -> bool:
     return not (root / "cgroup.controllers").exists()
 
 
+NODE_MONITOR_GRACE_PERIOD = "20s"
+"""kube-controller-manager's `--node-monitor-grace-period` in our kind clusters."""
+
+
 def config(*, cgroup_v1: bool, workers: int = 0) -> dict[str, Any]:
     """The kind Cluster config as data."""
     nodes: list[dict[str, Any]] = [{"role": "control-plane"}]
@@ -31,10 +43,26 @@ def config(*, cgroup_v1: bool, workers: int = 0) -> dict[str, Any]:
         "networking": {"disableDefaultCNI": True},
         "nodes": nodes,
     }
+    patches = [
+        yaml.safe_dump(
+            {
+                "kind": "ClusterConfiguration",
+                "controllerManager": {
+                    "extraArgs": [
+                        {
+                            "name": "node-monitor-grace-period",
+                            "value": NODE_MONITOR_GRACE_PERIOD,
+                        }
+                    ]
+                },
+            }
+        )
+    ]
     if cgroup_v1:
-        cfg["kubeadmConfigPatches"] = [
+        patches.append(
             yaml.safe_dump({"kind": "KubeletConfiguration", "failCgroupV1": False})
-        ]
+        )
+    cfg["kubeadmConfigPatches"] = patches
     return cfg
 
 

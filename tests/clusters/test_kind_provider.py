@@ -32,14 +32,30 @@ def test_the_config_has_one_control_plane_n_workers_and_no_default_cni():
     cfg = configs.config(cgroup_v1=False, workers=2)
     assert [n["role"] for n in cfg["nodes"]] == ["control-plane", "worker", "worker"]
     assert cfg["networking"] == {"disableDefaultCNI": True}
-    assert "kubeadmConfigPatches" not in cfg
+    assert [yaml.safe_load(p)["kind"] for p in cfg["kubeadmConfigPatches"]] == [
+        "ClusterConfiguration"
+    ]
+
+
+GRACE = {
+    "kind": "ClusterConfiguration",
+    "controllerManager": {
+        "extraArgs": [{"name": "node-monitor-grace-period", "value": "20s"}]
+    },
+}
 
 
 def test_cgroup_v1_hosts_patch_every_kubelet():
     cfg = yaml.safe_load(configs.render(cgroup_v1=True, workers=1))
     assert [yaml.safe_load(p) for p in cfg["kubeadmConfigPatches"]] == [
-        {"kind": "KubeletConfiguration", "failCgroupV1": False}
+        GRACE,
+        {"kind": "KubeletConfiguration", "failCgroupV1": False},
     ]
+
+
+def test_a_silent_node_is_not_ready_after_20_seconds_not_50():
+    cfg = configs.config(cgroup_v1=False, workers=2)
+    assert [yaml.safe_load(p) for p in cfg["kubeadmConfigPatches"]] == [GRACE]
 
 
 def test_command_lines_name_our_image_and_kubeconfig(tmp_path):
