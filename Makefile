@@ -23,7 +23,7 @@ CHAOS_SLICE ?= main-oom-killed-legacy or controller-down-while-main-runs-legacy
 # 180 s completion timeout): one caught by an invariant, two by probes.
 CHAOS_NEGATIVE_SLICE ?= double-pod-on-restart or forget-in-flight-pods or oom-reported-as-error
 
-.PHONY: chaos chaos-negative-controls negative-controls history history-list setup lint test unit-test cluster-test conformance cluster-up cluster-down host-deps bench images stress interrupt-test differential qualify
+.PHONY: chaos chaos-kind chaos-negative-controls negative-controls history history-list setup lint test unit-test cluster-test conformance cluster-up cluster-down host-deps bench images stress interrupt-test differential qualify
 
 setup: $(STAMP)
 
@@ -193,6 +193,22 @@ chaos: setup
 	WPC_CHAOS_PROVIDER=$(PROVIDER) WPC_CHAOS_CLUSTER=$(CLUSTER) \
 	$(PY) -m tests.chaos.parallel --layout $(LAYOUT) --report reports/chaos-$(IMPLEMENTATION).yaml \
 	  -- $(PYTEST_ARGS)
+
+# The multi-node experiments on a kind cluster with two workers (KIND_CLUSTER, made if
+# absent): a worker frozen and thawed, drained, then deleted for good, which leaves the
+# cluster one worker short, so it runs last, on its own (`python -m clusters down
+# --provider kind --name $(KIND_CLUSTER)` and `up` make the cluster whole again).
+KIND_CLUSTER ?= wpc-kind
+chaos-kind: setup
+	$(PY) -m clusters up --provider kind --name $(KIND_CLUSTER) --workers 2
+	WPC_CHAOS_IMPLEMENTATION=$(IMPLEMENTATION) WPC_CHAOS_LAYOUT=legacy \
+	WPC_CHAOS_PROVIDER=kind WPC_CHAOS_CLUSTER=$(KIND_CLUSTER) \
+	$(PY) -m pytest -m chaos tests/chaos/test_experiments.py \
+	  -k "worker-frozen-while-main-runs or worker-drained-while-main-runs" $(PYTEST_ARGS)
+	WPC_CHAOS_IMPLEMENTATION=$(IMPLEMENTATION) WPC_CHAOS_LAYOUT=legacy \
+	WPC_CHAOS_PROVIDER=kind WPC_CHAOS_CLUSTER=$(KIND_CLUSTER) \
+	$(PY) -m pytest -m chaos tests/chaos/test_experiments.py \
+	  -k "worker-deleted-while-main-runs" $(PYTEST_ARGS)
 
 # Each broken reference variant of tests/chaos/test_negative_controls.py must be caught
 # by the probe or invariant its row names (these also run in `make negative-controls`).
