@@ -33,7 +33,16 @@ def config(*, cgroup_v1: bool, workers: int = 0) -> dict[str, Any]:
     }
     if cgroup_v1:
         cfg["kubeadmConfigPatches"] = [
-            yaml.safe_dump({"kind": "KubeletConfiguration", "failCgroupV1": False})
+            yaml.safe_dump(
+                {
+                    "kind": "KubeletConfiguration",
+                    "failCgroupV1": False,
+                    # As containerd in the node (the entrypoint switches it): runc's
+                    # systemd driver freezes v1 containers before setting resources,
+                    # which fails under load.
+                    "cgroupDriver": "cgroupfs",
+                }
+            )
         ]
     return cfg
 
