@@ -60,7 +60,16 @@ def config(*, cgroup_v1: bool, workers: int = 0) -> dict[str, Any]:
     ]
     if cgroup_v1:
         patches.append(
-            yaml.safe_dump({"kind": "KubeletConfiguration", "failCgroupV1": False})
+            yaml.safe_dump(
+                {
+                    "kind": "KubeletConfiguration",
+                    "failCgroupV1": False,
+                    # As containerd in the node (the entrypoint switches it): runc's
+                    # systemd driver freezes v1 containers before setting resources,
+                    # which fails under load.
+                    "cgroupDriver": "cgroupfs",
+                }
+            )
         )
     cfg["kubeadmConfigPatches"] = patches
     return cfg

@@ -9,7 +9,10 @@ Written for this project from the behaviour kind's nodes need (issue 15,
 3. on cgroup v1 (only with a private cgroup namespace) the `misc` hierarchy is
    hidden, and every hierarchy gets `kubelet` and `kubelet.slice` children
    bind-mounted onto themselves: kind's kubelet config names `/kubelet` as its
-   cgroup root, and the bind mount keeps systemd from pruning it;
+   cgroup root, and the bind mount keeps systemd from pruning it; containerd
+   switches to the cgroupfs driver (the kubelet too, by the kind config): runc's
+   systemd driver freezes a v1 container before setting its resources, and that
+   freeze fails under load ("unable to freeze": pods end in StartError);
 4. a fresh machine id and a random product UUID per node container;
 5. iptables uses the backend that already holds rules (Docker's DNS rules in
    this network namespace): legacy or nft;
@@ -73,6 +76,12 @@ cgroups() {
     return 0
   fi
   say "detected cgroup v1"
+  # runc's systemd driver freezes a cgroup v1 container before setting its
+  # resources, and under load the freeze fails ("unable to freeze"): pods die
+  # with StartError. The cgroupfs driver never freezes there; the kubelet is
+  # told the same driver by the kind config (clusters/kind/configs.py).
+  say "cgroup v1: containerd uses the cgroupfs driver"
+  sed -i 's/SystemdCgroup = true/SystemdCgroup = false/' /etc/containerd/config.toml
   local own
   own=$(awk -F: '$2 ~ /(^|,)cpu(,|$)/ {print $3}' /proc/self/cgroup)
   if [[ ${own} != / ]]; then

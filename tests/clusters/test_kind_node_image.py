@@ -73,6 +73,32 @@ def test_the_entrypoint_does_every_step_then_execs_init():
     assert ">> 24 & 1" in entrypoint.SCRIPT  # CAP_SYS_RESOURCE's bit
 
 
+def test_on_cgroup_v1_the_entrypoint_really_switches_containerd_to_cgroupfs(tmp_path):
+    """The entrypoint's sed, run on the node image's containerd config, flips the driver."""
+    line = next(
+        x for x in entrypoint.SCRIPT.splitlines() if "SystemdCgroup = false" in x
+    )
+    config = tmp_path / "config.toml"
+    config.write_text(nodefiles.CONTAINERD_CONFIG)
+    done = subprocess.run(
+        [
+            "bash",
+            "-c",
+            line.strip().replace("/etc/containerd/config.toml", str(config)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=5,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    text = config.read_text()
+    assert "SystemdCgroup = false" in text
+    assert "SystemdCgroup = true" not in text
+    cgroups_v1 = entrypoint.SCRIPT.split('say "detected cgroup v1"', 1)[1]
+    assert cgroups_v1.index("SystemdCgroup = false") < cgroups_v1.index("\n}")
+
+
 def test_the_cni_config_is_a_bridge_on_the_nodes_subnet_without_masquerade():
     conf = json.loads(
         networking.conflist_template().replace("@SUBNET@", "10.244.1.0/24")

@@ -1,8 +1,8 @@
 """The kind provider's config, command lines and DNS probe, and the one-cluster holder.
 
 We test these aspects: the config turns kind's CNI off, adds N workers to one
-control plane, and patches every kubelet with failCgroupV1: false only on
-cgroup v1 hosts; create and load command lines name our image and write the
+control plane, and patches every kubelet with failCgroupV1: false and the cgroupfs
+driver only on cgroup v1 hosts; create and load command lines name our image and write the
 kubeconfig into the provider's directory, never ~/.kube; the DNS probe's
 query and reply parser agree; the holder refuses a second provider's `up`
 while the first's cluster runs, naming it, and trusts a stale file no longer.
@@ -49,7 +49,11 @@ def test_cgroup_v1_hosts_patch_every_kubelet():
     cfg = yaml.safe_load(configs.render(cgroup_v1=True, workers=1))
     assert [yaml.safe_load(p) for p in cfg["kubeadmConfigPatches"]] == [
         GRACE,
-        {"kind": "KubeletConfiguration", "failCgroupV1": False},
+        {
+            "kind": "KubeletConfiguration",
+            "failCgroupV1": False,
+            "cgroupDriver": "cgroupfs",
+        },
     ]
 
 
