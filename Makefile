@@ -23,7 +23,7 @@ CHAOS_SLICE ?= main-oom-killed-legacy or controller-down-while-main-runs-legacy
 # 180 s completion timeout): one caught by an invariant, two by probes.
 CHAOS_NEGATIVE_SLICE ?= double-pod-on-restart or forget-in-flight-pods or oom-reported-as-error
 
-.PHONY: chaos chaos-negative-controls negative-controls history history-list setup lint test unit-test cluster-test conformance cluster-up cluster-down host-deps bench images stress interrupt-test differential qualify
+.PHONY: fresh-debian kind-test chaos chaos-kind chaos-negative-controls negative-controls history history-list setup lint test unit-test cluster-test conformance cluster-up cluster-down host-deps bench images stress interrupt-test differential qualify
 
 setup: $(STAMP)
 
@@ -74,19 +74,38 @@ unit-test: setup
 #   5. the reference implementation end to end on that cluster, both layouts, through
 #      the conformance plugin (HelloWorld; the full suite is `make conformance`), its
 #      report carrying the mutation score step 3 measured, then the ownership proofs,
-#   6. the teardown proof: `down` leaves nothing behind.
+#   6. the teardown proof: `down` leaves nothing behind,
+#   7. kind (`kind-test`): a 1 + 2 node kind cluster made offline, HelloWorld on kind.
 test: setup
 	$(PY) -m clusters host-deps
 	$(PY) -m reference_impl.artifacts build
 	$(PY) -m pytest -m "not cluster" -n 2 $(PYTEST_ARGS)
 	$(PY) -m clusters up --provider local --name $(CLUSTER)
-	$(PY) -m pytest -m "cluster and not teardown and not negative and not ownership and not stress and not chaos" $(PYTEST_ARGS)
+	$(PY) -m pytest -m "cluster and not teardown and not negative and not ownership and not stress and not chaos and not kind" $(PYTEST_ARGS)
 	$(PY) -m pytest -m "negative and not chaos and not negative_extra" $(PYTEST_ARGS)
 	$(PY) -m pytest -m "negative and chaos" -k "$(CHAOS_NEGATIVE_SLICE)" $(PYTEST_ARGS)
 	WPC_CHAOS_LAYOUT=legacy $(PY) -m pytest -m "chaos and not negative" tests/chaos/test_experiments.py -k "$(CHAOS_SLICE)" $(PYTEST_ARGS)
 	$(PY) -m conformance run --implementation reference --layout both --provider local --cluster $(CLUSTER) --reports-dir reports/smoke --negative-controls reports/negative-controls.yaml -- -k test_hello_world
 	$(PY) -m pytest -m "ownership" $(PYTEST_ARGS)
 	$(PY) -m pytest -m "cluster and teardown" $(PYTEST_ARGS)
+	$(MAKE) kind-test
+
+# The README on a fresh Debian 12: its bare-machine bootstrap block, then `make lint
+# unit-test` (FRESH_TARGETS), cold, in a bookworm minbase container on the kind provider's
+# Docker engine; prints each step's time, pytest's summaries and every skip.
+FRESH_TARGETS ?= lint unit-test
+fresh-debian: setup
+	$(PY) -m tests.freshmachine $(FRESH_TARGETS)
+
+# kind, offline, once the local cluster is down (one cluster at a time): the 1 + 2 node
+# cluster proofs (image volumes, pod network across workers, DNS, a clean down), then
+# HelloWorld in both layouts on a kind cluster through the conformance front end; the
+# node image is built here once and cached like the other components.
+KIND_CLUSTER ?= wpc-kind
+kind-test: setup
+	$(PY) -m pytest -m "kind" $(PYTEST_ARGS)
+	$(PY) -m conformance run --implementation reference --layout both --provider kind --cluster $(KIND_CLUSTER) --reports-dir reports/kind-smoke -- -k test_hello_world; \
+	rc=$$?; $(PY) -m clusters down --provider kind --name $(KIND_CLUSTER) && exit $$rc
 
 # The negative controls: each broken variant of the reference implementation must be
 # caught by its killing scenarios while HelloWorld still passes (8-11 min on 2 cores).
@@ -193,6 +212,22 @@ chaos: setup
 	WPC_CHAOS_PROVIDER=$(PROVIDER) WPC_CHAOS_CLUSTER=$(CLUSTER) \
 	$(PY) -m tests.chaos.parallel --layout $(LAYOUT) --report reports/chaos-$(IMPLEMENTATION).yaml \
 	  -- $(PYTEST_ARGS)
+
+# The multi-node experiments on a kind cluster with two workers (KIND_CLUSTER, made if
+# absent): a worker frozen and thawed, drained, then deleted for good, which leaves the
+# cluster one worker short, so it runs last, on its own (`python -m clusters down
+# --provider kind --name $(KIND_CLUSTER)` and `up` make the cluster whole again).
+KIND_CLUSTER ?= wpc-kind
+chaos-kind: setup
+	$(PY) -m clusters up --provider kind --name $(KIND_CLUSTER) --workers 2
+	WPC_CHAOS_IMPLEMENTATION=$(IMPLEMENTATION) WPC_CHAOS_LAYOUT=legacy \
+	WPC_CHAOS_PROVIDER=kind WPC_CHAOS_CLUSTER=$(KIND_CLUSTER) \
+	$(PY) -m pytest -m chaos tests/chaos/test_experiments.py \
+	  -k "worker-frozen-while-main-runs or worker-drained-while-main-runs" $(PYTEST_ARGS)
+	WPC_CHAOS_IMPLEMENTATION=$(IMPLEMENTATION) WPC_CHAOS_LAYOUT=legacy \
+	WPC_CHAOS_PROVIDER=kind WPC_CHAOS_CLUSTER=$(KIND_CLUSTER) \
+	$(PY) -m pytest -m chaos tests/chaos/test_experiments.py \
+	  -k "worker-deleted-while-main-runs" $(PYTEST_ARGS)
 
 # Each broken reference variant of tests/chaos/test_negative_controls.py must be caught
 # by the probe or invariant its row names (these also run in `make negative-controls`).

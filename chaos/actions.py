@@ -91,6 +91,7 @@ def submit_workflow(
     substitutions["server_url"] = str(
         session.memo.get(SERVER_URL, "http://127.0.0.1:9")
     )
+    substitutions["controller_node"] = _controller_node(session)
     body = workflow_ops.load_manifest(
         WORKFLOWS_DIR / manifest, substitutions=substitutions
     )
@@ -98,6 +99,19 @@ def submit_workflow(
     session.workflows[alias] = name
     logger.info("[%s] Submitted workflow %s as %r.", session.experiment, name, alias)
     return name
+
+
+def _controller_node(session: sessions.Session) -> str:
+    """The node of the chaos controller's pod (`none` without one).
+
+    Manifests keep the steps a worker fault hits off it (`${controller_node}`).
+    """
+    from chaos.controller import pods as controller_pods
+
+    nodes = [
+        p.spec.node_name for p in controller_pods.listed(session) if p.spec.node_name
+    ]
+    return str(nodes[0]) if nodes else "none"
 
 
 @activity

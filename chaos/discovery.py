@@ -15,12 +15,14 @@ ACTION_MODULES = (
     "chaos.controller.configuring",
     "chaos.pod.actions",
     "chaos.node.actions",
+    "chaos.node.workers",
 )
 PROBE_MODULES = (
     "chaos.probes",
     "chaos.controller.probes",
     "chaos.pod.probes",
     "chaos.workflow.probes",
+    "chaos.node.placement",
 )
 
 

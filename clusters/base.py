@@ -94,3 +94,34 @@ class NodeFaults(Protocol):
 
         Returns the evidence and the function that lifts the cut (idempotent).
         """
+
+
+@runtime_checkable
+class WorkerFaults(Protocol):
+    """Whole-node faults on worker nodes: an optional provider capability.
+
+    `clusters.faults.workers_of(provider)` returns one for providers whose
+    nodes are containers the harness can stop (kind), None elsewhere: the
+    multi-node experiments are then `skipped`. Each verb returns its evidence,
+    the node container's state as the engine reports it afterwards. Cordon,
+    eviction and deleting the Node object go through the Kubernetes API and
+    need no provider.
+    """
+
+    def workers(self, cluster: str) -> list[str]:
+        """Names of the cluster's worker nodes (node name = container name)."""
+
+    def freeze(self, cluster: str, node: str) -> str:
+        """Freeze every process of the node (`docker pause`): the kubelet goes silent."""
+
+    def thaw(self, cluster: str, node: str) -> str:
+        """Undo `freeze` (idempotent)."""
+
+    def stop(self, cluster: str, node: str) -> str:
+        """Stop the node's container (its init shuts the node down)."""
+
+    def start(self, cluster: str, node: str) -> str:
+        """Start a stopped node's container again (idempotent)."""
+
+    def remove(self, cluster: str, node: str) -> str:
+        """Remove the node's container for good; its Node object stays for the caller."""

@@ -27,7 +27,14 @@ from plumbing.gobuilding import GoBuild
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["build_all", "build_pause", "component_dir", "components"]
+__all__ = [
+    "build_all",
+    "build_kind",
+    "build_pause",
+    "component_dir",
+    "components",
+    "kind_cli",
+]
 
 
 def _k8s_ldflags(commit: str) -> tuple[str, ...]:
@@ -57,6 +64,7 @@ def components(k8s_commit: str = "") -> dict[str, GoBuild]:
         "kubelet",
         "kube-proxy",
         "kubectl",
+        "kubeadm",  # the kind node image bootstraps with it; the local provider does not
     )
     return {
         "kubernetes": GoBuild(
@@ -132,6 +140,24 @@ def components(k8s_commit: str = "") -> dict[str, GoBuild]:
             packages=("github.com/coredns/coredns",),
         ),
     }
+
+
+def kind_cli() -> GoBuild:
+    """The kind CLI; apart from `components()`, which the local provider builds whole."""
+    return GoBuild(
+        name="kind",
+        version=pins.KIND,
+        requires=(("sigs.k8s.io/kind", pins.KIND),),
+        packages=("sigs.k8s.io/kind",),
+    )
+
+
+def build_kind(settings: BuildSettings) -> Path:
+    """Build (or reuse) the pinned kind CLI; return its path."""
+    return (
+        gobuilding.build(kind_cli(), cache_dir=settings.cache_dir, error=RunError)
+        / "kind"
+    )
 
 
 def component_dir(settings: BuildSettings, name: str, version: str) -> Path:

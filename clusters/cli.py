@@ -5,14 +5,12 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-import time
 from pathlib import Path
 
 from clusters import hostdeps
 from clusters import images
-from clusters import interrupting
+from clusters import operating
 from clusters import providers
-from clusters.base import ClusterProvider
 from clusters.errors import ClusterError
 from clusters.errors import Interrupted
 from plumbing.gobuilding import BuildSettings
@@ -35,6 +33,9 @@ def _parser() -> argparse.ArgumentParser:
     up.add_argument(
         "--retain", action="store_true", help="keep a failed cluster for debugging"
     )
+    up.add_argument(
+        "--workers", type=int, default=0, help="kind only: worker nodes (default 0)"
+    )
     verb("down", "delete the cluster; idempotent")
     verb("status", "say whether the cluster runs")
     verb("kubeconfig", "print the admin kubeconfig path")
@@ -52,23 +53,21 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser(
         "host-deps", help="install the Debian packages the local provider needs"
     )
+    sub.add_parser(
+        "docker-setup", help="install and start the kind provider's own Docker engine"
+    )
+    sub.add_parser(
+        "docker-down",
+        help="stop the kind provider's Docker engine (no kind cluster left)",
+    )
+    node = sub.add_parser(
+        "build-node-image",
+        help="build the offline kind node image (cached per version)",
+    )
+    node.add_argument(
+        "--output", type=Path, help="also write it as a `docker load`-able tar"
+    )
     return p
-
-
-def _up_local(provider: ClusterProvider, *, name: str, retain: bool) -> None:
-    """Create a local cluster; SIGINT or SIGTERM rolls back what it started."""
-    with interrupting.interrupts_raise():
-        try:
-            hostdeps.ensure(
-                BuildSettings.from_env().cache_dir / "logs" / "host-deps.log"
-            )
-            provider.create(name, retain=retain)
-        except interrupting.Signalled as sig:
-            # The steps of create roll back and report themselves; a signal reaching
-            # here arrived outside them (host packages, the already-running check).
-            raise Interrupted(
-                sig.signum, outcome="no step of `up` was running; nothing rolled back"
-            ) from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,19 +90,41 @@ def main(argv: list[str] | None = None) -> int:
             installed = hostdeps.ensure(log)
             out.write(f"installed: {' '.join(installed) or 'nothing (all present)'}\n")
             return 0
+        if args.verb == "docker-setup":
+            engine = operating.docker_setup()
+            out.write(
+                f"DOCKER_HOST={engine.host} (started: {engine.started}; runtime removes: "
+                f"{', '.join(engine.withheld) or 'nothing (plain runc)'}; FORWARD policy "
+                f"restored: {engine.forward_restored}; local pods: "
+                f"{engine.pod_traffic or 'not checked'})\n"
+            )
+            return 0
+        if args.verb == "docker-down":
+            left = operating.docker_down()
+            out.write(
+                "docker engine stopped; " + ("; ".join(left) or "nothing left") + "\n"
+            )
+            return 1 if left else 0
+        if args.verb == "build-node-image":
+            tag, seconds = operating.build_node_image(args.output)
+            out.write(
+                f"{tag} in {seconds:.1f}s{f' -> {args.output}' if args.output else ''}\n"
+            )
+            return 0
         provider = providers.get(args.provider)
         if args.verb == "up":
-            t0 = time.monotonic()
-            if args.provider == "local":
-                _up_local(provider, name=args.name, retain=args.retain)
-            else:
-                provider.create(args.name, retain=args.retain)
+            seconds = operating.up(
+                provider=args.provider,
+                name=args.name,
+                workers=args.workers,
+                retain=args.retain,
+            )
             out.write(
-                f"cluster {args.name} ({args.provider}) is up in {time.monotonic() - t0:.1f}s; "
+                f"cluster {args.name} ({args.provider}) is up in {seconds:.1f}s; "
                 f"kubeconfig: {provider.kubeconfig(args.name)}\n"
             )
         elif args.verb == "down":
-            provider.delete(args.name)
+            operating.down(provider=args.provider, name=args.name)
             out.write(
                 f"cluster {args.name} ({args.provider}) is down; nothing left behind\n"
             )

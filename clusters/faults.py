@@ -5,11 +5,16 @@ a container's processes needs the node's process table. The local provider
 runs every component as a host process, so it can; kind and k3d would need
 `docker exec` into their node containers, and an existing cluster offers no
 way at all: for them `of()` returns None and the experiment is `skipped`.
+
+Whole-worker faults (a node frozen, removed) are a second capability,
+`workers_of()`: kind's nodes are containers on our Docker engine; the local
+provider has one node, which is also its control plane, so it has none.
 """
 
 from __future__ import annotations
 
 from clusters.base import NodeFaults
+from clusters.base import WorkerFaults
 
 
 def of(provider: str) -> NodeFaults | None:
@@ -18,4 +23,13 @@ def of(provider: str) -> NodeFaults | None:
         from clusters.local import faults
 
         return faults.LocalNodeFaults()
+    return None
+
+
+def workers_of(provider: str) -> WorkerFaults | None:
+    """The worker-node faults of `provider`, or None when it has none."""
+    if provider == "kind":
+        from clusters.kind import workerfaults
+
+        return workerfaults.KindWorkerFaults()
     return None

@@ -37,6 +37,10 @@ PAUSE = "3.10.2"
 
 SANDBOX_IMAGE = f"registry.k8s.io/pause:{PAUSE}"
 
+KIND = "v0.33.0"
+"""sigs.k8s.io/kind: the newest release the module proxy serves (checked 2026-11-24);
+cgroup v1 hosts still only get a deprecation warning (issue 15 notes)."""
+
 STAGING_MODULES = (
     "api",
     "apiextensions-apiserver",

@@ -28,17 +28,22 @@ from conformance.report import historical
 from conformance.report import mutation
 
 LOCAL_TOOLS = {
-    "go": "the local provider builds Kubernetes, etcd and containerd with Go 1.26 "
+    "go": "the cluster's components (Kubernetes, etcd, containerd) are built here with Go 1.26 "
     "(https://go.dev/doc/install; make it first on PATH, also under sudo)",
-    "dpkg-query": "the local provider installs its host packages with apt "
-    "(Debian 12 or Ubuntu 24.04)",
-    "apt-get": "the local provider installs its host packages with apt "
-    "(Debian 12 or Ubuntu 24.04)",
+    "dpkg-query": "host packages are installed with apt (Debian 12 or Ubuntu 24.04)",
+    "apt-get": "host packages are installed with apt (Debian 12 or Ubuntu 24.04)",
 }
-"""What the local provider runs on the host before anything else, and why."""
+"""What the host-built providers (HOST_BUILT) run on the host first, and why."""
 
-DOCKER_TOOLS = {"kind": ("kind", "docker"), "k3d": ("k3d", "docker")}
-"""The CLIs the Docker-based providers drive."""
+HOST_BUILT = {
+    "local": "runs the cluster as host processes",
+    "kind": "starts its own Docker engine and builds its kind CLI and node image",
+}
+"""Providers that build everything on the host (Go, apt) and must run as root; kind
+brings its own dockerd (Debian's docker.io) and kind CLI, so neither need be on PATH."""
+
+DOCKER_TOOLS = {"k3d": ("k3d", "docker")}
+"""The CLIs a Docker-based provider drives from PATH."""
 
 
 @dataclass(frozen=True)
@@ -150,12 +155,12 @@ def _provider(values: Mapping[str, Any], host: Host, problems: list[str]) -> Non
         return
     if host.euid() != 0:
         problems.append(
-            "--provider local: runs the cluster as host processes and must run as "
+            f"--provider {provider}: {HOST_BUILT[provider]} and must run as "
             'root (sudo env "PATH=$PATH" ... keeps your Go and Python on PATH)'
         )
     for tool, why in LOCAL_TOOLS.items():
         if host.which(tool) is None:
-            problems.append(f"--provider local: {tool} is not on PATH: {why}")
+            problems.append(f"--provider {provider}: {tool} is not on PATH: {why}")
 
 
 def check(values: Mapping[str, Any], *, host: Host | None = None) -> profiles.Profile:

@@ -81,7 +81,7 @@ def workflow_is_completed(
     return str(got)
 
 
-def _pod_nodes(workflow: Mapping[str, Any], step: str) -> list[dict[str, Any]]:
+def pod_nodes_of(workflow: Mapping[str, Any], step: str) -> list[dict[str, Any]]:
     """The Pod nodes of `step` (retry attempts included), oldest first."""
     found = [
         n
@@ -107,6 +107,8 @@ def node_is(
 ) -> str:
     """The step's Pod node (attempt `attempt`, in start order) has exactly this state.
 
+    `phase` may name alternatives (`Failed|Error`) where the fault makes the
+    outcome a race the spec allows either way;
     `message` is compared exactly, `message_prefix` as a prefix (`a|b`: either);
     `parameters`
     are its output parameters' values; `attempts` is how many Pod nodes the
@@ -114,7 +116,7 @@ def node_is(
     """
     session = sessions.current(configuration)
     current = session.workflow_ops().get(session.workflow(workflow))
-    nodes = _pod_nodes(current, step)
+    nodes = pod_nodes_of(current, step)
     if attempts is not None and len(nodes) != attempts:
         raise Unexpected(
             f"step {step}: expected {attempts} pod node(s), found {len(nodes)}: "
@@ -127,7 +129,7 @@ def node_is(
     got_params = {p["name"]: p.get("value") for p in outputs.get("parameters") or []}
     got_message = str(node.get("message") or "")
     problems = []
-    if node.get("phase") != phase:
+    if node.get("phase") not in phase.split("|"):
         problems.append(f"phase {node.get('phase')} (expected {phase})")
     if message is not None and got_message != message:
         problems.append(f"message {got_message!r} (expected {message!r})")
@@ -359,7 +361,7 @@ def step_had_one_pod(
     session = sessions.current(configuration)
     name = session.workflow(workflow)
     current = session.workflow_ops().get(name)
-    nodes = _pod_nodes(current, step)
+    nodes = pod_nodes_of(current, step)
     if len(nodes) != 1:
         raise Unexpected(
             f"step {step}: expected one Pod node, found {len(nodes)}: "

@@ -9,26 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from clusters import pins
+from clusters.corefile import COREFILE
 from clusters.local.settings import LocalSettings
 
-COREDNS_IMAGE = f"wpc.local/coredns:{pins.COREDNS}"
+__all__ = ["COREDNS_IMAGE", "COREFILE", "coredns_manifests"]
 
-COREFILE = """cluster.local:53 in-addr.arpa:53 ip6.arpa:53 {
-    errors
-    health {
-        lameduck 5s
-    }
-    ready
-    kubernetes cluster.local in-addr.arpa ip6.arpa {
-        pods insecure
-        fallthrough in-addr.arpa ip6.arpa
-        ttl 30
-    }
-    cache 30
-    reload
-    loadbalance
-}
-"""
+COREDNS_IMAGE = f"wpc.local/coredns:{pins.COREDNS}"
 
 
 def coredns_manifests(s: LocalSettings) -> list[dict[str, Any]]:

@@ -57,6 +57,13 @@ class Started:
     log_path: Path
 
 
+_OUTLIVING: dict[int, subprocess.Popen[bytes]] = {}
+"""Daemons started here that outlive the call that started them (containerd, dockerd,
+the control plane), by pid. Holding their Popen objects keeps Python from warning
+that a child is still running when the object is collected; `kill_all` reaps them
+so a stopped daemon is not left as a zombie of a long-lived caller (a test run)."""
+
+
 def start(component: Component, *, log_dir: Path, run_dir: Path) -> Started:
     """Start `component` detached, logging to `<log_dir>/<name>.log`."""
     log_dir.mkdir(parents=True, exist_ok=True)
@@ -83,6 +90,7 @@ def start(component: Component, *, log_dir: Path, run_dir: Path) -> Started:
                 log_path=log_path,
                 reason=f"could not execute: {exc}",
             ) from exc
+    _OUTLIVING[proc.pid] = proc
     (run_dir / f"{component.name}.pid").write_text(f"{proc.pid}\n")
     logger.info("Started %s (pid %d, log %s).", component.name, proc.pid, log_path)
     return Started(component=component, process=proc, log_path=log_path)
@@ -228,9 +236,13 @@ def kill_all(pids: Sequence[int], *, timeout: float = 15.0) -> None:
                 interval=0.1,
                 error=WaitTimeout,
             )
-            return
+            break
         except WaitTimeout:
             continue
+    for pid in pids:
+        child = _OUTLIVING.pop(pid, None)
+        if child is not None:
+            child.poll()  # reap it: ours, and now exited (or a zombie)
 
 
 def _all_exited(pids: Sequence[int]) -> str | NotYet:

@@ -34,6 +34,7 @@ VULNERABLE = {
     "supervisor_is_in_premain",
     "main_waits_for_ready",
     "step_is_suspended",
+    "step_runs_on_a_free_worker",
 }
 """Probes that record the workload's vulnerable state."""
 INJECTION = {
@@ -50,6 +51,10 @@ INJECTION = {
     "status_marker_never_appears",
     "executor_volume_is",
     "suspend_ended_while_down",
+    "node_is_not_ready",
+    "pod_is_evicted",
+    "drain_step_node",
+    "node_is_gone",
 }
 """Activities that record proof that the fault landed."""
 

@@ -1,8 +1,9 @@
 """Providers: one protocol, kind/k3d configs and command lines, the existing provider.
 
-We test these aspects: every provider satisfies ClusterProvider; kind and
-k3d configs carry the cgroup-v1 kubelet patch only on v1 hosts and never pin
-`latest`; their command lines are what the CLIs expect; CLI-driven providers
+We test these aspects: every provider satisfies ClusterProvider; the k3d
+config carries the cgroup-v1 kubelet patch only on v1 hosts; no config pins
+`latest`; k3d's command lines are what its CLI expects (kind's are in
+test_kind_provider.py); CLI-driven providers
 fail clearly when the CLI is missing; unknown providers are named in the error.
 """
 
@@ -11,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
 from clusters import images
 from clusters import providers
@@ -19,7 +19,6 @@ from clusters.base import ClusterProvider
 from clusters.errors import ProviderError
 from clusters.k3d import K3dProvider
 from clusters.k3d import config as k3d_config
-from clusters.kind import KindProvider
 from clusters.kind import config as kind_config
 from clusters.kind import host_is_cgroup_v1
 
@@ -32,15 +31,6 @@ def test_every_provider_satisfies_the_protocol(name):
 def test_an_unknown_provider_is_named():
     with pytest.raises(ProviderError, match="unknown provider 'minikube'"):
         providers.get("minikube")
-
-
-def test_kind_config_patches_the_kubelet_only_on_cgroup_v1():
-    patched = kind_config(cgroup_v1=True)["nodes"][0]
-    assert yaml.safe_load(patched["kubeadmConfigPatches"][0]) == {
-        "kind": "KubeletConfiguration",
-        "failCgroupV1": False,
-    }
-    assert "kubeadmConfigPatches" not in kind_config(cgroup_v1=False)["nodes"][0]
 
 
 def test_k3d_config_patches_the_kubelet_only_on_cgroup_v1():
@@ -57,29 +47,8 @@ def test_k3d_config_patches_the_kubelet_only_on_cgroup_v1():
 
 
 def test_cli_command_lines(tmp_path):
-    kind, k3d = KindProvider(tmp_path), K3dProvider(tmp_path)
+    k3d = K3dProvider(tmp_path)
     cfg, tar = Path("/c.yaml"), Path("/i.tar")
-    assert kind.create_command("x", cfg) == [
-        "kind",
-        "create",
-        "cluster",
-        "--name",
-        "x",
-        "--config",
-        "/c.yaml",
-        "--image",
-        "kindest/node:v1.36.1",
-        "--wait",
-        "180s",
-    ]
-    assert kind.load_command("x", tar) == [
-        "kind",
-        "load",
-        "image-archive",
-        "/i.tar",
-        "--name",
-        "x",
-    ]
     assert k3d.create_command("x", cfg) == [
         "k3d",
         "cluster",
@@ -106,8 +75,8 @@ def test_no_image_is_pinned_to_latest():
 
 def test_cli_providers_say_what_is_missing(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
-    with pytest.raises(ProviderError, match="kind is not on PATH"):
-        KindProvider(tmp_path).delete("x")
+    with pytest.raises(ProviderError, match="k3d is not on PATH"):
+        K3dProvider(tmp_path).delete("x")
 
 
 def test_cgroup_version_detection(tmp_path):

@@ -145,10 +145,26 @@ def test_the_local_provider_needs_root_go_and_apt():
     assert "apt-get is not on PATH" in message
 
 
-def test_docker_providers_need_their_cli_and_docker():
+def test_k3d_needs_its_cli_and_docker_on_path():
     bare = preflight.Host(which=lambda tool: None, euid=lambda: 1000)
-    with pytest.raises(DataError, match="kind is not on PATH"):
+    with pytest.raises(DataError, match="k3d is not on PATH"):
+        preflight.check(values(wpc_provider="k3d"), host=bare)
+
+
+def test_kind_needs_what_the_local_provider_needs_and_no_kind_or_docker_on_path():
+    bare = preflight.Host(which=lambda tool: None, euid=lambda: 1000)
+    with pytest.raises(DataError) as info:
         preflight.check(values(wpc_provider="kind"), host=bare)
+    message = str(info.value)
+    assert "--provider kind: starts its own Docker engine" in message
+    assert "go is not on PATH" in message
+    assert "kind is not on PATH" not in message
+    assert "docker is not on PATH" not in message
+    root_without_kind = preflight.Host(
+        which=lambda tool: None if tool in {"kind", "docker"} else f"/usr/bin/{tool}",
+        euid=lambda: 0,
+    )
+    assert preflight.check(values(wpc_provider="kind"), host=root_without_kind)
 
 
 def test_a_valid_request_returns_the_profile():

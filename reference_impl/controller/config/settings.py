@@ -64,6 +64,9 @@ class ControllerSettings:
     """Threads running pod clean-up actions (label, finalizer removal, delete, signal)."""
     executor_log_level: str = "info"
     """`--loglevel` passed to argoexec, as Argo passes its own level."""
+    retry_host_label: str = "kubernetes.io/hostname"
+    """`RETRY_HOST_NAME_LABEL_KEY`: the node label `retryStrategy.affinity` excludes
+    failed hosts by; set empty, no anti-affinity is added (as upstream)."""
 
     @classmethod
     def from_env(
@@ -116,6 +119,9 @@ class ControllerSettings:
             ),
             leader_election=env.get("LEADER_ELECTION_DISABLE") != "true",
             identity=env.get("LEADER_ELECTION_IDENTITY") or socket.gethostname(),
+            retry_host_label=env.get(
+                "RETRY_HOST_NAME_LABEL_KEY", "kubernetes.io/hostname"
+            ),
         )
 
     @property

@@ -29,6 +29,7 @@ from reference_impl.controller.pods import layouts
 from reference_impl.controller.pods import patching
 from reference_impl.controller.pods import podfields
 from reference_impl.controller.pods import reference_additions
+from reference_impl.controller.pods import retryhosts
 from reference_impl.controller.pods import volumes
 
 Json = dict[str, Any]
@@ -59,6 +60,9 @@ class PodRequest:
     execution_deadline: datetime.datetime | None = None
     template_deadline: datetime.datetime | None = None
     """The node's `startedAt` plus the template's `timeout`, enforced by activeDeadlineSeconds."""
+    avoid_hosts: tuple[str, ...] = ()
+    """Hosts earlier attempts failed on, when the retry strategy asks for other hosts
+    (`retryhosts`); the pod gets a required node affinity excluding them."""
 
 
 def build_pod(
@@ -213,6 +217,14 @@ def build_pod(
         spec["containers"].sort(key=lambda c: c["name"] == layout.aux_name)
     reference_additions.apply(pod, fault_passthrough=settings.fault_passthrough)
     execlimits.check(pod, template["name"])
+    if request.avoid_hosts and settings.retry_host_label:
+        affinity = retryhosts.exclude_hosts(
+            pod["spec"].get("affinity"),
+            settings.retry_host_label,
+            list(request.avoid_hosts),
+        )
+        if affinity is not None:
+            pod["spec"]["affinity"] = affinity
     _apply_template_deadline(pod, request)
     return commission.apply_pod(pod, settings.commission, initless=initless)
 

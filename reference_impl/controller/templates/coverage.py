@@ -302,7 +302,11 @@ def _templates() -> list[Rule]:
         _r(f"{T}.resource", "resource templates", whole=True),
         _r(f"{T}.resourceClaims", "dynamic resource claims", whole=True),
         _i(f"{T}.retryStrategy", "retry nodes and attempts"),
-        _r(f"{T}.retryStrategy.affinity", "anti-affinity to failed nodes", whole=True),
+        _i(
+            f"{T}.retryStrategy.affinity",
+            "nodeAntiAffinity: retries avoid the hosts earlier attempts failed on",
+            whole=True,
+        ),
         _r(f"{T}.retryStrategy.expression", "retry conditions by expression"),
         _i(f"{T}.retryStrategy.*", "limit, retryPolicy and backoff"),
         _i(f"{T}.schedulerName", "the pod's scheduler"),

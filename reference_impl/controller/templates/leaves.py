@@ -9,6 +9,7 @@ from typing import Any
 
 from reference_impl.controller import errors
 from reference_impl.controller.pods import podbuilding
+from reference_impl.controller.pods import retryhosts
 from reference_impl.controller.templates import timeouts
 from reference_impl.controller.templates.execution import ExecuteOptions
 from reference_impl.controller.templates.execution import TemplateError
@@ -64,6 +65,9 @@ def execute(
         workflow_deadline=op.workflow_deadline,
         execution_deadline=opts.execution_deadline,
         template_deadline=template_deadline,
+        avoid_hosts=tuple(
+            retryhosts.avoided_hosts(op.nodes, node["id"], op.templates, template)
+        ),
     )
     try:
         pod = podbuilding.build_pod(

@@ -3,7 +3,8 @@
 Mirrors Argo's `executeTemplate` retry branch and `processNodeRetries`: the policy decides
 which failures are retried (`OnFailure` by default), `limit` caps the retries (so there are
 at most limit+1 attempts), `backoff` spaces them, shutdown and the workflow deadline stop
-them. A retry `expression` is not supported (validation rejects it).
+them; `affinity.nodeAntiAffinity` keeps retried pods off the hosts earlier attempts failed
+on (`pods.retryhosts`). A retry `expression` is not supported (validation rejects it).
 """
 
 from __future__ import annotations

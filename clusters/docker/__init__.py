@@ -1,0 +1,88 @@
+"""The project's own Docker engine, for the kind provider: set up, check, tear down.
+
+`setup` installs Debian's docker.io if needed, raises the inotify limits kind
+asks for, registers the runtime the host needs (see `runtimes`), starts
+containerd and dockerd on their own state (see `daemons`), and proves the
+host's forwarding still works for the local cluster (see `hostnet`).
+`teardown` stops what `setup` started and removes what dockerd left on the
+host; `leftovers` lists anything still there (empty = clean).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from clusters.docker import daemons
+from clusters.docker import hostnet
+from clusters.docker import installing
+from clusters.docker import runtimes
+from clusters.docker.settings import DockerSettings
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["DockerSettings", "Engine", "leftovers", "setup", "teardown"]
+
+
+@dataclass(frozen=True)
+class Engine:
+    """What `setup` found or made."""
+
+    host: str
+    """The DOCKER_HOST of our dockerd."""
+    started: bool
+    """True if this call started the daemons (False: they were running)."""
+    withheld: tuple[str, ...]
+    """Capabilities the runtime wrapper removes (empty: plain runc)."""
+    installed: tuple[str, ...] = ()
+    forward_restored: bool = False
+    pod_traffic: str = ""
+    """What the local-cluster traffic check saw (empty when it did not run)."""
+
+
+def setup(
+    s: DockerSettings, *, local_traffic_check: Callable[[], str] | None = None
+) -> Engine:
+    """Make our dockerd run; idempotent. `local_traffic_check` runs after a start."""
+    installed = installing.ensure(s.log_dir / "setup.log")
+    changed = hostnet.raise_inotify_limits()
+    if changed:
+        logger.info("Raised inotify limits: %s.", changed)
+    withheld = tuple(runtimes.host_withheld())
+    if daemons.running(s):
+        return Engine(host=s.host, started=False, withheld=withheld)
+    before = hostnet.forward_policy()
+    runtime = runtimes.install(s, list(withheld))
+    daemons.start(s, runtime)
+    restored = hostnet.restore_forward_policy(before)
+    seen = local_traffic_check() if local_traffic_check else ""
+    logger.info("dockerd is up at %s.", s.host)
+    return Engine(
+        host=s.host,
+        started=True,
+        withheld=withheld,
+        installed=tuple(installed),
+        forward_restored=restored,
+        pod_traffic=seen,
+    )
+
+
+def teardown(s: DockerSettings) -> list[str]:
+    """Stop our daemons and remove what dockerd left on the host; return leftovers."""
+    if daemons.ours(s):
+        daemons.stop(s)
+    hostnet.unmount_all(s.run_root)
+    hostnet.unmount_all(s.state_root)
+    hostnet.remove_docker_rules()
+    runtimes.remove(s)
+    return leftovers(s)
+
+
+def leftovers(s: DockerSettings) -> list[str]:
+    """Everything of our engine still on the host (empty = clean)."""
+    found = [f"process {p}" for p in daemons.ours(s)]
+    found += [f"mount {m}" for m in hostnet.mounts_under(s.run_root)]
+    found += [f"mount {m}" for m in hostnet.mounts_under(s.state_root)]
+    found += [f"iptables {line}" for line in hostnet.docker_rules()]
+    return found

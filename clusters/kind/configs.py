@@ -1,0 +1,80 @@
+"""The kind Cluster config: one control-plane node, N workers, our pod network.
+
+kind's default CNI (kindnetd) cannot be built offline, so the config turns it
+off (`disableDefaultCNI`) and the node image brings its own (`networking`).
+Kubelet 1.36 refuses cgroup v1 hosts unless `failCgroupV1: false`
+(k8s.io/kubernetes `pkg/kubelet/apis/config/v1beta1/defaults.go`); the patch
+applies cluster-wide, so every node's kubelet gets it. Image volumes need no
+gate: ImageVolume is GA and locked on in 1.36.
+
+The node lifecycle controller marks a silent node NotReady after
+`--node-monitor-grace-period` (default 50 s in 1.36,
+`pkg/controller/nodelifecycle/config/v1alpha1/defaults.go`). The multi-node chaos
+experiments stop a worker and wait for that, so the config shortens it to
+`NODE_MONITOR_GRACE_PERIOD`: two of the kubelet's 10 s status updates missed.
+kind merges `extraArgs` of a patch without apiVersion into its kubeadm
+v1beta4 list by name (`pkg/internal/patch/kubeadm_merge.go`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+def host_is_cgroup_v1(root: Path = Path("/sys/fs/cgroup")) -> bool:
+    """True on a cgroup v1 (or hybrid) host: v2 has cgroup.controllers at the root."""
+    return not (root / "cgroup.controllers").exists()
+
+
+NODE_MONITOR_GRACE_PERIOD = "20s"
+"""kube-controller-manager's `--node-monitor-grace-period` in our kind clusters."""
+
+
+def config(*, cgroup_v1: bool, workers: int = 0) -> dict[str, Any]:
+    """The kind Cluster config as data."""
+    nodes: list[dict[str, Any]] = [{"role": "control-plane"}]
+    nodes += [{"role": "worker"} for _ in range(workers)]
+    cfg: dict[str, Any] = {
+        "kind": "Cluster",
+        "apiVersion": "kind.x-k8s.io/v1alpha4",
+        "networking": {"disableDefaultCNI": True},
+        "nodes": nodes,
+    }
+    patches = [
+        yaml.safe_dump(
+            {
+                "kind": "ClusterConfiguration",
+                "controllerManager": {
+                    "extraArgs": [
+                        {
+                            "name": "node-monitor-grace-period",
+                            "value": NODE_MONITOR_GRACE_PERIOD,
+                        }
+                    ]
+                },
+            }
+        )
+    ]
+    if cgroup_v1:
+        patches.append(
+            yaml.safe_dump(
+                {
+                    "kind": "KubeletConfiguration",
+                    "failCgroupV1": False,
+                    # As containerd in the node (the entrypoint switches it): runc's
+                    # systemd driver freezes v1 containers before setting resources,
+                    # which fails under load.
+                    "cgroupDriver": "cgroupfs",
+                }
+            )
+        )
+    cfg["kubeadmConfigPatches"] = patches
+    return cfg
+
+
+def render(*, cgroup_v1: bool, workers: int = 0) -> str:
+    """The config as the YAML `kind create cluster --config` reads."""
+    return yaml.safe_dump(config(cgroup_v1=cgroup_v1, workers=workers), sort_keys=False)

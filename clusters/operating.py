@@ -1,0 +1,117 @@
+"""The verbs of `python -m clusters` that do more than call one provider method.
+
+`cli` only parses arguments (STYLE 12); these typed functions do the work:
+`up` and `down` keep the machine's one-cluster rule (`holding`), `docker_setup`
+prepares the kind provider's Docker engine (and proves a running local
+cluster survived it), `build_node_image` writes the offline kind node image.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from clusters import docker
+from clusters import holding
+from clusters import hostdeps
+from clusters import interrupting
+from clusters import providers
+from clusters.base import ClusterProvider
+from clusters.docker import hostnet
+from clusters.errors import Interrupted
+from clusters.kind import nodeimage
+from plumbing.gobuilding import BuildSettings
+
+
+def up(*, provider: str, name: str, workers: int = 0, retain: bool = False) -> float:
+    """Create the cluster unless another provider's holds the machine; return seconds taken."""
+    p = providers.get(provider, workers=workers)
+    me = holding.Holder(provider=provider, name=name)
+    claims = provider in holding.HOLDING_PROVIDERS
+    if claims:
+        holding.claim(
+            holding.holder_file(),
+            me,
+            running=holding.provider_running,
+            discover=holding.discover_running,
+        )
+    t0 = time.monotonic()
+    try:
+        if provider == "local":
+            _up_local(p, name=name, retain=retain)
+        else:
+            p.create(name, retain=retain)
+    except BaseException:
+        if claims and not retain:
+            holding.release(holding.holder_file(), me)
+        raise
+    return time.monotonic() - t0
+
+
+def _up_local(provider: ClusterProvider, *, name: str, retain: bool) -> None:
+    """Create a local cluster; SIGINT or SIGTERM rolls back what it started."""
+    with interrupting.interrupts_raise():
+        try:
+            hostdeps.ensure(
+                BuildSettings.from_env().cache_dir / "logs" / "host-deps.log"
+            )
+            provider.create(name, retain=retain)
+        except interrupting.Signalled as sig:
+            # The steps of create roll back and report themselves; a signal reaching
+            # here arrived outside them (host packages, the already-running check).
+            raise Interrupted(
+                sig.signum, outcome="no step of `up` was running; nothing rolled back"
+            ) from None
+
+
+def down(*, provider: str, name: str) -> None:
+    """Delete the cluster (idempotent) and give the machine back."""
+    providers.get(provider).delete(name)
+    holding.release(holding.holder_file(), holding.Holder(provider=provider, name=name))
+
+
+def docker_setup() -> docker.Engine:
+    """Set up the kind provider's Docker engine; check a running local cluster after it."""
+    running_local = [h for h in holding.discover_running() if h.provider == "local"]
+
+    def local_traffic() -> str:
+        seen = []
+        for h in running_local:
+            local = providers.get("local")
+            seen.append(
+                hostnet.check_local_pod_traffic(
+                    kubectl=local.kubectl(h.name),
+                    kubeconfig=local.kubeconfig(h.name),
+                    state_dir=holding.holder_file().parent / h.name,
+                )
+            )
+        return "; ".join(seen) or "no local cluster runs"
+
+    return docker.setup(
+        docker.DockerSettings.from_env(), local_traffic_check=local_traffic
+    )
+
+
+def docker_down() -> list[str]:
+    """Stop the kind provider's Docker engine unless a kind cluster runs; return leftovers."""
+    from clusters import kind
+    from clusters.errors import ProviderError
+
+    running = kind.running_clusters()
+    if running:
+        raise ProviderError(
+            f"kind clusters {running} run on the engine: "
+            "python -m clusters down --provider kind --name <name> first"
+        )
+    return docker.teardown(docker.DockerSettings.from_env())
+
+
+def build_node_image(output: Path | None) -> tuple[str, float]:
+    """Build (or find) the kind node image, optionally write it as a tar; return tag, seconds."""
+    t0 = time.monotonic()
+    s = docker.DockerSettings.from_env()
+    docker.setup(s)
+    build = BuildSettings.from_env()
+    if output is not None:
+        return nodeimage.export(s, build, output), time.monotonic() - t0
+    return nodeimage.ensure(s, build), time.monotonic() - t0

@@ -1,0 +1,147 @@
+"""Run the README's commands on a fresh Debian 12, in a container, and say what happened.
+
+"Works on a fresh Debian 12" is a claim about the README, so the README is what
+runs: its bare-machine bootstrap block is read out of README.md, not copied
+here. The machine is a Debian bookworm `minbase` root file system made by
+mmdebstrap from Debian's packages (barer than a cloud image: no Python, no
+make, no Go), imported into the project's own Docker engine (the kind
+provider's), with a clean clone of the repository at HEAD. Inside it, as root:
+the bootstrap block, then the make targets asked for (by default `lint` and
+`unit-test`: what needs no cluster). Everything is cold: no cache of this
+machine is mounted, so a missing install step fails here even when a warm
+machine hides it.
+
+The container reaches only what the host reaches (the package registries);
+the cluster targets are not run: a cluster inside a container is not the
+machine the README names.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from clusters import docker
+from clusters.docker import cli as docker_cli
+from clusters.kind import rootfs
+from plumbing.gobuilding import BuildSettings
+
+REPO = Path(__file__).resolve().parents[2]
+README = REPO / "README.md"
+BARE_PACKAGES = ("ca-certificates",)
+"""minbase plus the CA bundle: apt over https to the mirrors is all a bare host has."""
+IMAGE_PREFIX = "wpc.local/fresh-debian"
+DEFAULT_TARGETS = ("lint", "unit-test")
+BOOTSTRAP_MARK = "On a bare machine, as root:"
+SUMMARY = re.compile(r"^=+ (?P<summary>.*\d+ (passed|failed).*) =+$", re.M)
+
+
+class FreshMachineError(Exception):
+    """The fresh-machine run could not be set up (not: the README's commands failed)."""
+
+
+def bootstrap_block(readme: str) -> str:
+    """The shell block that follows the README's "On a bare machine, as root:" line."""
+    at = readme.find(BOOTSTRAP_MARK)
+    if at < 0:
+        raise FreshMachineError(
+            f"{README}: no line saying {BOOTSTRAP_MARK!r}; the bootstrap block is found "
+            "after it"
+        )
+    match = re.search(r"```sh\n(?P<body>.*?)```", readme[at:], re.S)
+    if match is None:
+        raise FreshMachineError(f"{README}: no ```sh block after {BOOTSTRAP_MARK!r}")
+    return match.group("body").strip()
+
+
+def script(bootstrap: str, targets: tuple[str, ...]) -> str:
+    """What runs in the container: bootstrap, then each make target, timed and marked."""
+    lines = [
+        "set -eu",
+        "export DEBIAN_FRONTEND=noninteractive",
+        "cd /root",
+        'echo "== bootstrap"',
+        f't0=$(date +%s); {bootstrap}; echo "== bootstrap took $(( $(date +%s) - t0 ))s"',
+        "cp -a /src /root/wpc && cd /root/wpc",
+    ]
+    for target in targets:
+        lines.append(
+            f'echo "== make {target}"; t0=$(date +%s); make {shlex.quote(target)}; '
+            f'echo "== make {target} took $(( $(date +%s) - t0 ))s"'
+        )
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the run showed."""
+
+    exit_code: int
+    seconds: float
+    log_path: Path
+    steps: list[str]
+    """The `== ...` lines: each step and how long it took."""
+    pytest_summaries: list[str]
+    skipped: list[str]
+    """pytest's `SKIPPED [n] file:line: reason` lines (run with -rs)."""
+
+
+def image(s: docker.DockerSettings, build: BuildSettings) -> str:
+    """The bare bookworm image, imported once per root file system."""
+    tar = rootfs.ensure(build, name="fresh-debian", packages=BARE_PACKAGES)
+    tag = f"{IMAGE_PREFIX}:{rootfs.key(BARE_PACKAGES)}"
+    if not docker_cli.succeeds(s, "image", "inspect", tag):
+        docker_cli.capture(s, "import", str(tar), tag)
+    return tag
+
+
+def run(targets: tuple[str, ...], *, log_path: Path) -> Outcome:
+    """Clone HEAD, start the bare machine, run bootstrap and targets; return the outcome."""
+    s = docker.DockerSettings.from_env()
+    docker.setup(s)
+    tag = image(s, BuildSettings.from_env())
+    body = script(bootstrap_block(README.read_text()), targets)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="wpc-fresh-") as tmp:
+        clone = Path(tmp) / "wpc"
+        subprocess.run(
+            ["git", "clone", "-q", str(REPO), str(clone)], check=True, timeout=120
+        )
+        t0 = time.monotonic()
+        with log_path.open("w") as log:
+            done = subprocess.run(
+                [
+                    *(
+                        "docker",
+                        "run",
+                        "--rm",
+                        "--name",
+                        f"wpc-fresh-{Path(tmp).name[-8:]}",
+                    ),
+                    # The host's network: the container reaches what the host
+                    # reaches (the registries), and our dockerd has no bridge.
+                    *("--network", "host"),
+                    *("-v", f"{clone}:/src:ro"),
+                    *("-e", "PYTEST_ADDOPTS=-rs"),
+                    *(tag, "bash", "-c", body),
+                ],
+                env=s.env(),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                check=False,
+            )
+        seconds = time.monotonic() - t0
+    text = log_path.read_text(errors="replace")
+    return Outcome(
+        exit_code=done.returncode,
+        seconds=seconds,
+        log_path=log_path,
+        steps=[line for line in text.splitlines() if line.startswith("== ")],
+        pytest_summaries=[m.group("summary") for m in SUMMARY.finditer(text)],
+        skipped=[line for line in text.splitlines() if line.startswith("SKIPPED")],
+    )

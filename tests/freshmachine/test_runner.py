@@ -1,0 +1,38 @@
+"""The fresh-machine runner reads the README's own bootstrap block and runs it first.
+
+We test these aspects: the block is the README's (`apt-get` and Go first on PATH,
+which the later make targets need), a README without the marker or block is a
+clear error naming the file, and the script runs the bootstrap, then each
+target in order, each timed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.freshmachine import runner
+
+
+def test_the_bootstrap_block_is_read_from_the_readme():
+    block = runner.bootstrap_block(runner.README.read_text())
+    assert block.startswith("apt-get update")
+    assert "python3-venv" in block
+    assert "make" in block.split()
+    assert "/usr/local/go/bin" in block
+
+
+def test_a_readme_without_the_block_is_an_error_naming_the_file():
+    with pytest.raises(runner.FreshMachineError, match=r"README\.md: no line saying"):
+        runner.bootstrap_block("# nothing here\n")
+    with pytest.raises(runner.FreshMachineError, match="no ```sh block"):
+        runner.bootstrap_block(f"{runner.BOOTSTRAP_MARK}\n\nno block\n")
+
+
+def test_the_script_bootstraps_then_runs_each_target_in_order():
+    text = runner.script("echo boot", ("lint", "unit-test"))
+    boot = text.index("echo boot")
+    lint = text.index("make lint")
+    unit = text.index("make unit-test")
+    assert text.startswith("set -eu")
+    assert boot < lint < unit
+    assert text.count("took $((") == 3
