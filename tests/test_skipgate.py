@@ -5,12 +5,15 @@ one fails the session and is named with its reason (also a module-level skip, al
 across xdist workers); a declared reason at a test the row does not name is undeclared;
 skips outside tests/ and xfails are not judged; without the variable nothing is judged;
 a bad value is a usage error. The table: malformed rows are rejected naming the row,
-and every row names test files that exist.
+every row names test files that exist, and the real skip sites (run where their input
+is missing) give reasons their rows accept.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -216,3 +219,42 @@ def test_every_declared_row_names_test_files_that_exist(declared):
         p.relative_to(REPO).as_posix() for p in (REPO / "tests").rglob("test_*.py")
     ]
     assert [f for f in files if declared.where.match(f"{f}::test")], declared.where
+
+
+def skip_of(call: Callable[[], object]) -> str:
+    """The reason a real skip site gives, by running it where its input is missing."""
+    with pytest.raises(pytest.skip.Exception) as skipped:
+        call()
+    return str(skipped.value.msg)
+
+
+def test_the_real_skip_sites_give_declared_reasons(tmp_path, monkeypatch):
+    # Each declared row against the reason its site produces today, so a reworded
+    # skip does not turn into a failing make test on a machine the author lacks.
+    from reference_impl.coverage import upstream
+    from tests import test_packaging
+    from tests.conformance import test_history
+    from tests.negative import controls
+    from tests.negative import test_negative_controls as negative
+    from tests.reference_impl.coverage import test_fields
+
+    monkeypatch.setattr(upstream, "MIRROR", tmp_path / "no-mirror")
+    monkeypatch.setattr(test_packaging, "REPO", tmp_path)
+    monkeypatch.setattr(negative, "record", lambda verdict: None)
+    (mark,) = test_history.test_commits_exist_and_sit_between_their_tags.pytestmark
+    chaos = next(r for r in controls.load() if r.status == controls.CHAOS)
+    pending = dataclasses.replace(chaos, status=controls.PENDING)
+    judge = (
+        negative.test_the_suite_fails_the_killers_and_passes_the_canaries_of_each_fault
+    )
+    neg = "tests/negative/test_negative_controls.py::test_x"
+    sites = {
+        "tests/reference_impl/coverage/test_fields.py::t": skip_of(
+            test_fields.test_upstreams_crd_yields_exactly_the_committed_paths
+        ),
+        "tests/conformance/test_history.py::t": mark.kwargs["reason"],
+        "tests/test_packaging.py::t": skip_of(test_packaging._tracked_files),
+        f"{neg}[chaos]": skip_of(lambda: judge(chaos, None)),
+        f"{neg}[pending]": skip_of(lambda: judge(pending, None)),
+    }
+    assert {k: v for k, v in sites.items() if not capabilities.declared(k, v)} == {}
