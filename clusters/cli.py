@@ -60,6 +60,13 @@ def _parser() -> argparse.ArgumentParser:
         "docker-down",
         help="stop the kind provider's Docker engine (no kind cluster left)",
     )
+    comps = sub.add_parser(
+        "build-components",
+        help="build (or reuse) the local cluster's Go components; starts nothing",
+    )
+    comps.add_argument(
+        "components", nargs="*", help="e.g. kubernetes (its kubectl); none: all"
+    )
     node = sub.add_parser(
         "build-node-image",
         help="build the offline kind node image (cached per version)",
@@ -105,6 +112,10 @@ def main(argv: list[str] | None = None) -> int:
                 "docker engine stopped; " + ("; ".join(left) or "nothing left") + "\n"
             )
             return 1 if left else 0
+        if args.verb == "build-components":
+            built = operating.build_components(args.components)
+            out.writelines(f"{name} {path}\n" for name, path in built.items())
+            return 0
         if args.verb == "build-node-image":
             tag, seconds = operating.build_node_image(args.output)
             out.write(

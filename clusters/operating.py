@@ -3,7 +3,10 @@
 `cli` only parses arguments (STYLE 12); these typed functions do the work:
 `up` and `down` keep the machine's one-cluster rule (`holding`), `docker_setup`
 prepares the kind provider's Docker engine (and proves a running local
-cluster survived it), `build_node_image` writes the offline kind node image.
+cluster survived it), `build_node_image` writes the offline kind node image,
+`build_components` builds the local cluster's Go components without starting anything
+(`make test` builds Kubernetes before its unit stage: the manifests tests render with
+the built kubectl).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from clusters import building
 from clusters import docker
 from clusters import holding
 from clusters import hostdeps
@@ -18,6 +22,7 @@ from clusters import interrupting
 from clusters import providers
 from clusters.base import ClusterProvider
 from clusters.docker import hostnet
+from clusters.errors import ClusterError
 from clusters.errors import Interrupted
 from clusters.kind import nodeimage
 from plumbing.gobuilding import BuildSettings
@@ -115,3 +120,18 @@ def build_node_image(output: Path | None) -> tuple[str, float]:
     if output is not None:
         return nodeimage.export(s, build, output), time.monotonic() - t0
     return nodeimage.ensure(s, build), time.monotonic() - t0
+
+
+def build_components(names: list[str]) -> dict[str, Path]:
+    """Build (or reuse) the named components (none named: all); return their bin dirs.
+
+    No cluster, no root: only Go and the build cache. An unknown name is an error
+    naming it and the known ones, before anything is built.
+    """
+    known = list(building.components())
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ClusterError(
+            f"unknown component(s) {', '.join(unknown)}; known: {', '.join(known)}"
+        )
+    return building.build_all(BuildSettings.from_env(), names or None)

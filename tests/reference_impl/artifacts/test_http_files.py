@@ -6,8 +6,10 @@ We test these aspects:
   `..data` into a timestamped directory), answers the known file with 200
   and its content;
 - a missing file is a real 404, which HTTP input artifacts must surface.
-Runs the host's busybox on 127.0.0.1; skipped when busybox is absent. In the
-cluster the same applet runs from the test image.
+Runs the host's busybox on 127.0.0.1: Debian's busybox-static at the path the test
+image is built from (`clusters host-deps`, the first step of `make test`, installs it),
+else busybox on PATH; skipped when neither is there. In the cluster the same applet
+runs from the test image.
 """
 
 from __future__ import annotations
@@ -22,11 +24,17 @@ import pytest
 
 from plumbing import waiting
 from reference_impl.artifacts import names
+from reference_impl.images.settings import PackagingSettings
 
-BUSYBOX = shutil.which("busybox") or ""
+_PACKAGED = PackagingSettings.from_env().busybox
+BUSYBOX = str(_PACKAGED) if _PACKAGED.is_file() else shutil.which("busybox") or ""
 FILES = Path(names.__file__).parent / "manifests" / "http-files"
 
-pytestmark = pytest.mark.skipif(not BUSYBOX, reason="busybox is not installed")
+pytestmark = pytest.mark.skipif(
+    not BUSYBOX,
+    reason=f"busybox is neither at {_PACKAGED} nor on PATH: install busybox-static "
+    "(`python -m clusters host-deps`, make test's first step, does)",
+)
 
 
 def _configmap_volume(root: Path) -> Path:

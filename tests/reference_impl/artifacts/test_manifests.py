@@ -15,7 +15,6 @@ We test these aspects:
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -26,16 +25,16 @@ import yaml
 from reference_impl import common
 from reference_impl.artifacts import names
 from reference_impl.artifacts import repositories
+from tests import kubectl
 
 MANIFESTS = Path(names.__file__).parent / "manifests"
-KUBECTL = shutil.which("kubectl") or "/usr/bin/kubectl"
+KUBECTL = kubectl.find()
 
-pytestmark = pytest.mark.skipif(
-    not Path(KUBECTL).exists(), reason="kubectl is needed to render kustomize manifests"
-)
+pytestmark = pytest.mark.skipif(KUBECTL is None, reason=kubectl.missing_reason())
 
 
 def _render(directory: Path) -> list[dict[str, Any]]:
+    assert KUBECTL is not None
     out = subprocess.run(
         [KUBECTL, "kustomize", str(directory)],
         capture_output=True, text=True, timeout=60, check=False,

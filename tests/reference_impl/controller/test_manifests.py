@@ -6,7 +6,6 @@ and RBAC grants what the controller and executor call."""
 from __future__ import annotations
 
 import pathlib
-import shutil
 import subprocess
 from typing import Any
 
@@ -14,11 +13,12 @@ import pytest
 import yaml
 
 from reference_impl.controller.config import configuration
+from tests import kubectl
 
 Json = dict[str, Any]
 MANIFESTS = pathlib.Path(__file__).parents[3] / "reference_impl" / "manifests"
-KUBECTL = shutil.which("kubectl")
-pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
+KUBECTL = kubectl.find()
+pytestmark = pytest.mark.skipif(KUBECTL is None, reason=kubectl.missing_reason())
 OVERLAYS = {
     "legacy": False,
     "initless": True,
