@@ -104,13 +104,19 @@ fresh-debian: setup
 	$(PY) -m tests.freshmachine $(FRESH_TARGETS)
 
 # kind, offline, once the local cluster is down (one cluster at a time): the 1 + 2 node
-# cluster proofs (image volumes, pod network across workers, DNS, a clean down), then
-# HelloWorld in both layouts on a kind cluster through the conformance front end; the
-# node image is built here once and cached like the other components.
+# cluster proofs (image volumes, pod network across workers, DNS, a clean down), then on
+# a 1 + 2 node cluster HelloWorld in both layouts through the conformance front end and
+# one worker-node chaos experiment (KIND_CHAOS_SLICE; all three: `make chaos-kind`); the
+# cluster is brought down whatever happened. The node image is built here once and cached
+# like the other components.
 KIND_CLUSTER ?= wpc-kind
+KIND_CHAOS_SLICE ?= worker-drained-while-main-runs
+KIND_CHAOS_ENV = WPC_CHAOS_IMPLEMENTATION=$(IMPLEMENTATION) WPC_CHAOS_LAYOUT=legacy WPC_CHAOS_PROVIDER=kind WPC_CHAOS_CLUSTER=$(KIND_CLUSTER)
 kind-test: setup
 	$(PY) -m pytest -m "kind" $(PYTEST_ARGS)
-	$(PY) -m conformance run --implementation reference --layout both --provider kind --cluster $(KIND_CLUSTER) --reports-dir reports/kind-smoke -- -k test_hello_world; \
+	$(PY) -m clusters up --provider kind --name $(KIND_CLUSTER) --workers 2 && \
+	$(PY) -m conformance run --implementation reference --layout both --provider kind --cluster $(KIND_CLUSTER) --reports-dir reports/kind-smoke -- -k test_hello_world && \
+	$(KIND_CHAOS_ENV) $(PY) -m pytest -m chaos tests/chaos/test_experiments.py -k "$(KIND_CHAOS_SLICE)" $(PYTEST_ARGS); \
 	rc=$$?; $(PY) -m clusters down --provider kind --name $(KIND_CLUSTER) && exit $$rc
 
 # The negative controls: each broken variant of the reference implementation must be
@@ -225,15 +231,12 @@ chaos: setup
 # --provider kind --name $(KIND_CLUSTER)` and `up` make the cluster whole again).
 KIND_CLUSTER ?= wpc-kind
 chaos-kind: setup
-	$(PY) -m clusters up --provider kind --name $(KIND_CLUSTER) --workers 2
-	WPC_CHAOS_IMPLEMENTATION=$(IMPLEMENTATION) WPC_CHAOS_LAYOUT=legacy \
-	WPC_CHAOS_PROVIDER=kind WPC_CHAOS_CLUSTER=$(KIND_CLUSTER) \
-	$(PY) -m pytest -m chaos tests/chaos/test_experiments.py \
-	  -k "worker-frozen-while-main-runs or worker-drained-while-main-runs" $(PYTEST_ARGS)
-	WPC_CHAOS_IMPLEMENTATION=$(IMPLEMENTATION) WPC_CHAOS_LAYOUT=legacy \
-	WPC_CHAOS_PROVIDER=kind WPC_CHAOS_CLUSTER=$(KIND_CLUSTER) \
-	$(PY) -m pytest -m chaos tests/chaos/test_experiments.py \
-	  -k "worker-deleted-while-main-runs" $(PYTEST_ARGS)
+	$(PY) -m clusters up --provider kind --name $(KIND_CLUSTER) --workers 2 && \
+	$(KIND_CHAOS_ENV) $(PY) -m pytest -m chaos tests/chaos/test_experiments.py \
+	  -k "worker-frozen-while-main-runs or worker-drained-while-main-runs" $(PYTEST_ARGS) && \
+	$(KIND_CHAOS_ENV) $(PY) -m pytest -m chaos tests/chaos/test_experiments.py \
+	  -k "worker-deleted-while-main-runs" $(PYTEST_ARGS); \
+	rc=$$?; $(PY) -m clusters down --provider kind --name $(KIND_CLUSTER) && exit $$rc
 
 # Each broken reference variant of tests/chaos/test_negative_controls.py must be caught
 # by the probe or invariant its row names (these also run in `make negative-controls`).
