@@ -75,15 +75,20 @@ def terminal_within_deadline(
 def node_phases_monotonic(
     history: History, settings: InvariantSettings
 ) -> list[Violation]:
-    """A node's phase only moves forward, and a terminal phase never changes.
+    """A node's phase only moves forward, and a fulfilled phase never changes.
 
     Order: Pending < Running < {Succeeded, Failed, Error, Skipped, Omitted}.
     Each node is compared with its previous observed phase; phases this
-    order does not know are ignored rather than guessed at.
+    order does not know are ignored rather than guessed at. A completed node
+    whose task result is not yet synced (`taskResultSynced: false`) is not
+    fulfilled (Argo's `NodeStatus.Fulfilled`), and may still change: when its
+    pod vanishes, upstream marks it `Error: pod deleted` (v4.1.2,
+    workflow/controller/operator.go, podReconciliation's missing-pod loop skips
+    only fulfilled nodes), as after a worker node is deleted.
     """
     found: list[Violation] = []
     for track in tracks(history, "Workflow"):
-        seen: dict[str, tuple[str, HistoryRecord]] = {}
+        seen: dict[str, tuple[str, HistoryRecord, bool]] = {}
         for version in track.versions:
             nodes = version.status.get("nodes") or {}
             for node_id, node in nodes.items():
@@ -91,11 +96,14 @@ def node_phases_monotonic(
                 if phase not in _RANK:
                     continue
                 before = seen.get(node_id)
-                seen[node_id] = (phase, version)
+                fulfilled = (
+                    phase in NODE_TERMINAL and node.get("taskResultSynced") is not False
+                )
+                seen[node_id] = (phase, version, fulfilled)
                 if before is None or before[0] == phase:
                     continue
-                old, old_record = before
-                if _RANK[phase] >= _RANK[old] and old not in NODE_TERMINAL:
+                old, old_record, was_fulfilled = before
+                if _RANK[phase] >= _RANK[old] and not was_fulfilled:
                     continue
                 label = node.get("displayName") or node_id
                 found.append(

@@ -86,6 +86,30 @@ def test_a_terminal_node_changing_terminal_phase_is_a_violation() -> None:
     assert "from Failed to Succeeded" in found.message
 
 
+def test_an_unsynced_failed_node_may_still_become_error_but_not_go_back() -> None:
+    """Upstream marks a completed node whose task result never came `pod deleted`."""
+    unsynced = {**node("Failed"), "taskResultSynced": False}
+    b = HistoryBuilder()
+    b.at(0).add("ADDED", workflow(nodes={"wf-1": node("Running")}))
+    b.at(1).add("MODIFIED", workflow(nodes={"wf-1": unsynced}))
+    b.at(2).add("MODIFIED", workflow(nodes={"wf-1": node("Error")}))
+    assert node_phases_monotonic(b.build(), SETTINGS) == []
+
+    b = HistoryBuilder()
+    b.at(0).add("ADDED", workflow(nodes={"wf-1": unsynced}))
+    b.at(1).add("MODIFIED", workflow(nodes={"wf-1": node("Running")}))
+    (found,) = node_phases_monotonic(b.build(), SETTINGS)
+    assert "from Failed to Running" in found.message
+
+    b = HistoryBuilder()  # once synced, Failed is final
+    b.at(0).add(
+        "ADDED", workflow(nodes={"wf-1": {**unsynced, "taskResultSynced": True}})
+    )
+    b.at(1).add("MODIFIED", workflow(nodes={"wf-1": node("Error")}))
+    (found,) = node_phases_monotonic(b.build(), SETTINGS)
+    assert "from Failed to Error" in found.message
+
+
 def test_nodes_moving_forward_are_fine() -> None:
     b = HistoryBuilder()
     b.at(0).add("ADDED", workflow(nodes={"wf-1": node("Pending")}))
