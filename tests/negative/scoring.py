@@ -199,6 +199,21 @@ def score(entries: Iterable[Mapping[str, Any]], *, must: Iterable[str]) -> Score
     )
 
 
+def family(clause: str) -> str:
+    """`WPC-POD-003` -> `POD`."""
+    return clause.split("-")[1]
+
+
+def by_family(killed: Iterable[str], must: Iterable[str]) -> dict[str, dict[str, int]]:
+    """MUST clauses killed / MUST clauses, per clause family, every family listed."""
+    totals: dict[str, dict[str, int]] = {}
+    for clause in sorted(frozenset(must)):
+        totals.setdefault(family(clause), {"killed": 0, "total": 0})["total"] += 1
+    for clause in frozenset(killed) & frozenset(must):
+        totals[family(clause)]["killed"] += 1
+    return totals
+
+
 def _test_json(seen: Observed, role: str) -> dict[str, Any]:
     return {
         "test": seen.test.short_name,
@@ -259,6 +274,7 @@ def summary(
             "total": result.must_total,
             "score": round(result.clause_score, 4),
             "killedClauses": list(result.killed_must),
+            "byFamily": by_family(result.killed_must, must),
         },
         "faultScore": {
             "killed": result.faults_killed,

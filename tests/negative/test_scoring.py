@@ -316,6 +316,10 @@ def test_the_summary_matches_its_schema():
         "total": 5,
         "score": 0.2,
         "killedClauses": ["WPC-HANDSHAKE-003"],
+        "byFamily": {
+            "A": {"killed": 0, "total": 4},
+            "HANDSHAKE": {"killed": 1, "total": 1},
+        },
     }
     assert document["faultScore"] == {
         "killed": 1,
@@ -325,6 +329,18 @@ def test_the_summary_matches_its_schema():
     }
     assert document["durationSeconds"] == 99.9
     assert document["notRun"] == [NOT_RUN[1], NOT_RUN[0]]  # by fault name
+
+
+def test_the_score_by_family_lists_every_family_and_only_must_kills():
+    families = scoring.by_family(
+        ["WPC-POD-001", "WPC-POD-009", "WPC-KILL-002"],
+        ["WPC-POD-001", "WPC-POD-002", "WPC-KILL-001", "WPC-RESULT-001"],
+    )
+    assert families == {
+        "KILL": {"killed": 0, "total": 1},  # KILL-002 is no MUST clause here
+        "POD": {"killed": 1, "total": 2},
+        "RESULT": {"killed": 0, "total": 1},
+    }
 
 
 def test_an_empty_summary_matches_its_schema():
