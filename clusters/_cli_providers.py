@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Mapping
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -29,11 +30,18 @@ def run_cli(command: Sequence[str], *, log_path: Path) -> None:
     commands.run(command, log_path=log_path, error=RunError)
 
 
-def apply_marker(*, kubectl: str, kubeconfig: Path, provider: str, name: str) -> None:
+def apply_marker(
+    *,
+    kubectl: str,
+    kubeconfig: Path,
+    provider: str,
+    name: str,
+    details: Mapping[str, str] | None = None,
+) -> None:
     """Create the WPC marker ConfigMap in a freshly made cluster."""
     import json
 
-    body = json.dumps(marker.manifest(provider=provider, name=name))
+    body = json.dumps(marker.manifest(provider=provider, name=name, details=details))
     commands.capture(
         [kubectl, "--kubeconfig", str(kubeconfig), "apply", "-f", "-"],
         stdin=body,

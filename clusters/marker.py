@@ -8,6 +8,7 @@ user says so explicitly.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Mapping
 from typing import Any
 
 from clusters.errors import MarkerMissingError
@@ -17,8 +18,14 @@ NAME = "wpc-cluster"
 LABEL = "wpc.dev/cluster-marker"
 
 
-def manifest(*, provider: str, name: str) -> dict[str, Any]:
-    """The marker ConfigMap for a cluster made by `provider` under `name`."""
+def manifest(
+    *, provider: str, name: str, details: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """The marker ConfigMap for a cluster made by `provider` under `name`.
+
+    `details`: what only the provider knows and a report should record (kind: the
+    node image and its ID); reports copy the marker into their environment block.
+    """
     return {
         "apiVersion": "v1",
         "kind": "ConfigMap",
@@ -33,6 +40,7 @@ def manifest(*, provider: str, name: str) -> dict[str, Any]:
             "created": datetime.datetime.now(datetime.UTC).isoformat(
                 timespec="seconds"
             ),
+            **(details or {}),
         },
     }
 

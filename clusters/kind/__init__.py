@@ -120,7 +120,7 @@ class KindProvider:
             ("kind CLI", lambda: _discard(self._kind())),
             ("node image", lambda: state.update(image=self._image())),
             ("kind create", lambda: self._kind_create(cluster, state["image"], retain)),
-            ("marker", lambda: self._mark(cluster)),
+            ("marker", lambda: self._mark(cluster, state["image"])),
             ("CoreDNS forwards nothing", lambda: self._own_corefile(cluster)),
             (
                 "nodes Ready and DNS answers",
@@ -158,12 +158,17 @@ class KindProvider:
             cmd.append("--retain")
         _run(self.settings, cmd, self.work_dir / cluster / "create.log")
 
-    def _mark(self, cluster: str) -> None:
+    def _mark(self, cluster: str, image: str) -> None:
+        image_id = docker_cli.capture(
+            self.settings.docker, "image", "inspect", "--format", "{{.Id}}", image
+        ).strip()
         cli.apply_marker(
             kubectl=str(self.kubectl(cluster)),
             kubeconfig=self.kubeconfig_path(cluster),
             provider=self.name,
             name=cluster,
+            # Reports copy the marker: what exactly the nodes were made from.
+            details={"nodeImage": image, "nodeImageId": image_id},
         )
 
     def _own_corefile(self, cluster: str) -> None:

@@ -171,6 +171,9 @@ def test_every_node_is_ready_runs_1_36_4_and_the_cluster_is_marked(core):
         assert node.status.node_info.kubelet_version == pins.KUBERNETES
     data = marker.check(core)
     assert (data["provider"], data["name"]) == ("kind", CLUSTER)
+    # What reports record of the nodes (their environment block copies the marker).
+    assert data["nodeImage"].startswith("wpc.local/kind-node:v1.36.4-")
+    assert data["nodeImageId"].startswith("sha256:")
 
 
 def test_coredns_runs_wpcs_corefile_which_forwards_nothing(core):
