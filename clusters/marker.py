@@ -34,13 +34,14 @@ def manifest(
             "namespace": NAMESPACE,
             "labels": {LABEL: "true", "app.kubernetes.io/managed-by": "wpc"},
         },
+        # The provider's details never replace the three fields every marker has.
         "data": {
+            **(details or {}),
             "provider": provider,
             "name": name,
             "created": datetime.datetime.now(datetime.UTC).isoformat(
                 timespec="seconds"
             ),
-            **(details or {}),
         },
     }
 

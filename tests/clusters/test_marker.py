@@ -33,3 +33,5 @@ def test_a_providers_details_are_recorded_beside_them():
     assert cm["data"]["provider"] == "kind"
     assert cm["data"]["nodeImage"] == "wpc.local/kind-node:v1"
     assert cm["data"]["nodeImageId"] == "sha256:ab"
+    spoofed = marker.manifest(provider="kind", name="x", details={"provider": "local"})
+    assert spoofed["data"]["provider"] == "kind"
