@@ -75,6 +75,8 @@ class Control:
     timeout_scale: float = 1.0
     """`--timeout-scale` of the fault's run (below 1 only to cut a timing-out killer)."""
     slice: bool = True
+    no_family_canary: str = ""
+    """Why no test of the row's clause families survives the fault (empty: one must)."""
     """Whether `make test` runs the row; `make negative-controls` runs them all."""
 
     @property
@@ -177,6 +179,7 @@ def parse(
             reason=item.get("reason", ""),
             timeout_scale=float(item.get("timeoutScale", 1.0)),
             slice=bool(item.get("slice", True)),
+            no_family_canary=item.get("noFamilyCanary", ""),
         )
         found = _problems(row, known)
         if row.fault in seen:

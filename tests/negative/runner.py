@@ -19,6 +19,7 @@ Everything a fault's run writes goes to `<out_dir>/<fault>/`: `pytest.log`,
 
 from __future__ import annotations
 
+import functools
 import logging
 import shlex
 import subprocess
@@ -36,7 +37,9 @@ from conformance.errors import WaitTimeout
 from conformance.harness import watching
 from conformance.harness.timeouts import Timeouts
 from conformance.implementations import driving
+from conformance.implementations import preparing
 from conformance.implementations import profiles
+from conformance.implementations.contexts import ClusterChoice
 from conformance.implementations.contexts import Environment
 from conformance.plugin import collection
 from plumbing.waiting import Clock
@@ -125,7 +128,21 @@ def _each_layout(drv: driving.Driver, kind: str, layouts: Iterable[str]) -> None
 
 
 def prepare(target: Target) -> None:
-    """Load the images and apply the shared objects (once per session)."""
+    """Load the images and apply the shared objects (once per session).
+
+    The suite's tools image too: the killers and canaries run their user
+    commands from it, and on a cluster just made (`make negative-controls`
+    alone) nothing else has loaded it: every workflow would sit in
+    ImagePullBackOff, and every row would come out as timeouts.
+    """
+    preparing.load_tools_image(
+        ClusterChoice(
+            kubeconfig=None,
+            provider=target.provider,
+            cluster=target.cluster,
+            allow_foreign=False,
+        )
+    )
     drv = driver(target, "")
     drv.prepare(drv.profile.layouts)
 
@@ -226,7 +243,7 @@ def check_fault(
         where = f"{namespace}/{name}"
         try:
             observed = _await_published(
-                lambda ns=namespace, n=name: read(ns, n),
+                functools.partial(read, namespace, name),
                 where=where,
                 describe=f"the controller of {instance.instance_id} to publish its fault",
                 timeout=budget,

@@ -17,15 +17,19 @@ from __future__ import annotations
 
 import ast
 import copy
+import dataclasses
 from collections.abc import Iterable
 from collections.abc import Mapping
 from typing import Any
 
 import pytest
 
+from conformance import spec as specs
+from conformance.implementations import profiles
 from conformance.plugin import collection
 from conformance.plugin import markers
 from tests.negative import controls
+from tests.negative import runner
 from tests.negative.controls import ControlsError
 from tests.negative.controls import TestRef
 
@@ -171,6 +175,86 @@ def _cited_clauses() -> dict[str, set[str]]:
     return cited
 
 
+def _functions() -> list[tuple[str, frozenset[str], frozenset[str]]]:
+    """(ShortName, clauses, features) of every suite test function (marker + clauses)."""
+    feature_of = {r.id: r.feature for r in specs.load().requirements if r.feature}
+    found = []
+    for path in collection.SUITE_DIR.glob("test_*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "conformance"
+            ):
+                continue
+            kwargs = {k.arg: k.value for k in node.keywords if k.arg}
+            clauses = frozenset(ast.literal_eval(kwargs.get("clauses", ast.List([]))))
+            features = set(ast.literal_eval(kwargs.get("features", ast.List([]))))
+            features |= {feature_of[c] for c in clauses if c in feature_of}
+            found.append((markers.short_name_for(path), clauses, frozenset(features)))
+    return found
+
+
+def unrunnable(rows: Iterable[controls.Control], claimed: set[str]) -> list[str]:
+    """Killers and canaries that would skip against an implementation claiming `claimed`.
+
+    A killer needs one runnable function citing a clause of its row (the one that
+    fails); a canary needs every function of its ShortName runnable (a skipped
+    function makes the ShortName's outcome `skipped`, an error for a canary).
+    """
+    from conformance import contract
+
+    layout_features = set(contract.LAYOUT_FEATURES.values())
+    functions = _functions()
+    problems = []
+    for row in rows:
+        if row.status != controls.ACTIVE:
+            continue
+        for ref, role in [(k, "killer") for k in row.killers] + [
+            (c, "canary") for c in row.canaries
+        ]:
+            own = [
+                (
+                    clauses,
+                    (set(features) - layout_features)
+                    | {contract.LAYOUT_FEATURES[ref.layout]},
+                )
+                for name, clauses, features in functions
+                if name == ref.short_name
+            ]
+            if role == "killer":
+                own = [(c, f) for c, f in own if c & set(row.clauses)]
+                ok = any(f <= claimed for _, f in own)
+            else:
+                ok = all(f <= claimed for _, f in own)
+            if not ok:
+                missing = sorted(set().union(*(f for _, f in own)) - claimed)
+                problems.append(f"{row.fault}: {role} {ref.label} needs {missing}")
+    return problems
+
+
+def test_every_test_an_active_row_runs_is_one_the_faulty_reference_claims():
+    """A killer or canary needing a feature not claimed would skip, and the row error.
+
+    (`ignore-signal-file` once had EmissaryLargeArgs as canary: LARGE_ARGUMENTS is not
+    claimed, so the canary skipped on the cluster.)
+    """
+    core = {
+        f.name
+        for f in specs.load().features
+        if str(getattr(f.support, "value", f.support)) == "Core"
+    }
+    claimed = core | set(profiles.load(str(runner.PROFILE)).features)
+    assert unrunnable(controls.load(), claimed) == []
+    # The check can fail: a canary needing a feature nobody claims is found.
+    (row,) = [r for r in controls.load() if r.fault == "ignore-signal-file"]
+    large = TestRef("EmissaryLargeArgs", "legacy")
+    found = unrunnable([dataclasses.replace(row, canaries=(large,))], claimed)
+    assert found == [
+        "ignore-signal-file: canary EmissaryLargeArgs[legacy] needs ['LARGE_ARGUMENTS']"
+    ]
+
+
 def family(clause: str) -> str:
     """`WPC-STATUS-002` -> `WPC-STATUS`."""
     return clause.rsplit("-", 1)[0]
@@ -182,7 +266,7 @@ def rows_without_a_family_canary(
     """Active rows none of whose canaries cites a clause of the row's families."""
     missing = []
     for row in rows:
-        if row.status != controls.ACTIVE:
+        if row.status != controls.ACTIVE or row.no_family_canary:
             continue
         families = {family(c) for c in row.clauses}
         if not any(
