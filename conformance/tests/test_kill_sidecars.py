@@ -50,20 +50,24 @@ def test_sidecars_are_stopped_after_main_exits_and_nodes_end_as_main_decided(
         f"by_step: {sorted(by_step)}"
     )
 
-    # WPC-KILL-001: the sleeper stopped; the node is what main decided.
     stopped = by_step["stopped"]
-    assert pods.terminated(stopped, "main").exit_code == 0
-    pods.terminated(stopped, "sleeper")
-    assert (
-        named_node(workflow, "stopped")["phase"],
-        named_node(workflow, "stopped").get("message", ""),
-    ) == ("Succeeded", "")
-
-    # WPC-KILL-002: SIGTERM is the first signal the recorder's command receives.
+    # WPC-KILL-002 first: SIGTERM is the first signal the recorder's command receives
+    # (a wrong signal also fails the sidecar, and so WPC-KILL-001's node, below).
     recorder = pods.terminated(stopped, "recorder")
     assert (recorder.exit_code, (recorder.message or "").split()) == (143, ["TERM"]), (
         f"WPC-KILL-002: recorder: exit code {recorder.exit_code}, "
         f"signals seen {recorder.message!r}"
+    )
+
+    # WPC-KILL-001: the sleeper stopped; the node is what main decided.
+    assert pods.terminated(stopped, "main").exit_code == 0, "WPC-KILL-001: main's exit"
+    pods.terminated(stopped, "sleeper")
+    stopped_node = named_node(workflow, "stopped")
+    assert (stopped_node["phase"], stopped_node.get("message", "")) == (
+        "Succeeded",
+        "",
+    ), (
+        f"WPC-KILL-001: node stopped is {stopped_node['phase']} {stopped_node.get('message')!r}"
     )
 
     # WPC-KILL-003: SIGKILL between G and G + 10 s after the SIGTERM, whose
@@ -73,12 +77,13 @@ def test_sidecars_are_stopped_after_main_exits_and_nodes_end_as_main_decided(
     killed = pods.terminated(stubborn, "stubborn")
     noted = (killed.message or "").split()
     assert (killed.exit_code, noted[:1]) == (137, ["TERM"]), (
-        f"stubborn sidecar: exit code {killed.exit_code}, log {killed.message!r}"
+        f"WPC-KILL-003: stubborn sidecar: exit code {killed.exit_code}, "
+        f"log {killed.message!r}"
     )
     waited = killed.finished_at.timestamp() - int(noted[1])
     limit = GRACE + SIGKILL_WINDOW + timeouts.timing_tolerance
     assert GRACE <= waited <= limit, (
-        f"stubborn sidecar killed {waited:g} s after its SIGTERM; "
+        f"WPC-KILL-003: stubborn sidecar killed {waited:g} s after its SIGTERM; "
         f"expected between {GRACE} s and {limit:g} s"
     )
     assert named_node(workflow, "stubborn")["phase"] == "Succeeded"
@@ -92,7 +97,8 @@ def test_sidecars_are_stopped_after_main_exits_and_nodes_end_as_main_decided(
     )
     took = (last - main_failed.finished_at).total_seconds()
     assert took <= GRACE + timeouts.cleanup, (
-        f"pod {failing.metadata.name} took {took:g} s to terminate after main failed"
+        f"WPC-KILL-004: pod {failing.metadata.name} took {took:g} s to terminate "
+        "after main failed"
     )
     node = named_node(workflow, "failing")
     assert (node["phase"], node.get("message")) == (
