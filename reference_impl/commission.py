@@ -49,7 +49,10 @@ applies to the pods that have what it changes. Operations:
 - `remove`: delete what the path matches;
 - `copy`: `add` the value found at `from` (first match; nothing when there is none);
 - `sub`: `re.sub(pattern, replacement)` on the string at the path;
-- `move-last`: move the matched list items to the end of their list.
+- `move-last`: move the matched list items to the end of their list;
+- `remove-keys`: delete the keys of the mapping at the path that `pattern` matches
+  (`re.search`), for a whole class of keys (user annotations) whose names the row
+  cannot list.
 """
 
 from __future__ import annotations
@@ -67,7 +70,9 @@ Json = dict[str, Any]
 CONTROLLER = "controller"
 EXECUTOR = "executor"
 LAYOUTS = ("legacy", "initless")
-POD_OPS = frozenset({"replace", "add", "remove", "copy", "sub", "move-last"})
+POD_OPS = frozenset(
+    {"replace", "add", "remove", "copy", "sub", "move-last", "remove-keys"}
+)
 STATUS_TARGETS = frozenset({"workflow", "nodes"})
 MAX_NAME = 23
 """A negative control's instance ID `wpc-neg-<name>-initless` is a DNS label of at most
@@ -208,11 +213,12 @@ def _path_op(item: Any, key: str, source: str) -> PathOp:
         "add": ["value"],
         "copy": ["from"],
         "sub": ["pattern", "replacement"],
+        "remove-keys": ["pattern"],
     }.get(op, [])
     for field in needs:
         if field not in item:
             raise _fail(source, f"{key}.{field}", f"required by op {op!r}")
-    if op == "sub":
+    if op in ("sub", "remove-keys"):
         try:
             re.compile(item["pattern"])
         except re.error as err:
@@ -533,6 +539,11 @@ def apply_ops(document: Json, ops: Sequence[PathOp]) -> Json:
             for container, key in _matches(document, op.path):
                 if isinstance(container[key], str):
                     container[key] = re.sub(op.pattern, op.replacement, container[key])
+        elif op.op == "remove-keys":
+            for container, key in _matches(document, op.path):
+                if isinstance(container[key], dict):
+                    for name in [k for k in container[key] if re.search(op.pattern, k)]:
+                        del container[key][name]
         else:  # remove, move-last
             _take(_matches(document, op.path), move=op.op == "move-last")
     return document

@@ -14,6 +14,11 @@ from typing import Any
 _CONTAINERS = "spec/containers"
 _INITS = "spec/initContainers"
 _ANNOTATIONS = "metadata/annotations"
+_SIDECAR_FAILURE = (
+    r"^(?!(?:main|init|wait|supervisor): )[a-z0-9][a-z0-9-]*: (\S+ \(exit code \d+\))"
+)
+"""`<sidecar>: <Reason> (exit code N)`: a container message that is not an Argo
+container's or main's (WPC-STATUS-006)."""
 
 TABLE: list[dict[str, Any]] = [
     # -- pod: metadata --------------------------------------------------------------------
@@ -463,6 +468,83 @@ TABLE: list[dict[str, Any]] = [
             }
         ],
     },
+    # -- pod and status (third batch) -----------------------------------------------------
+    {
+        "name": "emissary-path-doubled",
+        "clause": "WPC-LEGACY-004",
+        "summary": "legacy: wrapped containers run /var/run/argo//argoexec (a doubled slash)",
+        "pod": [
+            {
+                "op": "sub",
+                "path": f"{_CONTAINERS}/*/command/0",
+                "pattern": "^/var/run/argo/argoexec$",
+                "replacement": "/var/run/argo//argoexec",
+                "layouts": ["legacy"],
+            }
+        ],
+    },
+    {
+        "name": "user-annotations-lost",
+        "clause": "WPC-POD-004",
+        "summary": "annotations from spec.podMetadata and template.metadata never reach the pod",
+        "pod": [
+            {
+                "op": "remove-keys",
+                "path": "metadata/annotations",
+                "pattern": r"^(?!workflows\.argoproj\.io/|kubectl\.kubernetes\.io/)",
+            }
+        ],
+    },
+    {
+        "name": "main-resources-dropped",
+        "clause": "WPC-POD-008",
+        "summary": "main loses its resources, so a podSpecPatch setting them has no effect",
+        "pod": [{"op": "remove", "path": f"{_CONTAINERS}/[name=main]/resources"}],
+    },
+    {
+        "name": "no-finalizer-at-create",
+        "clause": "WPC-FINALIZER-001",
+        "summary": "pods are created without the status finalizer even when it is enabled",
+        "pod": [{"op": "remove", "path": "metadata/finalizers"}],
+    },
+    {
+        "name": "sidecar-failure-unnamed",
+        "clause": "WPC-STATUS-006",
+        "summary": "a node failed by a sidecar's exit omits the sidecar's name",
+        "status": [
+            {
+                "target": "nodes",
+                "field": "message",
+                "pattern": _SIDECAR_FAILURE,
+                "replacement": r"\1",
+            },
+            {
+                "target": "workflow",
+                "field": "message",
+                "pattern": _SIDECAR_FAILURE,
+                "replacement": r"\1",
+            },
+        ],
+    },
+    {
+        "name": "invalid-spec-unprefixed",
+        "clause": "WPC-VALIDATE-001",
+        "summary": "a workflow failing validation says `invalid workflow: `, not `invalid spec: `",
+        "status": [
+            {
+                "target": "workflow",
+                "field": "message",
+                "pattern": "^invalid spec: ",
+                "replacement": "invalid workflow: ",
+            },
+            {
+                "target": "nodes",
+                "field": "message",
+                "pattern": "^invalid spec: ",
+                "replacement": "invalid workflow: ",
+            },
+        ],
+    },
     # -- executor: task results -----------------------------------------------------------
     {
         "name": "result-no-owner",
@@ -563,6 +645,30 @@ TABLE: list[dict[str, Any]] = [
                 "file": "termination",
                 "pattern": r"^failed to find name in PATH: ",
                 "replacement": "command not found in PATH: ",
+            }
+        ],
+    },
+    {
+        "name": "marker-absent-wording",
+        "clause": "WPC-HANDSHAKE-007",
+        "summary": "main, given no marker, says `no status marker after 30s`",
+        "messages": [
+            {
+                "file": "termination",
+                "pattern": r"^supervisor presumed dead: status marker never appeared within (\d+)s$",
+                "replacement": r"supervisor presumed dead: no status marker after \1s",
+            }
+        ],
+    },
+    {
+        "name": "marker-stale-wording",
+        "clause": "WPC-HANDSHAKE-008",
+        "summary": "main, given a stale marker, says `status marker stale for 30s`",
+        "messages": [
+            {
+                "file": "termination",
+                "pattern": r"^supervisor presumed dead: no status update within (\d+)s$",
+                "replacement": r"supervisor presumed dead: status marker stale for \1s",
             }
         ],
     },

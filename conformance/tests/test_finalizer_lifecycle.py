@@ -144,5 +144,6 @@ def test_status_finalizer_is_added_at_creation_and_removed_once_each_node_is_don
         or contract.STATUS_FINALIZER not in (e.obj["metadata"].get("finalizers") or [])
     }
     assert not bad, (
-        f"pods whose first version lacked {contract.STATUS_FINALIZER}: {bad}"
+        f"WPC-FINALIZER-001: pods whose first version lacked "
+        f"{contract.STATUS_FINALIZER}: {bad}"
     )

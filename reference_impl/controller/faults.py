@@ -88,6 +88,12 @@ backoff-limit-wording          WPC-STATUS-021    `Backoff exceeds maxDuration`
 init-failure-unprefixed        WPC-STATUS-004    init failure without `init: `
 killed-aux-unnamed             WPC-RECOVERY-007  killed wait/supervisor not named
 exit-code-output-zero          WPC-RESULT-005    node outputs.exitCode always `0`
+emissary-path-doubled          WPC-LEGACY-004    legacy emissary run as /var/run/argo//argoexec
+user-annotations-lost          WPC-POD-004       podMetadata/template annotations dropped
+main-resources-dropped         WPC-POD-008       main's resources removed (podSpecPatch lost)
+no-finalizer-at-create         WPC-FINALIZER-001 pods created without the status finalizer
+sidecar-failure-unnamed        WPC-STATUS-006    a sidecar's failure without `<sidecar>: `
+invalid-spec-unprefixed        WPC-VALIDATE-001  `invalid workflow: ` for `invalid spec: `
 =============================  ================  ==========================================
 """
 

@@ -33,6 +33,8 @@ row, which `ExecutorSettings.commission` carries to the four places that apply t
 | `ready-marker-spaced`   | WPC-HANDSHAKE-001 | READY written with a space before its newline   |
 | `cause-unprefixed`      | WPC-HANDSHAKE-005 | a pre-main cause without its failing step       |
 | `path-lookup-wording`   | WPC-EMISSARY-003  | `command not found in PATH: ...`                |
+| `marker-absent-wording` | WPC-HANDSHAKE-007 | no marker: `no status marker after 30s`         |
+| `marker-stale-wording`  | WPC-HANDSHAKE-008 | stale marker: `status marker stale for 30s`     |
 """
 
 from __future__ import annotations

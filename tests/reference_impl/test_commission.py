@@ -10,7 +10,9 @@
   template with a user init container, a sidecar, podGC and a grace period, in both
   layouts), changes exactly the fields it names and nothing else, in at least one
   layout; with no fault the pod is unchanged;
-- each `status` row rewrites exactly the message it names.
+- each `status` row rewrites exactly the message it names (a sidecar's failure, the
+  validation prefix);
+- `remove-keys` drops the keys its pattern matches (user annotations) and no others.
 """
 
 from __future__ import annotations
@@ -41,8 +43,13 @@ spec:
   entrypoint: main
   podGC: {strategy: OnPodSuccess, deleteDelayDuration: 90s}
   podSpecPatch: '{"terminationGracePeriodSeconds": 7}'
+  podMetadata:
+    labels: {wpc.dev/from-workflow: "yes"}
+    annotations: {wpc.dev/from-workflow: "yes"}
   templates:
     - name: main
+      metadata:
+        annotations: {wpc.dev/from-template: "yes"}
       initContainers:
         - {name: first-init, image: busybox, command: [sh, -c, "true"]}
       sidecars:
@@ -51,11 +58,17 @@ spec:
         image: busybox
         command: [sh]
         source: echo hi
+        resources: {requests: {cpu: 11m}}
 """
 
 
 def build(
-    *, initless: bool, fault: str = "", on_exit: bool = False, instance_id: str = ""
+    *,
+    initless: bool,
+    fault: str = "",
+    on_exit: bool = False,
+    instance_id: str = "",
+    status_finalizer: bool = False,
 ) -> Json:
     wf = workflow(RICH)
     request = podbuilding.PodRequest(
@@ -69,11 +82,12 @@ def build(
         request,
         config=configuration.ControllerConfig(instance_id=instance_id),
         settings=settings(
+            status_capture_finalizer=status_finalizer,
             **(
                 {"commission": commission.lookup(fault, side="controller")}
                 if fault
                 else {}
-            )
+            ),
         ),
         initless=initless,
     )
@@ -108,10 +122,34 @@ def changed(before: Json, after: Json) -> set[str]:
 VARIANTS: dict[str, dict[str, Any]] = {
     "on-exit-label-capital": {"on_exit": True},
     "init-instance-env-wrong": {"instance_id": "wpc-test"},
+    "no-finalizer-at-create": {"status_finalizer": True},
 }
 """Rows whose change needs a pod the RICH one is not: an onExit handler's, or one of a
-controller with an instance ID (both correct and faulty pods are built that way)."""
+controller with an instance ID or with the status finalizer on (both correct and faulty
+pods are built that way)."""
 EXPECTED_POD_CHANGES: dict[str, dict[str, set[str]]] = {
+    "emissary-path-doubled": {
+        "legacy": {"/spec/containers[main]/command", "/spec/containers[side]/command"},
+        "initless": set(),
+    },
+    "user-annotations-lost": {
+        "legacy": {
+            "/metadata/annotations/wpc.dev/from-workflow",
+            "/metadata/annotations/wpc.dev/from-template",
+        },
+        "initless": {
+            "/metadata/annotations/wpc.dev/from-workflow",
+            "/metadata/annotations/wpc.dev/from-template",
+        },
+    },
+    "main-resources-dropped": {
+        "legacy": {"/spec/containers[main]/resources/requests/cpu"},
+        "initless": {"/spec/containers[main]/resources/requests/cpu"},
+    },
+    "no-finalizer-at-create": {
+        "legacy": {"/metadata/finalizers"},
+        "initless": {"/metadata/finalizers"},
+    },
     "argoexec-bin-writable": {
         "legacy": set(),
         "initless": {
@@ -250,6 +288,14 @@ def row(**changes: Any) -> Json:
         ([row(pod=[{"op": "zap", "path": "a"}])], r"faults\[0\]\.pod\[0\]\.op: 'zap'"),
         ([row(pod=[{"op": "replace", "path": "a"}])], r"pod\[0\]\.value: required"),
         ([row(pod=[{"op": "copy", "path": "a"}])], r"pod\[0\]\.from: required"),
+        (
+            [row(pod=[{"op": "remove-keys", "path": "a"}])],
+            r"pod\[0\]\.pattern: required",
+        ),
+        (
+            [row(pod=[{"op": "remove-keys", "path": "a", "pattern": "["}])],
+            r"pod\[0\]\.pattern: not a regular expression",
+        ),
         ([row(pod=[{"op": "remove", "path": "a//b"}])], r"pod\[0\]\.path: empty"),
         ([row(pod=[{"op": "remove", "path": "a/[x]"}])], r"pod\[0\]\.path: malformed"),
         (
@@ -349,6 +395,19 @@ def test_path_operations():
             {"name": "four"},
         ],
     }
+
+
+def test_remove_keys_drops_only_the_matching_keys_of_a_mapping():
+    doc: Json = {"m": {"keep/a": 1, "drop-b": 2, "drop-c": 3}, "s": "drop-d"}
+    commission.apply_ops(
+        doc,
+        ops(
+            {"op": "remove-keys", "path": "m", "pattern": "^drop-"},
+            {"op": "remove-keys", "path": "s", "pattern": "^drop-"},
+            {"op": "remove-keys", "path": "missing", "pattern": "."},
+        ),
+    )
+    assert doc == {"m": {"keep/a": 1}, "s": "drop-d"}
 
 
 def test_a_path_that_matches_nothing_changes_nothing():
@@ -464,6 +523,11 @@ STATUS: Json = {
             "phase": "Error",
             "message": "supervisor: Error (exit code 64): boom",
         },
+        "wf-10": {
+            "type": "Pod",
+            "phase": "Failed",
+            "message": "side-car: Error (exit code 1): sidecar said no",
+        },
     },
 }
 EXPECTED_STATUS_CHANGES = {
@@ -472,6 +536,10 @@ EXPECTED_STATUS_CHANGES = {
         "nodes/wf-7/message": "init: Error (exit status 1)",
         "nodes/wf-8/message": "wait: OOMKilled (exit status 137)",
         "nodes/wf-9/message": "supervisor: Error (exit status 64): boom",
+        "nodes/wf-10/message": "side-car: Error (exit status 1): sidecar said no",
+    },
+    "sidecar-failure-unnamed": {
+        "nodes/wf-10/message": "Error (exit code 1): sidecar said no",
     },
     "pod-deadline-wording": {"nodes/wf-4/message": "Pod exceeded its active deadline"},
     "step-deadline-wording": {"nodes/wf-5/message": "Step deadline exceeded"},
@@ -510,7 +578,27 @@ VALIDATION_MESSAGES = {
 
 
 def test_every_status_row_has_an_expectation_here():
-    assert sorted([*EXPECTED_STATUS_CHANGES, *VALIDATION_MESSAGES]) == STATUS_FAULTS
+    assert (
+        sorted(
+            [*EXPECTED_STATUS_CHANGES, *VALIDATION_MESSAGES, "invalid-spec-unprefixed"]
+        )
+        == STATUS_FAULTS
+    )
+
+
+def test_invalid_spec_unprefixed_rewrites_only_the_validation_prefix():
+    fault = TABLE["invalid-spec-unprefixed"]
+    for before, _ in VALIDATION_MESSAGES.values():
+        status = {"phase": "Failed", "message": before}
+        rewritten = commission.apply_status(copy.deepcopy(status), fault)
+        if before.startswith("invalid spec: "):
+            want = "invalid workflow: " + before.removeprefix("invalid spec: ")
+        else:
+            want = before
+        assert rewritten == {"phase": "Failed", "message": want}
+    assert commission.apply_status(copy.deepcopy(STATUS), fault) == STATUS
+    quoted = {"message": "main: Error (exit code 1): invalid spec: x"}
+    assert commission.apply_status(copy.deepcopy(quoted), fault) == quoted
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_STATUS_CHANGES))

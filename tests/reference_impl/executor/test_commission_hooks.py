@@ -9,13 +9,15 @@ with `taskResult`, `exit`, `signals` or `messages` hooks), on the executor's own
   signalled command, and nothing else changes; the supervisor's mapping is its own;
 - `signals`: a caught SIGTERM is forwarded, a sidecar stops itself, and
   `argoexec kill 15` signals, with SIGINT under the row, with SIGTERM without it;
-- `messages`: the status marker's READY body, a pre-main cause and the command-lookup
-  termination message are rewritten as named, and other texts are left alone.
+- `messages`: the status marker's READY body, a pre-main cause, the command-lookup
+  termination message and main's two `supervisor presumed dead` messages (no marker,
+  a stale one) are rewritten as named, and other texts are left alone.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import signal
 import subprocess
 from typing import Any
@@ -53,6 +55,8 @@ TESTED = {
     "ready-marker-spaced",
     "cause-unprefixed",
     "path-lookup-wording",
+    "marker-absent-wording",
+    "marker-stale-wording",
 }
 BASE = ExecutorSettings(
     container_name="main",
@@ -62,7 +66,13 @@ BASE = ExecutorSettings(
 )
 
 
-def emissary(paths: Paths, argv: list[str], fault: str = "", **overrides: Any) -> int:
+def emissary(
+    paths: Paths,
+    argv: list[str],
+    fault: str = "",
+    clock: SystemClock | FakeClock | None = None,
+    **overrides: Any,
+) -> int:
     settings = dataclasses.replace(
         BASE, commission=faults.commission_fault(fault), **overrides
     )
@@ -71,7 +81,7 @@ def emissary(paths: Paths, argv: list[str], fault: str = "", **overrides: Any) -
         paths=paths,
         argv=argv,
         workdir=str(paths.root),
-        clock=SystemClock(),
+        clock=clock or SystemClock(),
     )
 
 
@@ -246,6 +256,51 @@ def test_path_lookup_wording_rewrites_only_the_lookup_message(paths):
     )
     assert emissary(paths, ["no-such-command-wpc"]) == 64
     assert paths.termination_log.read_text().startswith("failed to find name in PATH: ")
+
+
+NEVER_APPEARED = "supervisor presumed dead: status marker never appeared within 30s"
+NO_UPDATE = "supervisor presumed dead: no status update within 30s"
+
+
+def presumed_dead(paths: Paths, fault: str, *, stale: bool) -> str:
+    """main's termination message when the supervisor never wrote, or went quiet."""
+    clock = FakeClock()
+    if stale:
+        markers.write_status(
+            path=paths.status,
+            tmp_path=paths.status_tmp,
+            body=markers.encode(markers.RUNNING, ""),
+        )
+        os.utime(paths.status, (clock.now, clock.now))
+    else:
+        paths.status.unlink(missing_ok=True)
+    code = emissary(paths, ["true"], fault, clock=clock, wait_for_ready=True)
+    assert code == 65
+    return paths.termination_log.read_text()
+
+
+@pytest.mark.parametrize(
+    ("fault", "never", "quiet"),
+    [
+        ("", NEVER_APPEARED, NO_UPDATE),
+        (
+            "marker-absent-wording",
+            "supervisor presumed dead: no status marker after 30s",
+            NO_UPDATE,
+        ),
+        (
+            "marker-stale-wording",
+            NEVER_APPEARED,
+            "supervisor presumed dead: status marker stale for 30s",
+        ),
+    ],
+)
+def test_marker_wording_rows_rewrite_only_their_presumed_dead_message(
+    paths, fault, never, quiet
+):
+    assert presumed_dead(paths, fault, stale=False) == never
+    assert presumed_dead(paths, fault, stale=True) == quiet
+    assert paths.exitcode("main").read_text() == "65"
 
 
 def test_the_executor_hooks_do_nothing_without_a_fault():
