@@ -41,14 +41,19 @@ def ensure(log_path: Path) -> list[str]:
     todo = missing()
     if todo:
         logger.info("Installing host packages: %s.", " ".join(todo))
-        env = {"DEBIAN_FRONTEND": "noninteractive"}
-        commands.run(
-            ["apt-get", "update", "-qq"], log_path=log_path, env=env, error=RunError
-        )
-        commands.run(
-            ["apt-get", "install", "-y", "-qq", *todo],
-            log_path=log_path,
-            env=env,
-            error=RunError,
-        )
+        apt_install(todo, log_path)
     return todo
+
+
+def apt_install(packages: list[str], log_path: Path) -> None:
+    """`apt-get update` then `apt-get install -y` of `packages`, non-interactively."""
+    env = {"DEBIAN_FRONTEND": "noninteractive"}
+    commands.run(
+        ["apt-get", "update", "-qq"], log_path=log_path, env=env, error=RunError
+    )
+    commands.run(
+        ["apt-get", "install", "-y", "-qq", *packages],
+        log_path=log_path,
+        env=env,
+        error=RunError,
+    )

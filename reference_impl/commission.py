@@ -274,15 +274,7 @@ def _rewrite(item: Any, key: str, source: str) -> Rewrite:
             f"{key}.target",
             f"{target!r} is not one of {sorted(STATUS_TARGETS)}",
         )
-    pattern = _string(item, "pattern", key, source)
-    try:
-        re.compile(pattern)
-    except re.error as err:
-        raise _fail(
-            source, f"{key}.pattern", f"not a regular expression: {err}"
-        ) from None
-    if not isinstance(item.get("replacement"), str):
-        raise _fail(source, f"{key}.replacement", "a string is required")
+    pattern = _substitution(item, key, source)
     when = item.get("when", {})
     if not isinstance(when, Mapping) or not all(
         isinstance(v, str) for v in when.values()
@@ -342,8 +334,8 @@ def _signal_map(item: Any, key: str, source: str) -> SignalMap:
     )
 
 
-def _text_rewrite(item: Any, key: str, source: str) -> TextRewrite:
-    _known_keys(item, ["file", "pattern", "replacement"], key, source)
+def _substitution(item: Any, key: str, source: str) -> str:
+    """The row's `pattern` (a valid regular expression), once `replacement` is a string."""
     pattern = _string(item, "pattern", key, source)
     try:
         re.compile(pattern)
@@ -353,6 +345,12 @@ def _text_rewrite(item: Any, key: str, source: str) -> TextRewrite:
         ) from None
     if not isinstance(item.get("replacement"), str):
         raise _fail(source, f"{key}.replacement", "a string is required")
+    return pattern
+
+
+def _text_rewrite(item: Any, key: str, source: str) -> TextRewrite:
+    _known_keys(item, ["file", "pattern", "replacement"], key, source)
+    pattern = _substitution(item, key, source)
     return TextRewrite(
         file=_one_of(item, "file", MESSAGE_FILES, key, source),
         pattern=pattern,

@@ -13,8 +13,6 @@ import logging
 from pathlib import Path
 
 from clusters import hostdeps
-from clusters.errors import RunError
-from plumbing import commands
 
 logger = logging.getLogger(__name__)
 
@@ -36,17 +34,8 @@ def ensure(log_path: Path, *, policy: Path = POLICY_RC_D) -> list[str]:
     if ours:
         policy.write_text(HOLD_BACK)
         policy.chmod(0o755)
-    env = {"DEBIAN_FRONTEND": "noninteractive"}
     try:
-        commands.run(
-            ["apt-get", "update", "-qq"], log_path=log_path, env=env, error=RunError
-        )
-        commands.run(
-            ["apt-get", "install", "-y", "-qq", *todo],
-            log_path=log_path,
-            env=env,
-            error=RunError,
-        )
+        hostdeps.apt_install(todo, log_path)
     finally:
         if ours:
             policy.unlink()
