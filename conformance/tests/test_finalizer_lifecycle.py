@@ -84,6 +84,13 @@ def test_status_finalizer_is_added_at_creation_and_removed_once_each_node_is_don
         )
         assert workflows.get(name)["status"]["phase"] == "Running"
 
+        # WPC-FINALIZER-001, while held runs: its pod carries the status finalizer
+        # (the first-version check of every pod follows at the end).
+        carried = _finalizers(kube_clients, namespace, name, "held")
+        assert contract.STATUS_FINALIZER in carried, (
+            f"WPC-FINALIZER-001: the running pod of step held has finalizers {carried}"
+        )
+
         # WPC-FINALIZER-008: the controller leaves other finalizers alone.
         kube_clients.core.patch_namespaced_pod(
             held,
