@@ -45,9 +45,13 @@ def skip_reason(report: pytest.TestReport | pytest.CollectReport) -> str:
     return str(longrepr)
 
 
-@dataclass
+@dataclass(eq=False)
 class Gate:
-    """Collects the skips of one session and judges them at its end."""
+    """Collects the skips of one session and judges them at its end.
+
+    `eq=False` keeps object identity as its hash: pluggy keeps plugins in sets, and a
+    dataclass that compares by value is unhashable (an INTERNALERROR at collection).
+    """
 
     accepted: list[tuple[str, str, str]] = field(default_factory=list)
     undeclared: list[tuple[str, str]] = field(default_factory=list)

@@ -258,3 +258,22 @@ def test_the_real_skip_sites_give_declared_reasons(tmp_path, monkeypatch):
         f"{neg}[pending]": skip_of(lambda: judge(pending, None)),
     }
     assert {k: v for k, v in sites.items() if not capabilities.declared(k, v)} == {}
+
+
+def test_a_run_with_conftests_below_the_root_collects_with_the_gate_on(gated):
+    """pluggy keeps plugins in sets: an unhashable gate was an INTERNALERROR here.
+
+    (A plain run of the cluster stage, which has conftest.py files in subfolders,
+    hit it: `TypeError: unhashable type: 'Gate'` while collecting.)
+    """
+    gated.makepyfile(
+        **{
+            "tests/sub/conftest": "",
+            "tests/sub/test_one": "def test_one():\n    pass\n",
+            "tests/other/conftest": "",
+            "tests/other/test_two": "def test_two():\n    pass\n",
+        }
+    )
+    result = run(gated, "-m", "not nothing")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-2000:]
+    result.assert_outcomes(passed=2)
