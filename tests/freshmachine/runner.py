@@ -33,6 +33,11 @@ from plumbing.gobuilding import BuildSettings
 
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
+LOCAL_ANCHORS = Path("/usr/local/share/ca-certificates")
+"""The host's own trust anchors. Where egress goes through a TLS-inspecting proxy (this
+project's machines), every machine on that network needs them, fresh or not: they are
+mounted read-only and installed before the README's commands, and pip is pointed at the
+system bundle, as /etc/pip.conf does on the host."""
 BARE_PACKAGES = ("ca-certificates",)
 """minbase plus the CA bundle: apt over https to the mirrors is all a bare host has."""
 IMAGE_PREFIX = "wpc.local/fresh-debian"
@@ -65,6 +70,7 @@ def script(bootstrap: str, targets: tuple[str, ...]) -> str:
         "set -eu",
         "export DEBIAN_FRONTEND=noninteractive",
         "cd /root",
+        "update-ca-certificates > /dev/null",
         'echo "== bootstrap"',
         f't0=$(date +%s); {bootstrap}; echo "== bootstrap took $(( $(date +%s) - t0 ))s"',
         "cp -a /src /root/wpc && cd /root/wpc",
@@ -89,6 +95,16 @@ class Outcome:
     pytest_summaries: list[str]
     skipped: list[str]
     """pytest's `SKIPPED [n] file:line: reason` lines (run with -rs)."""
+
+
+def _anchors() -> list[str]:
+    """`docker run` arguments that hand the host's local trust anchors to the machine."""
+    if not any(LOCAL_ANCHORS.glob("*.crt")):
+        return []
+    return [
+        *("-v", f"{LOCAL_ANCHORS}:{LOCAL_ANCHORS}:ro"),
+        *("-e", "PIP_CERT=/etc/ssl/certs/ca-certificates.crt"),
+    ]
 
 
 def image(s: docker.DockerSettings, build: BuildSettings) -> str:
@@ -127,6 +143,7 @@ def run(targets: tuple[str, ...], *, log_path: Path) -> Outcome:
                     # reaches (the registries), and our dockerd has no bridge.
                     *("--network", "host"),
                     *("-v", f"{clone}:/src:ro"),
+                    *_anchors(),
                     *("-e", "PYTEST_ADDOPTS=-rs"),
                     *(tag, "bash", "-c", body),
                 ],
