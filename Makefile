@@ -97,9 +97,9 @@ test: setup
 	$(MAKE) kind-test
 
 # The README on a fresh Debian 12: its bare-machine bootstrap block, then `make lint
-# unit-test` (FRESH_TARGETS), cold, in a bookworm minbase container on the kind provider's
+# host-deps unit-test` (FRESH_TARGETS: make test's steps before the cluster), cold, in a bookworm minbase container on the kind provider's
 # Docker engine; prints each step's time, pytest's summaries and every skip.
-FRESH_TARGETS ?= lint unit-test
+FRESH_TARGETS ?= lint host-deps unit-test
 fresh-debian: setup
 	$(PY) -m tests.freshmachine $(FRESH_TARGETS)
 

@@ -13,6 +13,7 @@ logger = logging.getLogger(__name__)
 PACKAGES = (
     "iptables",  # kube-proxy (iptables mode), CNI portmap/firewall, our egress guard
     "kmod",  # modprobe overlay / br_netfilter
+    "iproute2",  # `ip`: blackhole routes, pod network cuts (a minbase Debian lacks it)
     "libseccomp-dev",  # runc is built with cgo + seccomp
     "pkg-config",
     "gcc",

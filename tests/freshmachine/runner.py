@@ -6,8 +6,8 @@ here. The machine is a Debian bookworm `minbase` root file system made by
 mmdebstrap from Debian's packages (barer than a cloud image: no Python, no
 make, no Go), imported into the project's own Docker engine (the kind
 provider's), with a clean clone of the repository at HEAD. Inside it, as root:
-the bootstrap block, then the make targets asked for (by default `lint` and
-`unit-test`: what needs no cluster). Everything is cold: no cache of this
+the bootstrap block, then the make targets asked for (by default `lint`,
+`host-deps` and `unit-test`: make test's steps before the cluster). Everything is cold: no cache of this
 machine is mounted, so a missing install step fails here even when a warm
 machine hides it.
 
@@ -41,7 +41,7 @@ system bundle, as /etc/pip.conf does on the host."""
 BARE_PACKAGES = ("ca-certificates",)
 """minbase plus the CA bundle: apt over https to the mirrors is all a bare host has."""
 IMAGE_PREFIX = "wpc.local/fresh-debian"
-DEFAULT_TARGETS = ("lint", "unit-test")
+DEFAULT_TARGETS = ("lint", "host-deps", "unit-test")
 BOOTSTRAP_MARK = "On a bare machine, as root:"
 SUMMARY = re.compile(r"^=+ (?P<summary>.*\d+ (passed|failed).*) =+$", re.M)
 
