@@ -142,6 +142,10 @@ def run(targets: tuple[str, ...], *, log_path: Path) -> Outcome:
                     # The host's network: the container reaches what the host
                     # reaches (the registries), and our dockerd has no bridge.
                     *("--network", "host"),
+                    # Root on a real machine may unshare namespaces (the executor's
+                    # tests do); a container needs --privileged for that (the engine's
+                    # runtime still drops what the host itself withholds).
+                    "--privileged",
                     *("-v", f"{clone}:/src:ro"),
                     *_anchors(),
                     *("-e", "PYTEST_ADDOPTS=-rs"),
