@@ -25,6 +25,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from clusters import docker
 from clusters.docker import cli as docker_cli
@@ -42,6 +43,8 @@ BARE_PACKAGES = ("ca-certificates",)
 """minbase plus the CA bundle: apt over https to the mirrors is all a bare host has."""
 IMAGE_PREFIX = "wpc.local/fresh-debian"
 DEFAULT_TARGETS = ("lint", "host-deps", "unit-test")
+RUN_TIMEOUT = 3600.0
+"""Seconds the whole run may take (measured cold: 189 s); past it the machine is removed."""
 BOOTSTRAP_MARK = "On a bare machine, as root:"
 SUMMARY = re.compile(r"^=+ (?P<summary>.*\d+ (passed|failed).*) =+$", re.M)
 
@@ -128,34 +131,17 @@ def run(targets: tuple[str, ...], *, log_path: Path) -> Outcome:
         subprocess.run(
             ["git", "clone", "-q", str(REPO), str(clone)], check=True, timeout=120
         )
+        name = f"wpc-fresh-{Path(tmp).name[-8:]}"
         t0 = time.monotonic()
         with log_path.open("w") as log:
-            done = subprocess.run(
-                [
-                    *(
-                        "docker",
-                        "run",
-                        "--rm",
-                        "--name",
-                        f"wpc-fresh-{Path(tmp).name[-8:]}",
-                    ),
-                    # The host's network: the container reaches what the host
-                    # reaches (the registries), and our dockerd has no bridge.
-                    *("--network", "host"),
-                    # Root on a real machine may unshare namespaces (the executor's
-                    # tests do); a container needs --privileged for that (the engine's
-                    # runtime still drops what the host itself withholds).
-                    "--privileged",
-                    *("-v", f"{clone}:/src:ro"),
-                    *_anchors(),
-                    *("-e", "PYTEST_ADDOPTS=-rs"),
-                    *(tag, "bash", "-c", body),
-                ],
-                env=s.env(),
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                check=False,
-            )
+            try:
+                done = _docker_run(s, name, clone, tag, body, log)
+            except subprocess.TimeoutExpired:
+                docker_cli.succeeds(s, "rm", "--force", name)
+                raise FreshMachineError(
+                    f"the fresh machine {name} ran past {RUN_TIMEOUT:.0f} s and was "
+                    f"removed; its log: {log_path}"
+                ) from None
         seconds = time.monotonic() - t0
     text = log_path.read_text(errors="replace")
     return Outcome(
@@ -165,4 +151,36 @@ def run(targets: tuple[str, ...], *, log_path: Path) -> Outcome:
         steps=[line for line in text.splitlines() if line.startswith("== ")],
         pytest_summaries=[m.group("summary") for m in SUMMARY.finditer(text)],
         skipped=[line for line in text.splitlines() if line.startswith("SKIPPED")],
+    )
+
+
+def _docker_run(
+    s: docker.DockerSettings,
+    name: str,
+    clone: Path,
+    tag: str,
+    body: str,
+    log: IO[str],
+) -> subprocess.CompletedProcess[bytes]:
+    """`docker run` of the bare machine on `clone`, its output into `log`."""
+    return subprocess.run(
+        [
+            *("docker", "run", "--rm", "--name", name),
+            # The host's network: the container reaches what the host
+            # reaches (the registries), and our dockerd has no bridge.
+            *("--network", "host"),
+            # Root on a real machine may unshare namespaces (the executor's
+            # tests do); a container needs --privileged for that (the engine's
+            # runtime still drops what the host itself withholds).
+            "--privileged",
+            *("-v", f"{clone}:/src:ro"),
+            *_anchors(),
+            *("-e", "PYTEST_ADDOPTS=-rs"),
+            *(tag, "bash", "-c", body),
+        ],
+        env=s.env(),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        timeout=RUN_TIMEOUT,
+        check=False,
     )

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from conformance import contract
 from conformance import spec as specs
 from conformance.implementations import profiles
 from conformance.plugin import collection
@@ -160,18 +161,8 @@ def test_must_clauses_are_the_denominator():
 def _cited_clauses() -> dict[str, set[str]]:
     """ShortName -> every clause its test functions' markers cite, from the source."""
     cited: dict[str, set[str]] = {}
-    for path in collection.SUITE_DIR.glob("test_*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "conformance"
-            ):
-                kwargs = {k.arg: k.value for k in node.keywords if k.arg}
-                if "clauses" in kwargs:
-                    cited.setdefault(markers.short_name_for(path), set()).update(
-                        ast.literal_eval(kwargs["clauses"])
-                    )
+    for name, clauses, _features in _functions():
+        cited.setdefault(name, set()).update(clauses)
     return cited
 
 
@@ -202,8 +193,6 @@ def unrunnable(rows: Iterable[controls.Control], claimed: set[str]) -> list[str]
     fails); a canary needs every function of its ShortName runnable (a skipped
     function makes the ShortName's outcome `skipped`, an error for a canary).
     """
-    from conformance import contract
-
     layout_features = set(contract.LAYOUT_FEATURES.values())
     functions = _functions()
     problems = []
