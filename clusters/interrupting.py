@@ -41,6 +41,7 @@ class _Latch:
     def __init__(self) -> None:
         self.first: int | None = None
         self.shielded = 0
+        self.deferring = 0
 
 
 _latch = _Latch()
@@ -57,6 +58,8 @@ def _handle(signum: int, frame: FrameType | None) -> None:
         raise Signalled(signum)
     if _latch.first is None:
         _latch.first = signum  # reported once the shielded clean-up is done
+        if _latch.deferring:
+            return  # `deferred()` raises it at the end of its block
     logger.warning(
         "Received %s; still cleaning up, which one signal cannot cut short.",
         signal.Signals(signum).name,
@@ -87,3 +90,34 @@ def shielded() -> Iterator[None]:
         # Unblocking delivers what arrived meanwhile: still shielded, it is recorded.
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         _latch.shielded -= 1
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """Within the block, SIGINT and SIGTERM wait; the first one raises `Signalled` after it.
+
+    For starting a daemon: a `Signalled` raised inside `subprocess.Popen`, after the
+    fork and before the exec is confirmed, loses the child's pid, and the rollback,
+    which finds components by executable and command line, misses the child while it
+    is still a copy of Python; it then becomes containerd and outlives the rollback
+    (seen once in CI). Deferred, the signal lands once the pid is recorded. The block
+    runs with the signals blocked, which children inherit: a daemon started in it must
+    unblock them (`unblock_in_child`).
+    """
+    before = _latch.first
+    _latch.deferring += 1
+    try:
+        with shielded():
+            yield
+    finally:
+        _latch.deferring -= 1
+    if before is None and _latch.first is not None:
+        raise Signalled(_latch.first)
+
+
+def unblock_in_child() -> None:
+    """Unblock SIGINT and SIGTERM: `preexec_fn` of a daemon started in `deferred()`.
+
+    The signal mask survives fork and exec, and a daemon must stop on SIGTERM.
+    """
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)

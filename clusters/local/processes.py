@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from clusters import interrupting
 from clusters.errors import ComponentStartError
 from clusters.errors import WaitTimeout
 from plumbing.waiting import Abort
@@ -71,7 +72,9 @@ def start(component: Component, *, log_dir: Path, run_dir: Path) -> Started:
     log_path = log_dir / f"{component.name}.log"
     env = dict(os.environ)
     env.update(component.env or {})
-    with log_path.open("ab") as log:
+    # Deferred: a signal landing inside Popen would lose the pid of a child that
+    # then becomes the daemon and outlives the rollback (interrupting.deferred).
+    with interrupting.deferred(), log_path.open("ab") as log:
         log.write(f"\n$ {shlex.join(component.command)}\n".encode())
         log.flush()
         try:
@@ -82,6 +85,7 @@ def start(component: Component, *, log_dir: Path, run_dir: Path) -> Started:
                 stdin=subprocess.DEVNULL,
                 env=env,
                 start_new_session=True,
+                preexec_fn=interrupting.unblock_in_child,
             )
         except OSError as exc:
             raise ComponentStartError(
@@ -90,9 +94,9 @@ def start(component: Component, *, log_dir: Path, run_dir: Path) -> Started:
                 log_path=log_path,
                 reason=f"could not execute: {exc}",
             ) from exc
-    _OUTLIVING[proc.pid] = proc
-    (run_dir / f"{component.name}.pid").write_text(f"{proc.pid}\n")
-    logger.info("Started %s (pid %d, log %s).", component.name, proc.pid, log_path)
+        _OUTLIVING[proc.pid] = proc
+        (run_dir / f"{component.name}.pid").write_text(f"{proc.pid}\n")
+        logger.info("Started %s (pid %d, log %s).", component.name, proc.pid, log_path)
     return Started(component=component, process=proc, log_path=log_path)
 
 
