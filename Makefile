@@ -15,6 +15,11 @@ WORKERS ?= 4
 # from a source tree, PROFILE_VARS="source=/path/to/argo-workflows ref=v4.1.2"
 # (or set WPC_ARGO_SOURCE and leave source out).
 PROFILE_VARS ?=
+# The same, comma-separated, for the chaos experiments (WPC_CHAOS_PROFILE_VARS).
+comma := ,
+empty :=
+space := $(empty) $(empty)
+CHAOS_PROFILE_VARS = $(subst $(space),$(comma),$(strip $(PROFILE_VARS)))
 # The chaos experiments `make test` runs (the rest are `make chaos`): one controller
 # fault and one container fault, each about half a minute.
 CHAOS_SLICE ?= main-oom-killed-legacy or controller-down-while-main-runs-legacy
@@ -111,7 +116,7 @@ fresh-debian: setup
 # like the other components.
 KIND_CLUSTER ?= wpc-kind
 KIND_CHAOS_SLICE ?= worker-drained-while-main-runs
-KIND_CHAOS_ENV = WPC_CHAOS_IMPLEMENTATION=$(IMPLEMENTATION) WPC_CHAOS_LAYOUT=legacy WPC_CHAOS_PROVIDER=kind WPC_CHAOS_CLUSTER=$(KIND_CLUSTER)
+KIND_CHAOS_ENV = WPC_CHAOS_IMPLEMENTATION=$(IMPLEMENTATION) WPC_CHAOS_PROFILE_VARS="$(CHAOS_PROFILE_VARS)" WPC_CHAOS_LAYOUT=legacy WPC_CHAOS_PROVIDER=kind WPC_CHAOS_CLUSTER=$(KIND_CLUSTER)
 kind-test: setup
 	$(PY) -m pytest -m "kind" $(PYTEST_ARGS)
 	$(PY) -m clusters up --provider kind --name $(KIND_CLUSTER) --workers 2 && \
@@ -220,7 +225,7 @@ history-list: setup
 # and a history and timeline per experiment under reports/chaos/.
 chaos: setup
 	$(PY) -m clusters up --provider $(PROVIDER) --name $(CLUSTER)
-	WPC_CHAOS_IMPLEMENTATION=$(IMPLEMENTATION) \
+	WPC_CHAOS_IMPLEMENTATION=$(IMPLEMENTATION) WPC_CHAOS_PROFILE_VARS="$(CHAOS_PROFILE_VARS)" \
 	WPC_CHAOS_PROVIDER=$(PROVIDER) WPC_CHAOS_CLUSTER=$(CLUSTER) \
 	$(PY) -m tests.chaos.parallel --layout $(LAYOUT) --report reports/chaos-$(IMPLEMENTATION).yaml \
 	  -- $(PYTEST_ARGS)

@@ -27,6 +27,7 @@ import pytest
 from chaos import finishing
 from chaos import instances
 from chaos.settings import ChaosSettings
+from chaos.settings import parse_vars
 from conformance import contract
 from conformance.harness import locking
 from conformance.harness.timeouts import Timeouts
@@ -41,6 +42,9 @@ def _layouts() -> tuple[str, ...]:
 def _target() -> experimenting.Target:
     return experimenting.Target(
         implementation=os.environ.get("WPC_CHAOS_IMPLEMENTATION", "reference"),
+        # `source=...,ref=v4.1.2` for upstream built from a source tree (make chaos
+        # PROFILE_VARS="source=... ref=..."): the experiments' own processes get it too.
+        profile_vars=os.environ.get("WPC_CHAOS_PROFILE_VARS", ""),
         provider=os.environ.get("WPC_CHAOS_PROVIDER", "local"),
         cluster=os.environ.get("WPC_CHAOS_CLUSTER", "wpc"),
     )
@@ -54,6 +58,7 @@ def chaos_target(request: pytest.FixtureRequest) -> Iterator[experimenting.Targe
         provider=target.provider,
         cluster=target.cluster,
         implementation=target.implementation,
+        profile_vars=parse_vars(target.profile_vars),
         reports_dir=target.reports_dir,
     )
     timeouts = Timeouts()
