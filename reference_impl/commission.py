@@ -47,10 +47,10 @@ A `status` rewrite changes a string that is there; with `absent: True` a missing
 counts as the empty string, so a pattern matching it (`^$`) can add the field (a message
 on a node that has none). The field is written only when the rewrite changes it.
 
-Paths (`pod`, `cleanup`, `taskResult`): segments separated by `/`, each a dict key (JSON-pointer escapes: `~1`
-is `/`, `~0` is `~`; a `/` inside a selector needs none), `*` (every key or item), a
-list index, `-` (append, for `add` only), or a selector `[k=v,k2!=v2]` matching the list items (dicts) whose
-fields all compare as given. A path that matches nothing changes nothing: the fault
+Paths (`pod`, `cleanup`, `taskResult`): segments separated by `/`, each a dict key
+(JSON-pointer escapes: `~1` is `/`, `~0` is `~`; a `/` inside a selector needs none),
+`*` (every key or item), a list index, `-` (append, for `add` only), or a selector
+`[k=v,k2!=v2]` matching the list items (dicts) whose fields all compare as given. A path that matches nothing changes nothing: the fault
 applies to the pods that have what it changes. Operations:
 
 - `replace`: set `value` where the path exists;
