@@ -50,8 +50,9 @@ on a node that has none). The field is written only when the rewrite changes it.
 Paths (`pod`, `cleanup`, `taskResult`): segments separated by `/`, each a dict key
 (JSON-pointer escapes: `~1` is `/`, `~0` is `~`; a `/` inside a selector needs none),
 `*` (every key or item), a list index, `-` (append, for `add` only), or a selector
-`[k=v,k2!=v2]` matching the list items (dicts) whose fields all compare as given. A path that matches nothing changes nothing: the fault
-applies to the pods that have what it changes. Operations:
+`[k=v,k2!=v2]` matching the list items (dicts) whose fields all compare as given. A
+path that matches nothing changes nothing: the fault applies to the pods (patches, task
+results) that have what it changes. Operations:
 
 - `replace`: set `value` where the path exists;
 - `add`: set `value` at the path (creating the last key; `-` appends to a list);
