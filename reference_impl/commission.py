@@ -24,6 +24,11 @@ hook               side        what the row gives and where it is applied
                                stopping itself), `kill` (`argoexec kill`)
 `messages`         executor    regular-expression rewrites of the status marker's body
                                (`marker`) or a termination message (`termination`)
+`cleanup`          controller  path operations on the merge patch the controller sends
+                               to clean a pod up (label it completed, drop the status
+                               finalizer), just before it is sent
+`ignoreSignals`    controller  stop signals (15 SIGTERM, 2 SIGINT) the controller
+                               ignores instead of stopping on them
 =================  ==========  ========================================================
 
 A row is selected by its name through `WPC_REFERENCE_FAULT`, exactly like an enum fault.
@@ -38,11 +43,16 @@ a data file beside them would not reach the images. `load()` checks the table li
 schema would, and every error names the table's file and the key that is wrong
 (`faults[3].pod[0].path`).
 
-Paths (`pod`): segments separated by `/`, each a dict key (JSON-pointer escapes: `~1`
-is `/`, `~0` is `~`; a `/` inside a selector needs none), `*` (every key or item), a
-list index, `-` (append, for `add` only), or a selector `[k=v,k2!=v2]` matching the list items (dicts) whose
-fields all compare as given. A path that matches nothing changes nothing: the fault
-applies to the pods that have what it changes. Operations:
+A `status` rewrite changes a string that is there; with `absent: True` a missing field
+counts as the empty string, so a pattern matching it (`^$`) can add the field (a message
+on a node that has none). The field is written only when the rewrite changes it.
+
+Paths (`pod`, `cleanup`, `taskResult`): segments separated by `/`, each a dict key
+(JSON-pointer escapes: `~1` is `/`, `~0` is `~`; a `/` inside a selector needs none),
+`*` (every key or item), a list index, `-` (append, for `add` only), or a selector
+`[k=v,k2!=v2]` matching the list items (dicts) whose fields all compare as given. A
+path that matches nothing changes nothing: the fault applies to the pods (patches, task
+results) that have what it changes. Operations:
 
 - `replace`: set `value` where the path exists;
 - `add`: set `value` at the path (creating the last key; `-` appends to a list);
@@ -83,6 +93,8 @@ _SELECTOR = re.compile(r"^\[(?P<body>[^\]]+)\]$")
 _HOOKS = {
     "pod": CONTROLLER,
     "status": CONTROLLER,
+    "cleanup": CONTROLLER,
+    "ignoreSignals": CONTROLLER,
     "taskResult": EXECUTOR,
     "exit": EXECUTOR,
     "signals": EXECUTOR,
@@ -91,6 +103,8 @@ _HOOKS = {
 SIGNAL_SITES = frozenset({"forward", "sidecar", "kill"})
 """Where the executor sends a signal: forwarding one the emissary caught to its
 command, a template sidecar stopping itself once main is done, `argoexec kill`."""
+STOP_SIGNALS = frozenset({2, 15})
+"""The signals the controller stops on (SIGINT, SIGTERM): all `ignoreSignals` may name."""
 MESSAGE_FILES = frozenset({"marker", "termination"})
 """Texts the executor writes: the status marker's body, a termination message."""
 
@@ -127,6 +141,8 @@ class Rewrite:
     replacement: str
     when: Mapping[str, str] = dataclasses.field(default_factory=dict)
     """Only nodes (or a status) whose fields equal these."""
+    absent: bool = False
+    """A missing field counts as `""` (so `^$` can add it)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -170,6 +186,8 @@ class Fault:
     exits: tuple[CodeMap, ...] = ()
     signals: tuple[SignalMap, ...] = ()
     messages: tuple[TextRewrite, ...] = ()
+    cleanup: tuple[PathOp, ...] = ()
+    ignore_signals: tuple[int, ...] = ()
 
 
 # -- loading -------------------------------------------------------------------------------
@@ -265,7 +283,10 @@ def _check_path(path: str, key: str, source: str) -> None:
 
 def _rewrite(item: Any, key: str, source: str) -> Rewrite:
     _known_keys(
-        item, ["target", "field", "pattern", "replacement", "when"], key, source
+        item,
+        ["target", "field", "pattern", "replacement", "when", "absent"],
+        key,
+        source,
     )
     target = _string(item, "target", key, source)
     if target not in STATUS_TARGETS:
@@ -280,12 +301,18 @@ def _rewrite(item: Any, key: str, source: str) -> Rewrite:
         isinstance(v, str) for v in when.values()
     ):
         raise _fail(source, f"{key}.when", "a mapping of field to string is required")
+    absent = item.get("absent", False)
+    if not isinstance(absent, bool):
+        raise _fail(
+            source, f"{key}.absent", f"true or false is required, got {absent!r}"
+        )
     return Rewrite(
         target=target,
         field=_string(item, "field", key, source),
         pattern=pattern,
         replacement=item["replacement"],
         when=dict(when),
+        absent=absent,
     )
 
 
@@ -348,6 +375,14 @@ def _substitution(item: Any, key: str, source: str) -> str:
     return pattern
 
 
+def _stop_signal(item: Any, key: str, source: str) -> int:
+    if not isinstance(item, int) or isinstance(item, bool) or item not in STOP_SIGNALS:
+        raise _fail(
+            source, key, f"{item!r} is not a stop signal {sorted(STOP_SIGNALS)}"
+        )
+    return int(item)
+
+
 def _text_rewrite(item: Any, key: str, source: str) -> TextRewrite:
     _known_keys(item, ["file", "pattern", "replacement"], key, source)
     pattern = _substitution(item, key, source)
@@ -403,6 +438,8 @@ def _fault(row: Any, key: str, source: str) -> Fault:
         exits=each("exit", _code_map),
         signals=each("signals", _signal_map),
         messages=each("messages", _text_rewrite),
+        cleanup=each("cleanup", _path_op),
+        ignore_signals=each("ignoreSignals", _stop_signal),
         pod=tuple(
             _path_op(o, f"{key}.pod[{i}]", source)
             for i, o in enumerate(_items(row, "pod", key, source))
@@ -584,8 +621,12 @@ def _rewrite_one(subject: Json, rewrite: Rewrite) -> None:
     for key in head:  # a dotted field (`outputs.exitCode`) names a nested string
         holder = holder.get(key) if isinstance(holder, dict) else None
     value = holder.get(last) if isinstance(holder, dict) else None
+    if value is None and rewrite.absent and isinstance(holder, dict):
+        value = ""
     if isinstance(value, str):
-        holder[last] = re.sub(rewrite.pattern, rewrite.replacement, value)
+        result = re.sub(rewrite.pattern, rewrite.replacement, value)
+        if result != value:
+            holder[last] = result
 
 
 def apply_status(status: Json, fault: Fault | None) -> Json:
@@ -603,6 +644,18 @@ def apply_status(status: Json, fault: Fault | None) -> Json:
         for subject in subjects:
             _rewrite_one(subject, rewrite)
     return status
+
+
+def apply_cleanup(patch: Json, fault: Fault | None) -> Json:
+    """The `cleanup` hook: a copy of a pod clean-up merge patch, changed."""
+    if fault is None or not fault.cleanup:
+        return patch
+    return apply_ops(copy.deepcopy(patch), fault.cleanup)
+
+
+def ignored_signals(fault: Fault | None) -> frozenset[int]:
+    """The `ignoreSignals` hook: stop signals the controller must not stop on."""
+    return frozenset(fault.ignore_signals if fault is not None else ())
 
 
 # -- executor hooks ------------------------------------------------------------------------

@@ -1,9 +1,10 @@
 """The faults of commission: one row each, checked and applied by `commission`.
 
 Each row: `name` (the `WPC_REFERENCE_FAULT` value), `clause` (the one clause it breaks),
-`summary` (what goes wrong), and exactly one side's hooks (`pod`, `status` on the
-controller; `taskResult`, `exit`, `signals`, `messages` on the executor). tests/negative/controls.yaml has a
-row for each naming the suite tests that must catch it. Kept apart from `commission` so
+`summary` (what goes wrong), and exactly one side's hooks (`pod`, `status`, `cleanup`,
+`ignoreSignals` on the controller; `taskResult`, `exit`, `signals`, `messages` on the
+executor). tests/negative/controls.yaml has a row for each naming the suite tests that
+must catch it. Kept apart from `commission` so
 that this file is only data.
 """
 
@@ -14,6 +15,8 @@ from typing import Any
 _CONTAINERS = "spec/containers"
 _INITS = "spec/initContainers"
 _ANNOTATIONS = "metadata/annotations"
+_INPUTS_MOUNT = "[name=input-artifacts,mountPath=/argo/inputs/artifacts]"
+"""The whole input-artifacts volume at its init-less path (WPC-INITLESS-008)."""
 _SIDECAR_FAILURE = (
     r"^(?!(?:main|init|wait|supervisor): )[a-z0-9][a-z0-9-]*: (\S+ \(exit code \d+\))"
 )
@@ -544,6 +547,73 @@ TABLE: list[dict[str, Any]] = [
                 "replacement": "invalid workflow: ",
             },
         ],
+    },
+    # -- controller, batch 4 (issue 11) ---------------------------------------------------
+    {
+        "name": "main-instance-env",
+        "clause": "WPC-INSTANCE-003",
+        "summary": "main gets ARGO_INSTANCE_ID (of no instance), even from a controller without instanceID",
+        "pod": [
+            {
+                "op": "add",
+                "path": f"{_CONTAINERS}/[name=main]/env/-",
+                "value": {"name": "ARGO_INSTANCE_ID", "value": "wpc-stray-instance"},
+            }
+        ],
+    },
+    {
+        "name": "succeeded-node-message",
+        "clause": "WPC-STATUS-002",
+        "summary": "a Succeeded pod node gets the message `Completed`, not an empty one",
+        "status": [
+            {
+                "target": "nodes",
+                "field": "message",
+                "pattern": "^$",
+                "replacement": "Completed",
+                "when": {"type": "Pod", "phase": "Succeeded"},
+                "absent": True,
+            }
+        ],
+    },
+    {
+        "name": "init-inputs-path-slash",
+        "clause": "WPC-LEGACY-008",
+        "summary": "legacy: init mounts input-artifacts at /argo/inputs/artifacts/ (a trailing slash)",
+        "pod": [
+            {
+                "op": "sub",
+                "path": f"{_INITS}/[name=init]/volumeMounts/[name=input-artifacts]/mountPath",
+                "pattern": "^/argo/inputs/artifacts$",
+                "replacement": "/argo/inputs/artifacts/",
+                "layouts": ["legacy"],
+            }
+        ],
+    },
+    {
+        "name": "main-inputs-read-only",
+        "clause": "WPC-INITLESS-008",
+        "summary": "init-less: main mounts the input-artifacts volume read-only",
+        "pod": [
+            {
+                "op": "add",
+                "path": f"{_CONTAINERS}/[name=main]/volumeMounts/{_INPUTS_MOUNT}/readOnly",
+                "value": True,
+                "layouts": ["initless"],
+            }
+        ],
+    },
+    {
+        "name": "finalizers-all-dropped",
+        "clause": "WPC-FINALIZER-008",
+        "summary": "removing the status finalizer, the controller drops every other finalizer too",
+        "cleanup": [{"op": "replace", "path": "metadata/finalizers", "value": []}],
+    },
+    {
+        "name": "controller-ignores-term",
+        "clause": "WPC-RECOVERY-011",
+        "summary": "the controller ignores SIGTERM, so a graceful stop ends only in SIGKILL",
+        "ignoreSignals": [15],
     },
     # -- executor: task results -----------------------------------------------------------
     {

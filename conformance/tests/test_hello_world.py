@@ -21,7 +21,10 @@ def test_hello_world_workflow_succeeds_with_exit_code_zero(
     status = workflow["status"]
     assert status["phase"] == "Succeeded", f"workflow {name}: {status.get('message')!r}"
     pod_nodes = [n for n in status["nodes"].values() if n["type"] == "Pod"]
-    assert [
+    got = [
         (n["phase"], n.get("message", ""), n.get("outputs", {}).get("exitCode"))
         for n in pod_nodes
-    ] == [("Succeeded", "", "0")]
+    ]
+    assert got == [("Succeeded", "", "0")], (
+        f"WPC-STATUS-002: workflow {name}: pod nodes (phase, message, exitCode) {got}"
+    )

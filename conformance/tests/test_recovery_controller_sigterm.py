@@ -144,4 +144,4 @@ def test_a_gracefully_deleted_controller_pod_is_gone_within_the_bound(
         grace_seconds=grace,
         exit_code=exit_code,
     )
-    assert failure is None, failure
+    assert failure is None, f"WPC-RECOVERY-011: {failure}"

@@ -51,8 +51,9 @@ only passed through, in the same variable, to every container that runs the exec
 
 Faults of commission (issue 11) are data, not members of `Fault`: one row each of
 `reference_impl/commission_table.py`, applied by the generic hooks of
-`reference_impl/commission` (path operations on the built pod, message rewrites of the
-status) and selected by the same variable; the row becomes `ControllerSettings.commission`.
+`reference_impl/commission` (path operations on the built pod and on clean-up patches,
+message rewrites of the status, ignored stop signals) and selected by the same
+variable; the row becomes `ControllerSettings.commission`.
 
 =============================  ================  ==========================================
 name                           clause            what is wrong
@@ -94,6 +95,12 @@ main-resources-dropped         WPC-POD-008       main's resources removed (podSp
 no-finalizer-at-create         WPC-FINALIZER-001 pods created without the status finalizer
 sidecar-failure-unnamed        WPC-STATUS-006    a sidecar's failure without `<sidecar>: `
 invalid-spec-unprefixed        WPC-VALIDATE-001  `invalid workflow: ` for `invalid spec: `
+main-instance-env              WPC-INSTANCE-003  main carries ARGO_INSTANCE_ID regardless
+succeeded-node-message         WPC-STATUS-002    a Succeeded pod node says `Completed`
+init-inputs-path-slash         WPC-LEGACY-008    init mounts /argo/inputs/artifacts/
+main-inputs-read-only          WPC-INITLESS-008  initless main's input-artifacts read-only
+finalizers-all-dropped         WPC-FINALIZER-008 clean-up drops every pod finalizer
+controller-ignores-term        WPC-RECOVERY-011  the controller ignores SIGTERM
 =============================  ================  ==========================================
 """
 

@@ -69,8 +69,13 @@ def build(
     on_exit: bool = False,
     instance_id: str = "",
     status_finalizer: bool = False,
+    artifacts: bool = False,
 ) -> Json:
     wf = workflow(RICH)
+    if artifacts:
+        wf["spec"]["templates"][0]["inputs"] = {
+            "artifacts": [{"name": "art", "path": "/in/art.txt", "raw": {"data": "x"}}]
+        }
     request = podbuilding.PodRequest(
         workflow=wf,
         node_name="rich",
@@ -123,11 +128,31 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "on-exit-label-capital": {"on_exit": True},
     "init-instance-env-wrong": {"instance_id": "wpc-test"},
     "no-finalizer-at-create": {"status_finalizer": True},
+    "init-inputs-path-slash": {"artifacts": True},
+    "main-inputs-read-only": {"artifacts": True},
 }
 """Rows whose change needs a pod the RICH one is not: an onExit handler's, or one of a
 controller with an instance ID or with the status finalizer on (both correct and faulty
 pods are built that way)."""
 EXPECTED_POD_CHANGES: dict[str, dict[str, set[str]]] = {
+    "main-instance-env": {
+        layout: {
+            "/spec/containers[main]/env#order",
+            "/spec/containers[main]/env[ARGO_INSTANCE_ID]/name",
+            "/spec/containers[main]/env[ARGO_INSTANCE_ID]/value",
+        }
+        for layout in ("legacy", "initless")
+    },
+    "init-inputs-path-slash": {
+        "legacy": {
+            "/spec/initContainers[init]/volumeMounts[input-artifacts]/mountPath"
+        },
+        "initless": set(),
+    },
+    "main-inputs-read-only": {
+        "legacy": set(),
+        "initless": {"/spec/containers[main]/volumeMounts[input-artifacts]/readOnly"},
+    },
     "emissary-path-doubled": {
         "legacy": {"/spec/containers[main]/command", "/spec/containers[side]/command"},
         "initless": set(),
@@ -552,6 +577,7 @@ EXPECTED_STATUS_CHANGES = {
         "nodes/wf/message": "child wf-1 failed",
     },
     "retries-exhausted-msg": {"nodes/wf-2/message": "retries exhausted"},
+    "succeeded-node-message": {"nodes/wf-3/message": "Completed"},
 }
 VALIDATION_MESSAGES = {
     "stopped-unquoted": (
@@ -646,3 +672,117 @@ def test_a_status_rewrite_with_a_condition_only_touches_matching_nodes():
     assert status["nodes"]["wf-1"]["message"].startswith("!main")
     assert status["nodes"]["wf"]["message"] == "child 'wf-1' failed"
     assert "message" not in status["nodes"]["wf-3"]
+
+
+def test_an_absent_rewrite_adds_a_missing_field_only_where_it_matches():
+    fault = TABLE["succeeded-node-message"]
+    status = commission.apply_status(copy.deepcopy(STATUS), fault)
+    assert status["nodes"]["wf-3"]["message"] == "Completed"
+    # Without `absent` a missing field stays missing (the previous rows' behaviour).
+    plain = commission.parse(
+        [
+            {
+                **{k: v for k, v in GOOD.items() if k != "pod"},
+                "status": [
+                    {
+                        "target": "nodes",
+                        "field": "message",
+                        "pattern": "^$",
+                        "replacement": "Completed",
+                    }
+                ],
+            }
+        ],
+        source="t",
+    )["x-y"]
+    assert commission.apply_status(copy.deepcopy(STATUS), plain) == STATUS
+    # A non-matching absent rewrite writes nothing, not even an empty field.
+    other = commission.apply_status(
+        {"nodes": {"n": {"type": "Pod", "phase": "Succeeded"}}},
+        commission.parse(
+            [
+                {
+                    **{k: v for k, v in GOOD.items() if k != "pod"},
+                    "status": [
+                        {
+                            "target": "nodes",
+                            "field": "outputs.exitCode",
+                            "pattern": "^x$",
+                            "replacement": "y",
+                            "absent": True,
+                        }
+                    ],
+                }
+            ],
+            source="t",
+        )["x-y"],
+    )
+    assert other == {"nodes": {"n": {"type": "Pod", "phase": "Succeeded"}}}
+
+
+def controller_row(**hooks: Any) -> Json:
+    return {**{k: v for k, v in GOOD.items() if k != "pod"}, **hooks}
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        (
+            [
+                controller_row(
+                    status=[
+                        {
+                            "target": "nodes",
+                            "field": "m",
+                            "pattern": "x",
+                            "replacement": "",
+                            "absent": "yes",
+                        }
+                    ]
+                )
+            ],
+            r"status\[0\]\.absent: true or false is required, got 'yes'",
+        ),
+        ([controller_row(ignoreSignals=[9])], r"ignoreSignals\[0\]: 9 is not a stop"),
+        ([controller_row(ignoreSignals=[True])], r"ignoreSignals\[0\]: True is not"),
+        ([controller_row(ignoreSignals=[])], r"ignoreSignals: a non-empty list"),
+        ([controller_row(cleanup=[{"op": "zap", "path": "a"}])], r"cleanup\[0\]\.op"),
+        (
+            [controller_row(cleanup=[{"op": "remove", "path": "a"}], exit=[])],
+            r"hooks of one side only",
+        ),
+    ],
+)
+def test_controller_hook_errors_name_the_key(rows, message):
+    with pytest.raises(commission.TableError, match=r"^table\.py: faults\[0\]"):
+        commission.parse(rows, source="table.py")
+    with pytest.raises(commission.TableError, match=message):
+        commission.parse(rows, source="table.py")
+
+
+def test_the_cleanup_hook_changes_a_copy_of_the_patch():
+    patch = {
+        "metadata": {
+            "labels": {"workflows.argoproj.io/completed": "true"},
+            "finalizers": ["wpc.dev/keep"],
+            "resourceVersion": "7",
+        }
+    }
+    before = copy.deepcopy(patch)
+    fault = TABLE["finalizers-all-dropped"]
+    changed_patch = commission.apply_cleanup(patch, fault)
+    assert patch == before
+    assert changed_patch["metadata"]["finalizers"] == []
+    assert {
+        k: v for k, v in changed_patch["metadata"].items() if k != "finalizers"
+    } == {k: v for k, v in before["metadata"].items() if k != "finalizers"}
+    # A label-only patch sends no finalizer list, and the fault adds none.
+    label_only = {"metadata": {"labels": {"workflows.argoproj.io/completed": "true"}}}
+    assert commission.apply_cleanup(copy.deepcopy(label_only), fault) == label_only
+    assert commission.apply_cleanup(patch, None) is patch
+
+
+def test_ignored_signals():
+    assert commission.ignored_signals(TABLE["controller-ignores-term"]) == {15}
+    assert commission.ignored_signals(None) == frozenset()
+    assert commission.ignored_signals(TABLE["default-container-aux"]) == frozenset()

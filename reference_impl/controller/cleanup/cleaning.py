@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 from typing import Protocol
 
+from reference_impl import commission
 from reference_impl import common
 from reference_impl.controller import errors
 from reference_impl.controller.cleanup import decisions
@@ -72,8 +73,11 @@ class PodCleaner:
         get_pod: Callable[[str], Json | None],
         grace_period_seconds: Callable[[], int | None],
         queue: WorkQueue | None = None,
+        fault: commission.Fault | None = None,
     ) -> None:
         self._api = api
+        self._fault = fault
+        """A fault of commission whose `cleanup` hook changes each clean-up patch."""
         self._get_pod = get_pod
         self._grace_period_seconds = grace_period_seconds
         self.queue = queue if queue is not None else WorkQueue()
@@ -148,6 +152,7 @@ class PodCleaner:
         )
         if patch is None:
             return
+        patch = commission.apply_cleanup(patch, self._fault)
         meta = pod["metadata"]
         self._api.patch_pod(meta["namespace"], meta["name"], patch)
         if "finalizers" in patch["metadata"]:

@@ -117,6 +117,7 @@ class WorkflowController:
             get_pod=self.pods.get,
             grace_period_seconds=lambda: self.config().pod_gc_grace_period_seconds,
             queue=WorkQueue(clock=monotonic),
+            fault=settings.commission,
         )
 
     # -- configuration ------------------------------------------------------------------

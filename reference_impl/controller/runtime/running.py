@@ -10,6 +10,7 @@ import logging
 import signal
 import threading
 
+from reference_impl import commission
 from reference_impl import common
 from reference_impl.controller import errors
 from reference_impl.controller.config import configuration
@@ -34,7 +35,9 @@ def lease_name(settings: ControllerSettings, instance_id: str) -> str:
 
 def run(settings: ControllerSettings, *, stop: threading.Event | None = None) -> int:
     """Run until stopped (exit 0) or leadership is lost (exit 1); 2 when it cannot start."""
-    stop = stop or _stop_on_signals()
+    stop = stop or _stop_on_signals(
+        ignored=commission.ignored_signals(settings.commission)
+    )
     try:
         api = kube.KubeApi(kube.load_configuration(settings.kubeconfig))
         configmap = api.get_configmap(settings.namespace, settings.configmap)
@@ -66,8 +69,13 @@ def run(settings: ControllerSettings, *, stop: threading.Event | None = None) ->
     return EXIT_LOST_LEADERSHIP
 
 
-def _stop_on_signals() -> threading.Event:
+def _stop_on_signals(*, ignored: frozenset[int] = frozenset()) -> threading.Event:
+    """An event set by SIGTERM or SIGINT; `ignored` ones (a fault of commission) do nothing."""
     stop = threading.Event()
     for number in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(number, lambda *_: stop.set())
+        if int(number) in ignored:
+            signal.signal(number, signal.SIG_IGN)
+            logger.warning("Ignoring %s (deliberate fault).", number.name)
+        else:
+            signal.signal(number, lambda *_: stop.set())
     return stop

@@ -107,3 +107,23 @@ def test_a_pod_gone_from_the_api_too_is_no_error():
     api = FakePodApi({})
     cleaner(api).process(f"ns/p/{decisions.Action.TERMINATE.value}")
     assert api.execs == []
+
+
+def test_a_cleanup_fault_changes_the_patch_sent():
+    from reference_impl import commission
+
+    pod = running_pod()
+    pod["metadata"]["finalizers"] = ["workflows.argoproj.io/status", "wpc.dev/keep"]
+    pod["metadata"]["resourceVersion"] = "3"
+    api = FakePodApi({})
+    key = f"ns/p/{decisions.Action.REMOVE_FINALIZER.value}"
+    PodCleaner(
+        api=api, get_pod=lambda _key: pod, grace_period_seconds=lambda: None
+    ).process(key)
+    PodCleaner(
+        api=api,
+        get_pod=lambda _key: pod,
+        grace_period_seconds=lambda: None,
+        fault=commission.load()["finalizers-all-dropped"],
+    ).process(key)
+    assert [p["metadata"]["finalizers"] for p in api.patches] == [["wpc.dev/keep"], []]

@@ -6,6 +6,10 @@ Kubernetes client, the workflow controller and (with leader election) the
 elector replaced by fakes, reports that it started, and is sent SIGTERM: it
 must exit 0 well inside the bound the clause sets, with and without leader
 election. A child process, because the signal handlers are process-wide.
+
+The negative control `controller-ignores-term` (a fault of commission, its
+`ignoreSignals` hook) must make the same child ignore SIGTERM, and still stop on
+SIGINT.
 """
 
 from __future__ import annotations
@@ -60,20 +64,30 @@ running.kube.load_configuration = lambda *args: None
 running.WorkflowController = FakeController
 running.leading.LeaderElector = FakeElector
 env = {} if sys.argv[1] == "elect" else {"LEADER_ELECTION_DISABLE": "true"}
+if len(sys.argv) > 2:
+    env["WPC_REFERENCE_FAULT"] = sys.argv[2]
 sys.exit(running.run(ControllerSettings.from_env(env)))
 """
 
 
-@pytest.mark.parametrize("mode", ["elect", "single"])
-def test_sigterm_stops_the_controller_with_exit_code_zero(mode):
-    with subprocess.Popen(
-        [sys.executable, "-c", CHILD, mode],
+IGNORED_FOR = 1.0
+"""How long the faulty child must outlive a SIGTERM (the working one exits at once)."""
+
+
+def child_process(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", CHILD, *args],
         cwd=REPO,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONPATH": str(REPO)},
-    ) as child:
+    )
+
+
+@pytest.mark.parametrize("mode", ["elect", "single"])
+def test_sigterm_stops_the_controller_with_exit_code_zero(mode):
+    with child_process(mode) as child:
         try:
             assert child.stdout is not None
             assert child.stderr is not None
@@ -88,3 +102,21 @@ def test_sigterm_stops_the_controller_with_exit_code_zero(mode):
                 child.kill()
     assert code == 0
     assert elapsed < BOUND_SECONDS
+
+
+def test_the_ignore_signals_fault_makes_the_controller_ignore_sigterm_only():
+    with child_process("single", "controller-ignores-term") as child:
+        try:
+            assert child.stdout is not None
+            assert child.stderr is not None
+            line = child.stdout.readline()
+            assert line == "started\n", child.stderr.read()
+            child.send_signal(signal.SIGTERM)
+            with pytest.raises(subprocess.TimeoutExpired):
+                child.wait(timeout=IGNORED_FOR)
+            child.send_signal(signal.SIGINT)
+            code = child.wait(timeout=BOUND_SECONDS)
+        finally:
+            if child.poll() is None:
+                child.kill()
+    assert code == 0
