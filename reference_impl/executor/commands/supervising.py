@@ -135,7 +135,12 @@ def _pre_main(
         steps: tuple[tuple[str, Callable[[], None]], ...] = (
             (
                 "failed to write template",
-                lambda: premain.write_template(template=template, paths=paths),
+                lambda: premain.write_template(
+                    template=template,
+                    paths=paths,
+                    fault=settings.commission,
+                    container=settings.container_name,
+                ),
             ),
             (
                 "failed to stage files",
