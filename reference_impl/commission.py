@@ -30,7 +30,9 @@ hook               side        what the row gives and where it is applied
                                regular-expression rewrite of `stdout`, `combined`
                                (ctr/<c>/, once the command exited), `parameter`
                                (outputs/parameters/<path>, once copied) or
-                               `termination-log` (the command's own, once it exited);
+                               `termination-log` (the command's own, once it exited)
+                               or `artifact` (an input artifact loaded as a file, once
+                               in place);
                                `containers` limits it to the named containers
 =================  ==========  ========================================================
 
@@ -104,7 +106,9 @@ MESSAGE_FILES = frozenset({"marker", "termination"})
 """Texts the executor writes: the status marker's body, a termination message."""
 MODE_FILES = frozenset({"ctr-dir", "template"})
 """Files (`files` hook) whose mode a row changes: ctr/<c>/, /var/run/argo/template."""
-TEXT_FILES = frozenset({"stdout", "combined", "parameter", "termination-log"})
+TEXT_FILES = frozenset(
+    {"stdout", "combined", "parameter", "termination-log", "artifact"}
+)
 """Files (`files` hook) whose content a row rewrites, once their writer is done."""
 
 

@@ -710,4 +710,10 @@ TABLE: list[dict[str, Any]] = [
         "summary": "/var/run/argo/template is written with mode 0600: only its writer's user reads it",
         "files": [{"file": "template", "mode": 0o600}],
     },
+    {
+        "name": "artifact-line-appended",
+        "clause": "WPC-POD-012",
+        "summary": "an input artifact loaded as a file gets one more line than its source",
+        "files": [{"file": "artifact", "pattern": r"\Z", "replacement": "altered\n"}],
+    },
 ]

@@ -41,6 +41,7 @@ them (`files`: `files.commissioned`, called where each file is written):
 | `param-copy-altered`    | WPC-EMISSARY-007  | main's parameter copies get a suffix            |
 | `termination-overwritten`| WPC-EMISSARY-008 | main's own termination message overwritten      |
 | `template-owner-only`   | WPC-LEGACY-007    | /var/run/argo/template written 0600             |
+| `artifact-line-appended`| WPC-POD-012       | a file input artifact gets one more line        |
 """
 
 from __future__ import annotations

@@ -44,7 +44,13 @@ def run_init(
                 container=settings.container_name,
             )
             premain.stage_files(template=template, paths=paths)
-            loading.load_all(template=template, paths=paths, stores_for=stores_for)
+            loading.load_all(
+                template=template,
+                paths=paths,
+                stores_for=stores_for,
+                fault=settings.commission,
+                container=settings.container_name,
+            )
         finally:
             os.umask(old_umask)
     except (ExecutorError, OSError) as err:

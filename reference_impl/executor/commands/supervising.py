@@ -149,7 +149,11 @@ def _pre_main(
             (
                 "failed to load non-plugin input artifacts",
                 lambda: loading.load_all(
-                    template=template, paths=paths, stores_for=stores_for
+                    template=template,
+                    paths=paths,
+                    stores_for=stores_for,
+                    fault=settings.commission,
+                    container=settings.container_name,
                 ),
             ),
         )

@@ -31,13 +31,15 @@ def set_mode(
 def rewrite(
     fault: commission.Fault | None, file: str, path: Path, *, container: str
 ) -> None:
-    """Rewrite `path` (the `file` role) as the row says; a missing file stays missing."""
+    """Rewrite `path` (the `file` role) as the row says.
+
+    A missing file stays missing and a directory (an unpacked archive) as it is.
+    """
     if fault is None or not any(e.applies(file, container) for e in fault.files):
         return
-    try:
-        text = path.read_bytes().decode("utf-8", "surrogateescape")
-    except FileNotFoundError:
+    if not path.is_file():
         return
+    text = path.read_bytes().decode("utf-8", "surrogateescape")
     changed = commission.rewrite_file(fault, file, text, container=container)
     if changed != text:
         logger.warning("Fault of commission: rewriting %s.", path)

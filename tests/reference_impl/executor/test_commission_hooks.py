@@ -15,7 +15,8 @@ with `taskResult`, `exit`, `signals` or `messages` hooks), on the executor's own
 - `files`: the emissary leaves ctr/<c>/ 0755, drops stdout's last newline (not
   combined's), alters main's parameter copy (not the original), overwrites the
   termination message main's command wrote (not another container's, not an empty
-  one); the template is written 0600; without the row each is as the contract says.
+  one); the template is written 0600; a file input artifact gets a line more (an
+  unpacked directory is left alone); without the row each is as the contract says.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ from reference_impl.executor.files import markers
 from reference_impl.executor.protocol import Paths
 from reference_impl.executor.settings import ExecutorSettings
 from reference_impl.executor.settings import Timings
+from reference_impl.executor.files import commissioned
+from reference_impl.executor.staging import loading
 from reference_impl.executor.staging import premain
 from reference_impl.executor.templates import Template
 from tests.reference_impl.executor.conftest import FakeApi
@@ -68,6 +71,7 @@ TESTED = {
     "param-copy-altered",
     "termination-overwritten",
     "template-owner-only",
+    "artifact-line-appended",
 }
 BASE = ExecutorSettings(
     container_name="main",
@@ -384,6 +388,31 @@ def test_template_owner_only_writes_the_template_0600(paths, fault, mode):
     )
     assert paths.template.stat().st_mode & 0o7777 == mode
     assert paths.template.read_text() == '{"name": "t"}'
+
+
+@pytest.mark.parametrize(
+    ("fault", "content"),
+    [("", "hello\n"), ("artifact-line-appended", "hello\naltered\n")],
+)
+def test_artifact_line_appended_changes_a_file_artifact(paths, fault, content):
+    art = {"name": "f", "path": "/in/f.txt", "raw": {"data": "hello\n"}}
+    loading.load_all(
+        template=Template(raw={"inputs": {"artifacts": [art]}}),
+        paths=paths,
+        stores_for=lambda location: pytest.fail(f"no store needed: {location}"),
+        fault=faults.commission_fault(fault),
+        container="init",
+    )
+    assert paths.input_artifact("f").read_text() == content
+
+
+def test_a_directory_artifact_is_left_alone(paths):
+    unpacked = paths.input_artifact("d")
+    unpacked.mkdir(parents=True)
+    (unpacked / "a.txt").write_text("alpha\n")
+    fault = faults.commission_fault("artifact-line-appended")
+    commissioned.rewrite(fault, "artifact", unpacked, container="init")
+    assert (unpacked / "a.txt").read_text() == "alpha\n"
 
 
 def test_the_executor_hooks_do_nothing_without_a_fault():
