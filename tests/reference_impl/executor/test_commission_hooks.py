@@ -37,12 +37,12 @@ from reference_impl.executor.child import children
 from reference_impl.executor.clocks import SystemClock
 from reference_impl.executor.commands import supervising
 from reference_impl.executor.commands.emissary import run_emissary
+from reference_impl.executor.files import commissioned
 from reference_impl.executor.files import exits
 from reference_impl.executor.files import markers
 from reference_impl.executor.protocol import Paths
 from reference_impl.executor.settings import ExecutorSettings
 from reference_impl.executor.settings import Timings
-from reference_impl.executor.files import commissioned
 from reference_impl.executor.staging import loading
 from reference_impl.executor.staging import premain
 from reference_impl.executor.templates import Template
