@@ -23,7 +23,8 @@ hook               side        what the row gives and where it is applied
                                (a caught one to the command), `sidecar` (a sidecar
                                stopping itself), `kill` (`argoexec kill`)
 `messages`         executor    regular-expression rewrites of the status marker's body
-                               (`marker`) or a termination message (`termination`)
+                               (`marker`), a termination message (`termination`) or
+                               an init-less input artifact's symlink target (`link`)
 `files`            executor    a file the executor leaves for others, by its role: the
                                mode of `ctr-dir` (ctr/<c>/, once made) or `template`
                                (/var/run/argo/template, as written), or a
@@ -102,8 +103,9 @@ _HOOKS = {
 SIGNAL_SITES = frozenset({"forward", "sidecar", "kill"})
 """Where the executor sends a signal: forwarding one the emissary caught to its
 command, a template sidecar stopping itself once main is done, `argoexec kill`."""
-MESSAGE_FILES = frozenset({"marker", "termination"})
-"""Texts the executor writes: the status marker's body, a termination message."""
+MESSAGE_FILES = frozenset({"marker", "termination", "link"})
+"""Texts the executor writes: the status marker's body, a termination message, the
+target of the symlink main's emissary makes at an input artifact's path (init-less)."""
 MODE_FILES = frozenset({"ctr-dir", "template"})
 """Files (`files` hook) whose mode a row changes: ctr/<c>/, /var/run/argo/template."""
 TEXT_FILES = frozenset(

@@ -716,4 +716,10 @@ TABLE: list[dict[str, Any]] = [
         "summary": "an input artifact loaded as a file gets one more line than its source",
         "files": [{"file": "artifact", "pattern": r"\Z", "replacement": "altered\n"}],
     },
+    {
+        "name": "artifact-link-tmp",
+        "clause": "WPC-INITLESS-008",
+        "summary": "init-less: an input artifact's path links to <name>.tmp, not <name>",
+        "messages": [{"file": "link", "pattern": r"\Z", "replacement": ".tmp"}],
+    },
 ]

@@ -42,6 +42,7 @@ them (`files`: `files.commissioned`, called where each file is written):
 | `termination-overwritten`| WPC-EMISSARY-008 | main's own termination message overwritten      |
 | `template-owner-only`   | WPC-LEGACY-007    | /var/run/argo/template written 0600             |
 | `artifact-line-appended`| WPC-POD-012       | a file input artifact gets one more line        |
+| `artifact-link-tmp`     | WPC-INITLESS-008  | an artifact's path links to `<name>.tmp`        |
 """
 
 from __future__ import annotations

@@ -151,7 +151,9 @@ def _run(
         handshake.wait_for_ready(paths=paths, clock=clock, timings=timings, pause=pause)
     template = templates.load(paths=paths, env_value=settings.template_env)
     if settings.wait_for_ready and name == common.MAIN:
-        linking.link_input_artifacts(template=template, paths=paths)
+        linking.link_input_artifacts(
+            template=template, paths=paths, fault=settings.commission
+        )
         linking.check_working_dir(workdir)
     code = _wait_for_dependencies(
         template=template,

@@ -11,7 +11,8 @@ with `taskResult`, `exit`, `signals` or `messages` hooks), on the executor's own
   `argoexec kill 15` signals, with SIGINT under the row, with SIGTERM without it;
 - `messages`: the status marker's READY body, a pre-main cause, the command-lookup
   termination message and main's two `supervisor presumed dead` messages (no marker,
-  a stale one) are rewritten as named, and other texts are left alone;
+  a stale one) are rewritten as named, and other texts are left alone; an init-less
+  input artifact's link points at `<name>.tmp`;
 - `files`: the emissary leaves ctr/<c>/ 0755, drops stdout's last newline (not
   combined's), alters main's parameter copy (not the original), overwrites the
   termination message main's command wrote (not another container's, not an empty
@@ -34,6 +35,7 @@ from reference_impl.executor import cli
 from reference_impl.executor import faults
 from reference_impl.executor.api import taskresults
 from reference_impl.executor.child import children
+from reference_impl.executor.child import linking
 from reference_impl.executor.clocks import SystemClock
 from reference_impl.executor.commands import supervising
 from reference_impl.executor.commands.emissary import run_emissary
@@ -72,6 +74,7 @@ TESTED = {
     "termination-overwritten",
     "template-owner-only",
     "artifact-line-appended",
+    "artifact-link-tmp",
 }
 BASE = ExecutorSettings(
     container_name="main",
@@ -316,6 +319,18 @@ def test_marker_wording_rows_rewrite_only_their_presumed_dead_message(
     assert presumed_dead(paths, fault, stale=False) == never
     assert presumed_dead(paths, fault, stale=True) == quiet
     assert paths.exitcode("main").read_text() == "65"
+
+
+@pytest.mark.parametrize(("fault", "suffix"), [("", ""), ("artifact-link-tmp", ".tmp")])
+def test_artifact_link_tmp_links_the_path_to_the_tmp_name(paths, fault, suffix):
+    paths.input_artifact("a").parent.mkdir(parents=True)
+    paths.input_artifact("a").write_text("payload")
+    raw = {"inputs": {"artifacts": [{"name": "a", "path": "/deep/a"}]}}
+    linking.link_input_artifacts(
+        template=Template(raw=raw), paths=paths, fault=faults.commission_fault(fault)
+    )
+    target = os.readlink(paths.at("/deep/a"))
+    assert target == str(paths.input_artifact("a")) + suffix
 
 
 # -- files ---------------------------------------------------------------------------------
