@@ -30,11 +30,11 @@ hook               side        what the row gives and where it is applied
                                (/var/run/argo/template, as written), or a
                                regular-expression rewrite of `stdout`, `combined`
                                (ctr/<c>/, once the command exited), `parameter`
-                               (outputs/parameters/<path>, once copied) or
+                               (outputs/parameters/<path>, once copied),
                                `termination-log` (the command's own, once it exited)
                                or `artifact` (an input artifact loaded as a file, once
-                               in place);
-                               `containers` limits it to the named containers
+                               in place); `containers` limits an entry to the named
+                               containers' executors
 =================  ==========  ========================================================
 
 A row is selected by its name through `WPC_REFERENCE_FAULT`, exactly like an enum fault.
