@@ -23,12 +23,23 @@ hook               side        what the row gives and where it is applied
                                (a caught one to the command), `sidecar` (a sidecar
                                stopping itself), `kill` (`argoexec kill`)
 `messages`         executor    regular-expression rewrites of the status marker's body
-                               (`marker`) or a termination message (`termination`)
+                               (`marker`), a termination message (`termination`) or
+                               an init-less input artifact's symlink target (`link`)
 `cleanup`          controller  path operations on the merge patch the controller sends
                                to clean a pod up (label it completed, drop the status
                                finalizer), just before it is sent
 `ignoreSignals`    controller  stop signals (15 SIGTERM, 2 SIGINT) the controller
                                ignores instead of stopping on them
+`files`            executor    a file the executor leaves for others, by its role: the
+                               mode of `ctr-dir` (ctr/<c>/, once made) or `template`
+                               (/var/run/argo/template, as written), or a
+                               regular-expression rewrite of `stdout`, `combined`
+                               (ctr/<c>/, once the command exited), `parameter`
+                               (outputs/parameters/<path>, once copied),
+                               `termination-log` (the command's own, once it exited)
+                               or `artifact` (an input artifact loaded as a file, once
+                               in place); `containers` limits an entry to the named
+                               containers' executors
 =================  ==========  ========================================================
 
 A row is selected by its name through `WPC_REFERENCE_FAULT`, exactly like an enum fault.
@@ -99,14 +110,22 @@ _HOOKS = {
     "exit": EXECUTOR,
     "signals": EXECUTOR,
     "messages": EXECUTOR,
+    "files": EXECUTOR,
 }
 SIGNAL_SITES = frozenset({"forward", "sidecar", "kill"})
 """Where the executor sends a signal: forwarding one the emissary caught to its
 command, a template sidecar stopping itself once main is done, `argoexec kill`."""
 STOP_SIGNALS = frozenset({2, 15})
 """The signals the controller stops on (SIGINT, SIGTERM): all `ignoreSignals` may name."""
-MESSAGE_FILES = frozenset({"marker", "termination"})
-"""Texts the executor writes: the status marker's body, a termination message."""
+MESSAGE_FILES = frozenset({"marker", "termination", "link"})
+"""Texts the executor writes: the status marker's body, a termination message, the
+target of the symlink main's emissary makes at an input artifact's path (init-less)."""
+MODE_FILES = frozenset({"ctr-dir", "template"})
+"""Files (`files` hook) whose mode a row changes: ctr/<c>/, /var/run/argo/template."""
+TEXT_FILES = frozenset(
+    {"stdout", "combined", "parameter", "termination-log", "artifact"}
+)
+"""Files (`files` hook) whose content a row rewrites, once their writer is done."""
 
 
 class TableError(ValueError):
@@ -173,6 +192,24 @@ class TextRewrite:
 
 
 @dataclasses.dataclass(frozen=True)
+class FileChange:
+    """One `files` entry: a mode for `file` (MODE_FILES) or `re.sub` on its text."""
+
+    file: str
+    mode: int | None = None
+    pattern: str = ""
+    replacement: str = ""
+    containers: tuple[str, ...] = ()
+    """The containers whose executor applies it (all if empty)."""
+
+    def applies(self, file: str, container: str) -> bool:
+        """True where `container`'s executor handles `file`."""
+        return self.file == file and (
+            not self.containers or container in self.containers
+        )
+
+
+@dataclasses.dataclass(frozen=True)
 class Fault:
     """One row: a named, deliberate wrong behaviour breaking one clause."""
 
@@ -188,6 +225,7 @@ class Fault:
     messages: tuple[TextRewrite, ...] = ()
     cleanup: tuple[PathOp, ...] = ()
     ignore_signals: tuple[int, ...] = ()
+    files: tuple[FileChange, ...] = ()
 
 
 # -- loading -------------------------------------------------------------------------------
@@ -338,17 +376,10 @@ def _one_of(
 
 def _code_map(item: Any, key: str, source: str) -> CodeMap:
     _known_keys(item, ["from", "to", "containers"], key, source)
-    containers = item.get("containers", [])
-    if not isinstance(containers, list) or not all(
-        isinstance(c, str) and c for c in containers
-    ):
-        raise _fail(
-            source, f"{key}.containers", "a list of container names is required"
-        )
     return CodeMap(
         from_=_integer(item, "from", key, source),
         to=_integer(item, "to", key, source),
-        containers=tuple(containers),
+        containers=_containers(item, key, source),
     )
 
 
@@ -390,6 +421,50 @@ def _text_rewrite(item: Any, key: str, source: str) -> TextRewrite:
         file=_one_of(item, "file", MESSAGE_FILES, key, source),
         pattern=pattern,
         replacement=item["replacement"],
+    )
+
+
+def _containers(item: Mapping[str, Any], key: str, source: str) -> tuple[str, ...]:
+    containers = item.get("containers", [])
+    if not isinstance(containers, list) or not all(
+        isinstance(c, str) and c for c in containers
+    ):
+        raise _fail(
+            source, f"{key}.containers", "a list of container names is required"
+        )
+    return tuple(containers)
+
+
+def _file_change(item: Any, key: str, source: str) -> FileChange:
+    _known_keys(
+        item, ["file", "mode", "pattern", "replacement", "containers"], key, source
+    )
+    file = _one_of(item, "file", MODE_FILES | TEXT_FILES, key, source)
+    containers = _containers(item, key, source)
+    if file in MODE_FILES:
+        for field in ("pattern", "replacement"):
+            if field in item:
+                raise _fail(source, f"{key}.{field}", f"{file!r} takes a mode only")
+        mode = item.get("mode")
+        if (
+            not isinstance(mode, int)
+            or isinstance(mode, bool)
+            or not 0 <= mode <= 0o7777
+        ):
+            raise _fail(
+                source,
+                f"{key}.mode",
+                f"a file mode 0..0o7777 is required, got {mode!r}",
+            )
+        return FileChange(file=file, mode=mode, containers=containers)
+    if "mode" in item:
+        raise _fail(source, f"{key}.mode", f"{file!r} takes a pattern, not a mode")
+    pattern = _substitution(item, key, source)
+    return FileChange(
+        file=file,
+        pattern=pattern,
+        replacement=item["replacement"],
+        containers=containers,
     )
 
 
@@ -440,6 +515,7 @@ def _fault(row: Any, key: str, source: str) -> Fault:
         messages=each("messages", _text_rewrite),
         cleanup=each("cleanup", _path_op),
         ignore_signals=each("ignoreSignals", _stop_signal),
+        files=each("files", _file_change),
         pod=tuple(
             _path_op(o, f"{key}.pod[{i}]", source)
             for i, o in enumerate(_items(row, "pod", key, source))
@@ -690,5 +766,21 @@ def rewrite_text(fault: Fault | None, file: str, text: str) -> str:
     """The `messages` hook: what the executor writes to `file` instead of `text`."""
     for entry in fault.messages if fault is not None else ():
         if entry.file == file:
+            text = re.sub(entry.pattern, entry.replacement, text)
+    return text
+
+
+def file_mode(fault: Fault | None, file: str, *, container: str) -> int | None:
+    """The `files` hook: the mode `container`'s executor gives `file`, or None (its own)."""
+    for entry in fault.files if fault is not None else ():
+        if entry.mode is not None and entry.applies(file, container):
+            return entry.mode
+    return None
+
+
+def rewrite_file(fault: Fault | None, file: str, text: str, *, container: str) -> str:
+    """The `files` hook: what `file` holds instead of `text` once its writer is done."""
+    for entry in fault.files if fault is not None else ():
+        if entry.mode is None and entry.applies(file, container):
             text = re.sub(entry.pattern, entry.replacement, text)
     return text

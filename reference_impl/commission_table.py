@@ -6,6 +6,10 @@ Each row: `name` (the `WPC_REFERENCE_FAULT` value), `clause` (the one clause it 
 executor). tests/negative/controls.yaml has a row for each naming the suite tests that
 must catch it. Kept apart from `commission` so
 that this file is only data.
+`summary` (what goes wrong), and exactly one side's hooks (`pod`, `status` on the
+controller; `taskResult`, `exit`, `signals`, `messages`, `files` on the executor).
+tests/negative/controls.yaml has a row for each naming the suite tests that must catch
+it. Kept apart from `commission` so that this file is only data.
 """
 
 from __future__ import annotations
@@ -615,6 +619,19 @@ TABLE: list[dict[str, Any]] = [
         "summary": "the controller ignores SIGTERM, so a graceful stop ends only in SIGKILL",
         "ignoreSignals": [15],
     },
+    {
+        "name": "pod-deleted-reworded",
+        "clause": "WPC-STATUS-007",
+        "summary": "a node whose pod vanished says `pod was deleted`, not `pod deleted`",
+        "status": [
+            {
+                "target": "nodes",
+                "field": "message",
+                "pattern": r"^pod deleted$",
+                "replacement": "pod was deleted",
+            }
+        ],
+    },
     # -- executor: task results -----------------------------------------------------------
     {
         "name": "result-no-owner",
@@ -741,5 +758,55 @@ TABLE: list[dict[str, Any]] = [
                 "replacement": r"supervisor presumed dead: status marker stale for \1s",
             }
         ],
+    },
+    # -- executor, batch 4 (issue 11) ----------------------------------------------------
+    {
+        "name": "ctr-dir-mode-755",
+        "clause": "WPC-EMISSARY-001",
+        "summary": "the emissary leaves ctr/<c>/ with mode 0755, not writable by every user",
+        "files": [{"file": "ctr-dir", "mode": 0o755}],
+    },
+    {
+        "name": "stdout-newline-dropped",
+        "clause": "WPC-EMISSARY-006",
+        "summary": "ctr/<c>/stdout loses the command's last newline once the command exited",
+        "files": [{"file": "stdout", "pattern": r"\n\Z", "replacement": ""}],
+    },
+    {
+        "name": "param-copy-altered",
+        "clause": "WPC-EMISSARY-007",
+        "summary": "main's copy of each output parameter file gets `-altered` appended",
+        "files": [{"file": "parameter", "pattern": r"\Z", "replacement": "-altered"}],
+    },
+    {
+        "name": "termination-overwritten",
+        "clause": "WPC-EMISSARY-008",
+        "summary": "main's emissary overwrites the termination message its command wrote",
+        "files": [
+            {
+                "file": "termination-log",
+                "pattern": r"\A(?s:.+)\Z",
+                "replacement": "command exited",
+                "containers": ["main"],
+            }
+        ],
+    },
+    {
+        "name": "template-owner-only",
+        "clause": "WPC-LEGACY-007",
+        "summary": "/var/run/argo/template is written with mode 0600: only its writer's user reads it",
+        "files": [{"file": "template", "mode": 0o600}],
+    },
+    {
+        "name": "artifact-line-appended",
+        "clause": "WPC-POD-012",
+        "summary": "an input artifact loaded as a file gets one more line than its source",
+        "files": [{"file": "artifact", "pattern": r"\Z", "replacement": "altered\n"}],
+    },
+    {
+        "name": "artifact-link-tmp",
+        "clause": "WPC-INITLESS-008",
+        "summary": "init-less: an input artifact's path links to <name>.tmp, not <name>",
+        "messages": [{"file": "link", "pattern": r"\Z", "replacement": ".tmp"}],
     },
 ]

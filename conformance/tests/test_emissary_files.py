@@ -97,7 +97,8 @@ def test_emissary_keeps_exit_code_output_and_parameters_under_var_run_argo(
     assert workflow["status"]["phase"] == "Succeeded", f"nodes:\n{nodes}"
 
     assert during.splitlines() == [DIRECTORY, DIRECTORY, DIRECTORY, "no-exitcode"], (
-        "while main ran: ctr/main at the command's start, ctr/main and ctr/probe "
+        "WPC-EMISSARY-001: while main ran: ctr/main at the command's start, "
+        "ctr/main and ctr/probe "
         f"now, exitcode presence: {during!r}"
     )
     pod = _produce_pod(kube_clients, namespace, name)
@@ -105,12 +106,16 @@ def test_emissary_keeps_exit_code_output_and_parameters_under_var_run_argo(
     assert probe.state.terminated, f"probe sidecar did not terminate: {probe.state}"
     report = probe.state.terminated.message or ""
     found = _sections(report)
-    assert found.get("ctr") == DIRECTORY, report
+    assert found.get("ctr") == DIRECTORY, f"WPC-EMISSARY-001: ctr/main: {report!r}"
     assert (found.get("exitcode"), found.get("exitcode_bytes", "").strip()) == (
         "[0]",
         "1",
-    ), f"exitcode must hold `0` without a newline: {report!r}"
-    assert found["stdout"] == "out-line\n", report
-    assert sorted(found["combined"].splitlines()) == ["err-line", "out-line"], report
-    assert found["combined"].endswith("\n"), report
-    assert found["param"] == "param-value", report
+    ), f"WPC-EMISSARY-001: exitcode must hold `0` without a newline: {report!r}"
+    assert found["stdout"] == "out-line\n", f"WPC-EMISSARY-006: stdout: {report!r}"
+    assert sorted(found["combined"].splitlines()) == ["err-line", "out-line"], (
+        f"WPC-EMISSARY-006: combined: {report!r}"
+    )
+    assert found["combined"].endswith("\n"), f"WPC-EMISSARY-006: combined: {report!r}"
+    assert found["param"] == "param-value", (
+        f"WPC-EMISSARY-007: the staged parameter: {report!r}"
+    )

@@ -17,8 +17,9 @@ value means "behave". An unknown name is a `ConfigError` naming the value.
 | `ignore-stale-heartbeat` | emissary | never gives up on a stale RUNNING marker (2.3); chaos only |
 
 Faults of commission on this side are rows of `reference_impl/commission_table.py` with
-executor hooks (`taskResult`, `exit`, `signals`, `messages`); `commission` returns the
-row, which `ExecutorSettings.commission` carries to the four places that apply them:
+executor hooks (`taskResult`, `exit`, `signals`, `messages`, `files`); `commission`
+returns the row, which `ExecutorSettings.commission` carries to the places that apply
+them (`files`: `files.commissioned`, called where each file is written):
 
 | name                    | clause            | what is wrong                                   |
 |-------------------------|-------------------|-------------------------------------------------|
@@ -35,6 +36,13 @@ row, which `ExecutorSettings.commission` carries to the four places that apply t
 | `path-lookup-wording`   | WPC-EMISSARY-003  | `command not found in PATH: ...`                |
 | `marker-absent-wording` | WPC-HANDSHAKE-007 | no marker: `no status marker after 30s`         |
 | `marker-stale-wording`  | WPC-HANDSHAKE-008 | stale marker: `status marker stale for 30s`     |
+| `ctr-dir-mode-755`      | WPC-EMISSARY-001  | ctr/<c>/ left with mode 0755                    |
+| `stdout-newline-dropped`| WPC-EMISSARY-006  | ctr/<c>/stdout loses its last newline           |
+| `param-copy-altered`    | WPC-EMISSARY-007  | main's parameter copies get a suffix            |
+| `termination-overwritten`| WPC-EMISSARY-008 | main's own termination message overwritten      |
+| `template-owner-only`   | WPC-LEGACY-007    | /var/run/argo/template written 0600             |
+| `artifact-line-appended`| WPC-POD-012       | a file input artifact gets one more line        |
+| `artifact-link-tmp`     | WPC-INITLESS-008  | an artifact's path links to `<name>.tmp`        |
 """
 
 from __future__ import annotations

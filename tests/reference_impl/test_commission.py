@@ -296,6 +296,11 @@ def row(**changes: Any) -> Json:
     return {**copy.deepcopy(GOOD), **changes}
 
 
+def executor_row(**hooks: Any) -> Json:
+    """GOOD with the executor hooks `hooks` instead of its `pod` hook."""
+    return {**{k: v for k, v in copy.deepcopy(GOOD).items() if k != "pod"}, **hooks}
+
+
 @pytest.mark.parametrize(
     ("rows", "message"),
     [
@@ -361,6 +366,67 @@ def row(**changes: Any) -> Json:
             r"status\[0\]\.replacement: a string is required",
         ),
         ([row(), row()], r"faults\[1\]\.name: 'x-y' appears twice"),
+        (
+            [executor_row(files=[{"file": "logs", "mode": 0o755}])],
+            r"faults\[0\]\.files\[0\]\.file: 'logs' is not one of",
+        ),
+        (
+            [executor_row(files=[{"file": "ctr-dir", "mode": 0o10000}])],
+            r"files\[0\]\.mode: a file mode 0\.\.0o7777 is required",
+        ),
+        (
+            [executor_row(files=[{"file": "ctr-dir", "mode": "755"}])],
+            r"files\[0\]\.mode: a file mode",
+        ),
+        (
+            [
+                executor_row(
+                    files=[{"file": "template", "pattern": "x", "replacement": ""}]
+                )
+            ],
+            r"files\[0\]\.pattern: 'template' takes a mode only",
+        ),
+        (
+            [executor_row(files=[{"file": "stdout", "mode": 0o644}])],
+            r"files\[0\]\.mode: 'stdout' takes a pattern, not a mode",
+        ),
+        (
+            [
+                executor_row(
+                    files=[{"file": "stdout", "pattern": "(", "replacement": ""}]
+                )
+            ],
+            r"files\[0\]\.pattern: not a regular expression",
+        ),
+        (
+            [executor_row(files=[{"file": "parameter", "pattern": "x"}])],
+            r"files\[0\]\.replacement: a string is required",
+        ),
+        (
+            [
+                executor_row(
+                    files=[
+                        {
+                            "file": "stdout",
+                            "pattern": "x",
+                            "replacement": "",
+                            "containers": "main",
+                        }
+                    ]
+                )
+            ],
+            r"files\[0\]\.containers: a list of container names",
+        ),
+        (
+            [
+                executor_row(
+                    files=[
+                        {"file": "stdout", "pattern": "x", "replacement": "", "size": 1}
+                    ]
+                )
+            ],
+            r"files\[0\]\.size: unknown key",
+        ),
     ],
 )
 def test_schema_errors_name_the_file_and_the_key(rows, message):
@@ -553,6 +619,7 @@ STATUS: Json = {
             "phase": "Failed",
             "message": "side-car: Error (exit code 1): sidecar said no",
         },
+        "wf-11": {"type": "Pod", "phase": "Error", "message": "pod deleted"},
     },
 }
 EXPECTED_STATUS_CHANGES = {
@@ -578,6 +645,7 @@ EXPECTED_STATUS_CHANGES = {
     },
     "retries-exhausted-msg": {"nodes/wf-2/message": "retries exhausted"},
     "succeeded-node-message": {"nodes/wf-3/message": "Completed"},
+    "pod-deleted-reworded": {"nodes/wf-11/message": "pod was deleted"},
 }
 VALIDATION_MESSAGES = {
     "stopped-unquoted": (

@@ -15,6 +15,7 @@ import os
 import shutil
 from pathlib import Path
 
+from reference_impl import commission
 from reference_impl.executor.errors import PreMainFailure
 from reference_impl.executor.protocol import Paths
 from reference_impl.executor.templates import Template
@@ -28,8 +29,13 @@ def _quoted(name: str) -> str:
 logger = logging.getLogger(__name__)
 
 
-def link_input_artifacts(*, template: Template, paths: Paths) -> None:
-    """Link every downloaded input artifact into place; PreMainFailure on failure."""
+def link_input_artifacts(
+    *, template: Template, paths: Paths, fault: commission.Fault | None = None
+) -> None:
+    """Link every downloaded input artifact into place; PreMainFailure on failure.
+
+    `fault`: a fault of commission whose `messages` hook rewrites a link's target.
+    """
     for art in template.input_artifacts:
         src = paths.input_artifact(art.name)
         if not os.path.lexists(src):
@@ -39,7 +45,7 @@ def link_input_artifacts(*, template: Template, paths: Paths) -> None:
             dst.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
             if os.path.lexists(dst):
                 _clear(template=template, paths=paths, name=art.name, dst=dst)
-            os.symlink(src, dst)
+            os.symlink(commission.rewrite_text(fault, "link", str(src)), dst)
         except OSError as err:
             raise PreMainFailure(
                 f"failed to symlink input artifact {_quoted(art.name)} ({dst} -> {src}): {err}"

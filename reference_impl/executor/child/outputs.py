@@ -17,7 +17,10 @@ import logging
 import os
 import shutil
 
+from reference_impl import commission
+from reference_impl import common
 from reference_impl.executor.errors import ArtifactError
+from reference_impl.executor.files import commissioned
 from reference_impl.executor.protocol import Paths
 from reference_impl.executor.storage import archives
 from reference_impl.executor.templates import Template
@@ -25,10 +28,21 @@ from reference_impl.executor.templates import Template
 logger = logging.getLogger(__name__)
 
 
-def save_outputs(*, template: Template, paths: Paths) -> None:
-    """Copy main's output parameters and tar its output artifacts to the shared volume."""
+def save_outputs(
+    *, template: Template, paths: Paths, fault: commission.Fault | None = None
+) -> None:
+    """Copy main's output parameters and tar its output artifacts to the shared volume.
+
+    `fault`: a fault of commission whose `files` hook rewrites a parameter's copy.
+    """
     for param in template.output_parameters:
         _save_parameter(template=template, paths=paths, path=param.path)
+        commissioned.rewrite(
+            fault,
+            "parameter",
+            paths.output_parameter(param.path),
+            container=common.MAIN,
+        )
     for art in template.output_artifacts:
         _save_artifact(template=template, paths=paths, path=art.path)
 

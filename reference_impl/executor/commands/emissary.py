@@ -39,6 +39,7 @@ from reference_impl.executor.errors import ExecutorError
 from reference_impl.executor.errors import PreMainFailure
 from reference_impl.executor.faults import EXIT_CODE_INSTEAD_OF_65
 from reference_impl.executor.faults import Fault
+from reference_impl.executor.files import commissioned
 from reference_impl.executor.files import exits
 from reference_impl.executor.files import killing
 from reference_impl.executor.protocol import Paths
@@ -136,8 +137,10 @@ def _run(
     name = settings.container_name
     if not argv:
         raise ExecutorError("no command given after `--`")
+    fault = settings.commission
     try:
-        make_ctr_dir(paths, name)
+        ctr = make_ctr_dir(paths, name)
+        commissioned.set_mode(fault, "ctr-dir", ctr, container=name)
     except OSError as err:
         raise ExecutorError(f"failed to create ctr directory: {err}") from None
     if settings.wait_for_ready:
@@ -148,7 +151,9 @@ def _run(
         handshake.wait_for_ready(paths=paths, clock=clock, timings=timings, pause=pause)
     template = templates.load(paths=paths, env_value=settings.template_env)
     if settings.wait_for_ready and name == common.MAIN:
-        linking.link_input_artifacts(template=template, paths=paths)
+        linking.link_input_artifacts(
+            template=template, paths=paths, fault=settings.commission
+        )
         linking.check_working_dir(workdir)
     code = _wait_for_dependencies(
         template=template,
@@ -191,8 +196,14 @@ def _run(
     except OSError as err:  # e.g. exec format error, permission denied
         raise ExecutorError(f"failed to start command: {err}") from None
     state.code = code
+    for file, path in (
+        ("stdout", paths.stdout(name)),
+        ("combined", paths.combined(name)),
+        ("termination-log", paths.termination_log),
+    ):
+        commissioned.rewrite(fault, file, path, container=name)
     if name == common.MAIN:
-        outputs.save_outputs(template=template, paths=paths)
+        outputs.save_outputs(template=template, paths=paths, fault=fault)
     else:
         logger.info("Not saving outputs: %s is not the main container.", name)
     return code

@@ -37,9 +37,20 @@ def run_init(
         template = templates.from_env_value(settings.template_env, paths=paths)
         old_umask = os.umask(0)  # files must be usable by main, whatever its user
         try:
-            premain.write_template(template=template, paths=paths)
+            premain.write_template(
+                template=template,
+                paths=paths,
+                fault=settings.commission,
+                container=settings.container_name,
+            )
             premain.stage_files(template=template, paths=paths)
-            loading.load_all(template=template, paths=paths, stores_for=stores_for)
+            loading.load_all(
+                template=template,
+                paths=paths,
+                stores_for=stores_for,
+                fault=settings.commission,
+                container=settings.container_name,
+            )
         finally:
             os.umask(old_umask)
     except (ExecutorError, OSError) as err:

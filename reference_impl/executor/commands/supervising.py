@@ -135,7 +135,12 @@ def _pre_main(
         steps: tuple[tuple[str, Callable[[], None]], ...] = (
             (
                 "failed to write template",
-                lambda: premain.write_template(template=template, paths=paths),
+                lambda: premain.write_template(
+                    template=template,
+                    paths=paths,
+                    fault=settings.commission,
+                    container=settings.container_name,
+                ),
             ),
             (
                 "failed to stage files",
@@ -144,7 +149,11 @@ def _pre_main(
             (
                 "failed to load non-plugin input artifacts",
                 lambda: loading.load_all(
-                    template=template, paths=paths, stores_for=stores_for
+                    template=template,
+                    paths=paths,
+                    stores_for=stores_for,
+                    fault=settings.commission,
+                    container=settings.container_name,
                 ),
             ),
         )

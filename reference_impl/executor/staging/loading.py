@@ -16,7 +16,9 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from reference_impl import commission
 from reference_impl.executor.errors import ArtifactError
+from reference_impl.executor.files import commissioned
 from reference_impl.executor.protocol import Paths
 from reference_impl.executor.storage import archives
 from reference_impl.executor.storage import stores
@@ -42,9 +44,17 @@ _DRIVERS = ("raw", "http", "s3")
 
 
 def load_all(
-    *, template: Template, paths: Paths, stores_for: stores.StoreFactory
+    *,
+    template: Template,
+    paths: Paths,
+    stores_for: stores.StoreFactory,
+    fault: commission.Fault | None = None,
+    container: str = "",
 ) -> None:
-    """Load every non-plugin input artifact of `template`."""
+    """Load every non-plugin input artifact of `template`.
+
+    `fault`: a fault of commission whose `files` hook rewrites a file artifact.
+    """
     for art in template.input_artifacts:
         if not any(key in art.raw for key in LOCATION_KEYS):
             if art.optional:
@@ -65,6 +75,7 @@ def load_all(
                 stores_for=stores_for,
                 archive_location=template.archive_location,
             )
+            commissioned.rewrite(fault, "artifact", dest, container=container)
         except stores.ArtifactNotFound:
             if not art.optional:
                 raise

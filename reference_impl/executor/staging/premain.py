@@ -14,6 +14,8 @@ import os
 import shutil
 from pathlib import Path
 
+from reference_impl import commission
+from reference_impl.executor.files import commissioned
 from reference_impl.executor.launching import BUNDLE_SUFFIX
 from reference_impl.executor.protocol import Paths
 from reference_impl.executor.templates import Template
@@ -47,12 +49,22 @@ def copy_executor(*, binary: Path, paths: Paths) -> None:
     logger.info("Copied the executor %s to %s.", binary, dest)
 
 
-def write_template(*, template: Template, paths: Paths) -> None:
-    """Write the template JSON to /var/run/argo/template (0444), whole or not at all."""
+def write_template(
+    *,
+    template: Template,
+    paths: Paths,
+    fault: commission.Fault | None = None,
+    container: str = "",
+) -> None:
+    """Write the template JSON to /var/run/argo/template (0444), whole or not at all.
+
+    `fault`: a fault of commission whose `files` hook gives it another mode.
+    """
     dest = paths.template
     tmp = dest.with_name(dest.name + ".tmp")
     tmp.write_text(json.dumps(template.raw))
     os.chmod(tmp, TEMPLATE_MODE)
+    commissioned.set_mode(fault, "template", tmp, container=container)
     os.replace(tmp, dest)
 
 

@@ -11,7 +11,13 @@ with `taskResult`, `exit`, `signals` or `messages` hooks), on the executor's own
   `argoexec kill 15` signals, with SIGINT under the row, with SIGTERM without it;
 - `messages`: the status marker's READY body, a pre-main cause, the command-lookup
   termination message and main's two `supervisor presumed dead` messages (no marker,
-  a stale one) are rewritten as named, and other texts are left alone.
+  a stale one) are rewritten as named, and other texts are left alone; an init-less
+  input artifact's link points at `<name>.tmp`;
+- `files`: the emissary leaves ctr/<c>/ 0755, drops stdout's last newline (not
+  combined's), alters main's parameter copy (not the original), overwrites the
+  termination message main's command wrote (not another container's, not an empty
+  one); the template is written 0600; a file input artifact gets a line more (an
+  unpacked directory is left alone); without the row each is as the contract says.
 """
 
 from __future__ import annotations
@@ -29,14 +35,19 @@ from reference_impl.executor import cli
 from reference_impl.executor import faults
 from reference_impl.executor.api import taskresults
 from reference_impl.executor.child import children
+from reference_impl.executor.child import linking
 from reference_impl.executor.clocks import SystemClock
 from reference_impl.executor.commands import supervising
 from reference_impl.executor.commands.emissary import run_emissary
+from reference_impl.executor.files import commissioned
 from reference_impl.executor.files import exits
 from reference_impl.executor.files import markers
 from reference_impl.executor.protocol import Paths
 from reference_impl.executor.settings import ExecutorSettings
 from reference_impl.executor.settings import Timings
+from reference_impl.executor.staging import loading
+from reference_impl.executor.staging import premain
+from reference_impl.executor.templates import Template
 from tests.reference_impl.executor.conftest import FakeApi
 from tests.reference_impl.executor.conftest import FakeClock
 
@@ -57,6 +68,13 @@ TESTED = {
     "path-lookup-wording",
     "marker-absent-wording",
     "marker-stale-wording",
+    "ctr-dir-mode-755",
+    "stdout-newline-dropped",
+    "param-copy-altered",
+    "termination-overwritten",
+    "template-owner-only",
+    "artifact-line-appended",
+    "artifact-link-tmp",
 }
 BASE = ExecutorSettings(
     container_name="main",
@@ -303,9 +321,120 @@ def test_marker_wording_rows_rewrite_only_their_presumed_dead_message(
     assert paths.exitcode("main").read_text() == "65"
 
 
+@pytest.mark.parametrize(("fault", "suffix"), [("", ""), ("artifact-link-tmp", ".tmp")])
+def test_artifact_link_tmp_links_the_path_to_the_tmp_name(paths, fault, suffix):
+    paths.input_artifact("a").parent.mkdir(parents=True)
+    paths.input_artifact("a").write_text("payload")
+    raw = {"inputs": {"artifacts": [{"name": "a", "path": "/deep/a"}]}}
+    linking.link_input_artifacts(
+        template=Template(raw=raw), paths=paths, fault=faults.commission_fault(fault)
+    )
+    target = os.readlink(paths.at("/deep/a"))
+    assert target == str(paths.input_artifact("a")) + suffix
+
+
+# -- files ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("fault", "mode"), [("", 0o777), ("ctr-dir-mode-755", 0o755)])
+def test_ctr_dir_mode_755_leaves_the_ctr_directory_0755(paths, fault, mode):
+    assert emissary(paths, ["true"], fault) == 0
+    assert paths.ctr("main").stat().st_mode & 0o7777 == mode
+    assert paths.ctr("main").parent.stat().st_mode & 0o7777 == 0o777
+
+
+@pytest.mark.parametrize(
+    ("fault", "stdout"), [("", "out\n"), ("stdout-newline-dropped", "out")]
+)
+def test_stdout_newline_dropped_changes_stdout_only(paths, fault, stdout):
+    argv = ["sh", "-c", "echo out; echo err >&2"]
+    assert emissary(paths, argv, fault, include_script_output=True) == 0
+    assert paths.stdout("main").read_text() == stdout
+    assert sorted(paths.combined("main").read_text().splitlines(True)) == [
+        "err\n",
+        "out\n",
+    ]
+
+
+PARAM_TEMPLATE = (
+    '{"outputs": {"parameters": [{"name": "p", "valueFrom": {"path": "/tmp/p.txt"}}]}}'
+)
+
+
+@pytest.mark.parametrize(
+    ("fault", "copy"), [("", "v"), ("param-copy-altered", "v-altered")]
+)
+def test_param_copy_altered_alters_main_s_copy_only(paths, fault, copy):
+    (paths.root / "tmp").mkdir()
+    argv = ["sh", "-c", f"printf v > {paths.at('/tmp/p.txt')}"]
+    assert emissary(paths, argv, fault, template_env=PARAM_TEMPLATE) == 0
+    assert paths.output_parameter("/tmp/p.txt").read_text() == copy
+    assert paths.at("/tmp/p.txt").read_text() == "v"
+
+
+@pytest.mark.parametrize(
+    ("fault", "container", "written", "left"),
+    [
+        ("", "main", "custom reason", "custom reason"),
+        ("termination-overwritten", "main", "custom reason", "command exited"),
+        ("termination-overwritten", "side", "custom reason", "custom reason"),
+        ("termination-overwritten", "main", "", ""),
+    ],
+)
+def test_termination_overwritten_overwrites_main_s_own_message(
+    paths, fault, container, written, left
+):
+    log = paths.termination_log
+    argv = ["sh", "-c", f"printf '{written}' > {log}; exit 3"]
+    assert emissary(paths, argv, fault, container_name=container) == 3
+    assert log.read_text() == left
+    assert paths.exitcode(container).read_text() == "3"
+
+
+@pytest.mark.parametrize(
+    ("fault", "mode"), [("", 0o444), ("template-owner-only", 0o600)]
+)
+def test_template_owner_only_writes_the_template_0600(paths, fault, mode):
+    premain.write_template(
+        template=Template(raw={"name": "t"}),
+        paths=paths,
+        fault=faults.commission_fault(fault),
+        container="init",
+    )
+    assert paths.template.stat().st_mode & 0o7777 == mode
+    assert paths.template.read_text() == '{"name": "t"}'
+
+
+@pytest.mark.parametrize(
+    ("fault", "content"),
+    [("", "hello\n"), ("artifact-line-appended", "hello\naltered\n")],
+)
+def test_artifact_line_appended_changes_a_file_artifact(paths, fault, content):
+    art = {"name": "f", "path": "/in/f.txt", "raw": {"data": "hello\n"}}
+    loading.load_all(
+        template=Template(raw={"inputs": {"artifacts": [art]}}),
+        paths=paths,
+        stores_for=lambda location: pytest.fail(f"no store needed: {location}"),
+        fault=faults.commission_fault(fault),
+        container="init",
+    )
+    assert paths.input_artifact("f").read_text() == content
+
+
+def test_a_directory_artifact_is_left_alone(paths):
+    unpacked = paths.input_artifact("d")
+    unpacked.mkdir(parents=True)
+    (unpacked / "a.txt").write_text("alpha\n")
+    fault = faults.commission_fault("artifact-line-appended")
+    commissioned.rewrite(fault, "artifact", unpacked, container="init")
+    assert (unpacked / "a.txt").read_text() == "alpha\n"
+
+
 def test_the_executor_hooks_do_nothing_without_a_fault():
     body: Json = {"outputs": {"result": "x"}}
     assert commission.apply_task_result(body, None) is body
     assert commission.exit_code(None, 143, container="main") == 143
     assert commission.signal_for(None, "kill", 15) == 15
     assert commission.rewrite_text(None, "marker", "READY\n") == "READY\n"
+    assert commission.file_mode(None, "ctr-dir", container="main") is None
+    assert commission.rewrite_file(None, "stdout", "x\n", container="main") == "x\n"
