@@ -61,7 +61,10 @@ def running_clusters(s: docker.DockerSettings | None = None) -> list[str]:
 
     Default: the engine the environment selects (WPC_KIND_DOCKER, see `settings`).
     """
-    s = s or KindSettings.from_env().docker
+    if s is None:
+        from clusters import holding
+
+        s = KindSettings.from_env(recorded=holding.recorded_details("kind")).docker
     if not docker.answering(s):
         return []
     out = docker_cli.capture(

@@ -280,3 +280,18 @@ def test_docker_setup_and_down_refuse_an_engine_we_did_not_start(monkeypatch):
             verb()
     with pytest.raises(ProviderError, match="not WPC's"):
         docker.setup(docker.DockerSettings(external="unix:///var/run/docker.sock"))
+
+
+def test_worker_faults_and_the_cluster_list_follow_the_selected_engine(
+    fake, tmp_path, monkeypatch
+):
+    from clusters import kind
+    from clusters.kind.workerfaults import KindWorkerFaults
+
+    monkeypatch.setenv("WPC_STATE_DIR", str(tmp_path))
+    monkeypatch.setenv("WPC_KIND_DOCKER", "host")
+    monkeypatch.setenv("DOCKER_HOST", "unix:///home/me/.docker/run/docker.sock")
+    assert KindWorkerFaults().settings.host == "unix:///home/me/.docker/run/docker.sock"
+    fake.clusters.add("wpc-kind")
+    assert kind.running_clusters() == ["wpc-kind"]
+    assert fake.seen[-1][1]["DOCKER_HOST"] == "unix:///home/me/.docker/run/docker.sock"
