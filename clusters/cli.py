@@ -36,6 +36,17 @@ def _parser() -> argparse.ArgumentParser:
     up.add_argument(
         "--workers", type=int, default=0, help="kind only: worker nodes (default 0)"
     )
+    up.add_argument(
+        "--kind-docker",
+        choices=("own", "host"),
+        help="kind only: own = start WPC's dockerd (default); host = use the running "
+        "Docker at DOCKER_HOST or the default socket (env WPC_KIND_DOCKER)",
+    )
+    up.add_argument(
+        "--kind-node-image",
+        help="kind only: node image to use as given, e.g. a digest-pinned "
+        "kindest/node (env WPC_KIND_NODE_IMAGE); default: build ours offline",
+    )
     verb("down", "delete the cluster; idempotent")
     verb("status", "say whether the cluster runs")
     verb("kubeconfig", "print the admin kubeconfig path")
@@ -129,6 +140,8 @@ def main(argv: list[str] | None = None) -> int:
                 name=args.name,
                 workers=args.workers,
                 retain=args.retain,
+                kind_docker=args.kind_docker,
+                kind_node_image=args.kind_node_image,
             )
             out.write(
                 f"cluster {args.name} ({args.provider}) is up in {seconds:.1f}s; "

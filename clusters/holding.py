@@ -15,7 +15,9 @@ import json
 import logging
 import os
 from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 
 from clusters.errors import ProviderError
@@ -33,6 +35,9 @@ class Holder:
     provider: str
     name: str
     since: str = ""
+    details: Mapping[str, str] = field(default_factory=dict)
+    """How the provider made it (kind: Docker mode, engine, given node image), so
+    later verbs in other processes find the same engine."""
 
     def same(self, other: Holder) -> bool:
         """True for the same provider and cluster name."""
@@ -48,8 +53,12 @@ def read(path: Path) -> Holder | None:
     """The recorded holder, or None (no file, or not ours to parse)."""
     try:
         data = json.loads(path.read_text())
+        details = data.get("details") or {}
         return Holder(
-            provider=data["provider"], name=data["name"], since=data.get("since", "")
+            provider=data["provider"],
+            name=data["name"],
+            since=data.get("since", ""),
+            details={str(k): str(v) for k, v in dict(details).items()},
         )
     except (OSError, ValueError, KeyError):
         return None
@@ -75,10 +84,20 @@ def claim(
             )
     path.parent.mkdir(parents=True, exist_ok=True)
     since = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-    path.write_text(
-        json.dumps({"provider": wanted.provider, "name": wanted.name, "since": since})
-        + "\n"
-    )
+    record: dict[str, object] = {
+        "provider": wanted.provider,
+        "name": wanted.name,
+        "since": since,
+    }
+    if wanted.details:
+        record["details"] = dict(wanted.details)
+    path.write_text(json.dumps(record) + "\n")
+
+
+def recorded_details(provider: str) -> dict[str, str]:
+    """The recorded holder's details if `provider` holds the machine, else none."""
+    holder = read(holder_file())
+    return dict(holder.details) if holder and holder.provider == provider else {}
 
 
 def release(path: Path, leaving: Holder) -> None:

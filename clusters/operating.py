@@ -24,14 +24,28 @@ from clusters.base import ClusterProvider
 from clusters.docker import hostnet
 from clusters.errors import ClusterError
 from clusters.errors import Interrupted
+from clusters.errors import ProviderError
 from clusters.kind import nodeimage
 from plumbing.gobuilding import BuildSettings
 
 
-def up(*, provider: str, name: str, workers: int = 0, retain: bool = False) -> float:
+def up(
+    *,
+    provider: str,
+    name: str,
+    workers: int = 0,
+    retain: bool = False,
+    kind_docker: str | None = None,
+    kind_node_image: str | None = None,
+) -> float:
     """Create the cluster unless another provider's holds the machine; return seconds taken."""
-    p = providers.get(provider, workers=workers)
-    me = holding.Holder(provider=provider, name=name)
+    p = providers.get(
+        provider,
+        workers=workers,
+        kind_docker=kind_docker,
+        kind_node_image=kind_node_image,
+    )
+    me = holding.Holder(provider=provider, name=name, details=_details(p))
     claims = provider in holding.HOLDING_PROVIDERS
     if claims:
         holding.claim(
@@ -51,6 +65,13 @@ def up(*, provider: str, name: str, workers: int = 0, retain: bool = False) -> f
             holding.release(holding.holder_file(), me)
         raise
     return time.monotonic() - t0
+
+
+def _details(p: ClusterProvider) -> dict[str, str]:
+    """What the holder file records about how the cluster is made (kind: its mode)."""
+    from clusters.kind import KindProvider
+
+    return p.settings.record() if isinstance(p, KindProvider) else {}
 
 
 def _up_local(provider: ClusterProvider, *, name: str, retain: bool) -> None:
@@ -75,8 +96,21 @@ def down(*, provider: str, name: str) -> None:
     holding.release(holding.holder_file(), holding.Holder(provider=provider, name=name))
 
 
+def _own_engine(verb: str) -> docker.DockerSettings:
+    """Our engine's settings; ProviderError when WPC_KIND_DOCKER=host selects another."""
+    from clusters.kind import KindSettings
+
+    if KindSettings.from_env().host_docker:
+        raise ProviderError(
+            f"{verb}: WPC_KIND_DOCKER=host uses the Docker engine already running; "
+            "WPC neither starts nor stops it (unset the variable for WPC's own engine)"
+        )
+    return docker.DockerSettings.from_env()
+
+
 def docker_setup() -> docker.Engine:
     """Set up the kind provider's Docker engine; check a running local cluster after it."""
+    settings = _own_engine("docker-setup")
     running_local = [h for h in holding.discover_running() if h.provider == "local"]
 
     def local_traffic() -> str:
@@ -92,30 +126,31 @@ def docker_setup() -> docker.Engine:
             )
         return "; ".join(seen) or "no local cluster runs"
 
-    return docker.setup(
-        docker.DockerSettings.from_env(), local_traffic_check=local_traffic
-    )
+    return docker.setup(settings, local_traffic_check=local_traffic)
 
 
 def docker_down() -> list[str]:
     """Stop the kind provider's Docker engine unless a kind cluster runs; return leftovers."""
     from clusters import kind
-    from clusters.errors import ProviderError
 
-    running = kind.running_clusters()
+    settings = _own_engine("docker-down")
+    running = kind.running_clusters(settings)
     if running:
         raise ProviderError(
             f"kind clusters {running} run on the engine: "
             "python -m clusters down --provider kind --name <name> first"
         )
-    return docker.teardown(docker.DockerSettings.from_env())
+    return docker.teardown(settings)
 
 
 def build_node_image(output: Path | None) -> tuple[str, float]:
     """Build (or find) the kind node image, optionally write it as a tar; return tag, seconds."""
+    from clusters.kind import KindSettings
+
     t0 = time.monotonic()
-    s = docker.DockerSettings.from_env()
-    docker.setup(s)
+    s = KindSettings.from_env().docker
+    if not s.external:
+        docker.setup(s)
     build = BuildSettings.from_env()
     if output is not None:
         return nodeimage.export(s, build, output), time.monotonic() - t0

@@ -41,6 +41,18 @@ KIND = "v0.33.0"
 """sigs.k8s.io/kind: the newest release the module proxy serves (checked 2026-11-24);
 cgroup v1 hosts still only get a deprecation warning (issue 15 notes)."""
 
+KINDEST_NODE = {
+    "1.36": "kindest/node:v1.36.4@sha256:099e049362a1526b2db71494e1947aae99bd16290d7c895f2b7ea312e3cbfaed",
+    "1.35": "kindest/node:v1.35.8@sha256:07b2536e30b803ed61d1677a79df6115f798ce64c80f9e22f6ed45afd09323c0",
+}
+"""Upstream node images published for kind KIND (v0.33.0), per Kubernetes minor, for
+hosts with a registry (WPC_KIND_NODE_IMAGE; ci/github-actions.yaml uses them). From
+the v0.33.0 release notes' "Images pre-built for this release" (github.com/
+kubernetes-sigs/kind/releases/tag/v0.33.0), which list v1.37.0, v1.36.4, v1.35.8 and
+v1.34.11; kind v0.33.0's own default (pkg/apis/config/defaults/image.go) is v1.37.0,
+which is why the 1.36 image is named explicitly. kind supports an image only with the
+release it was built for, and only the digest guarantees that build."""
+
 STAGING_MODULES = (
     "api",
     "apiextensions-apiserver",

@@ -16,6 +16,7 @@ import shutil
 from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,16 @@ brings its own dockerd (Debian's docker.io) and kind CLI, so neither need be on 
 DOCKER_TOOLS = {"k3d": ("k3d", "docker")}
 """The CLIs a Docker-based provider drives from PATH."""
 
+KIND_HOST_TOOLS = {
+    "go": "the pinned kind CLI and kubectl are built here with Go 1.26 "
+    "(https://go.dev/doc/install)",
+    "docker": "kind drives the running Docker engine with the docker CLI "
+    "(WPC_KIND_DOCKER=host)",
+}
+"""What kind in host mode needs instead of root and apt: the engine is the host's and
+the suite's images are written without Docker (`clusters build-image`), then loaded
+with `kind load image-archive`."""
+
 
 @dataclass(frozen=True)
 class Host:
@@ -52,6 +63,16 @@ class Host:
 
     which: Callable[[str], str | None] = shutil.which
     euid: Callable[[], int] = os.geteuid
+    environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
+    writable: Callable[[Path], bool] = lambda p: _writable(p)
+
+
+def _writable(path: Path) -> bool:
+    """True if `path`, or the nearest existing directory above it, is writable."""
+    for candidate in (path, *path.parents):
+        if candidate.exists():
+            return os.access(candidate, os.W_OK)
+    return False
 
 
 def _profile(values: Mapping[str, Any], problems: list[str]) -> profiles.Profile | None:
@@ -153,6 +174,8 @@ def _provider(values: Mapping[str, Any], host: Host, problems: list[str]) -> Non
                     "provider runs its nodes in Docker containers)"
                 )
         return
+    if provider == "kind" and _kind_on_host(host, problems):
+        return
     if host.euid() != 0:
         problems.append(
             f"--provider {provider}: {HOST_BUILT[provider]} and must run as "
@@ -161,6 +184,30 @@ def _provider(values: Mapping[str, Any], host: Host, problems: list[str]) -> Non
     for tool, why in LOCAL_TOOLS.items():
         if host.which(tool) is None:
             problems.append(f"--provider {provider}: {tool} is not on PATH: {why}")
+
+
+def _kind_on_host(host: Host, problems: list[str]) -> bool:
+    """Check kind's WPC_KIND_* settings; True when host mode needs no root (checked here)."""
+    from clusters.errors import ProviderError
+    from clusters.kind.settings import KindSettings
+
+    try:
+        settings = KindSettings.from_env(environ=host.environ)
+    except ProviderError as exc:
+        problems.append(f"--provider kind: {exc}")
+        return True
+    if not settings.host_docker:
+        return False
+    for tool, why in KIND_HOST_TOOLS.items():
+        if host.which(tool) is None:
+            problems.append(f"--provider kind: {tool} is not on PATH: {why}")
+    state = settings.work_dir.parent
+    if host.euid() != 0 and not host.writable(state):
+        problems.append(
+            f"--provider kind: WPC_STATE_DIR {state} is not writable by this user "
+            "(set WPC_STATE_DIR, e.g. to $HOME/.local/state/wpc)"
+        )
+    return True
 
 
 def check(values: Mapping[str, Any], *, host: Host | None = None) -> profiles.Profile:

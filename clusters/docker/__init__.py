@@ -14,15 +14,17 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from clusters.docker import cli
 from clusters.docker import daemons
 from clusters.docker import hostnet
 from clusters.docker import installing
 from clusters.docker import runtimes
 from clusters.docker.settings import DockerSettings
+from clusters.errors import ProviderError
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["DockerSettings", "Engine", "leftovers", "setup", "teardown"]
+__all__ = ["DockerSettings", "Engine", "answering", "leftovers", "setup", "teardown"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,7 @@ def setup(
     s: DockerSettings, *, local_traffic_check: Callable[[], str] | None = None
 ) -> Engine:
     """Make our dockerd run; idempotent. `local_traffic_check` runs after a start."""
+    _refuse_external(s, "set up")
     installed = installing.ensure(s.log_dir / "setup.log")
     changed = hostnet.raise_inotify_limits()
     if changed:
@@ -70,6 +73,7 @@ def setup(
 
 def teardown(s: DockerSettings) -> list[str]:
     """Stop our daemons and remove what dockerd left on the host; return leftovers."""
+    _refuse_external(s, "stop")
     if daemons.ours(s):
         daemons.stop(s)
     hostnet.unmount_all(s.run_root)
@@ -86,3 +90,22 @@ def leftovers(s: DockerSettings) -> list[str]:
     found += [f"mount {m}" for m in hostnet.mounts_under(s.state_root)]
     found += [f"iptables {line}" for line in hostnet.docker_rules()]
     return found
+
+
+def answering(s: DockerSettings) -> bool:
+    """True when the engine answers (ours: /_ping; external: `docker version`).
+
+    `docker version` works for any DOCKER_HOST scheme the CLI speaks.
+    """
+    if s.external:
+        return cli.succeeds(s, "version", "--format", "{{.Server.Version}}")
+    return daemons.running(s)
+
+
+def _refuse_external(s: DockerSettings, verb: str) -> None:
+    """Never touch an engine we did not start (WPC_KIND_DOCKER=host)."""
+    if s.external:
+        raise ProviderError(
+            f"the Docker engine at {s.external} is not WPC's (WPC_KIND_DOCKER=host): "
+            f"WPC does not {verb} it"
+        )

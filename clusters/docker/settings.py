@@ -29,6 +29,9 @@ class DockerSettings:
     """Interpreter of the runtime wrapper: the system's, which outlives any venv."""
     search_path: str = "/usr/bin:/usr/sbin:/usr/local/bin:/bin:/sbin"
     """PATH of docker and kind commands; from_env puts Debian's docker CLI first."""
+    external: str = ""
+    """DOCKER_HOST of an engine someone else runs (the kind provider's `host` mode);
+    empty: ours. An external engine is only ever talked to, never started or stopped."""
 
     @classmethod
     def from_env(cls) -> DockerSettings:
@@ -52,8 +55,8 @@ class DockerSettings:
 
     @property
     def host(self) -> str:
-        """The DOCKER_HOST value that reaches our dockerd."""
-        return f"unix://{self.socket}"
+        """The DOCKER_HOST value that reaches the engine (ours unless `external`)."""
+        return self.external or f"unix://{self.socket}"
 
     @property
     def containerd_socket(self) -> Path:

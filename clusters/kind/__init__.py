@@ -1,13 +1,15 @@
-"""The kind provider: Kubernetes 1.36 in Docker, offline, on the project's own Docker engine.
+"""The kind provider: Kubernetes 1.36 in Docker, offline on our own engine or on the host's.
 
 `create` is an ordered list of small steps (kind's actions, envtest's
 control plane), rolled back by the idempotent `delete` unless `retain`:
-our dockerd (`clusters.docker`), the pinned kind CLI and the node image built
-here (`nodeimage`), `kind create cluster` with the rendered config
-(`configs`), the WPC marker, then the proof that it works: every node Ready
-and CoreDNS answering through the kube-dns Service. `delete` removes the
-cluster, the kind network and, when no kind cluster is left, stops our
-Docker engine; it raises if anything of ours is left.
+the Docker engine (ours from `clusters.docker`, or in `host` mode the one
+already running, only checked), the pinned kind CLI, the node image (built
+here by `nodeimage`, or a given one kind pulls; then kubectl is built alone),
+`kind create cluster` with the rendered config (`configs`), the WPC marker,
+then the proof that it works: every node Ready and CoreDNS answering through
+the kube-dns Service. `delete` removes the cluster and, on our own engine
+only, the kind network and, when no kind cluster is left, the engine itself;
+it raises if anything of ours is left. See `settings` for the two modes.
 """
 
 from __future__ import annotations
@@ -28,13 +30,16 @@ from clusters.corefile import COREFILE
 from clusters.docker import cli as docker_cli
 from clusters.docker import daemons
 from clusters.errors import ClusterError
+from clusters.errors import ProviderError
 from clusters.errors import RunError
 from clusters.kind import configs
 from clusters.kind import nodeimage
 from clusters.kind import readiness
 from clusters.kind.configs import config
 from clusters.kind.configs import host_is_cgroup_v1
+from clusters.kind.settings import DOCKER_VARIABLE
 from clusters.kind.settings import KindSettings
+from clusters.kind.settings import node_image_minor
 from plumbing import commands
 
 logger = logging.getLogger(__name__)
@@ -52,9 +57,15 @@ CLUSTER_LABEL = "io.x-k8s.kind.cluster"
 
 
 def running_clusters(s: docker.DockerSettings | None = None) -> list[str]:
-    """Names of the kind clusters with node containers on our dockerd (none if it is down)."""
-    s = s or docker.DockerSettings.from_env()
-    if not daemons.running(s):
+    """Names of the kind clusters with node containers on the engine (none if it is down).
+
+    Default: the engine the environment selects (WPC_KIND_DOCKER, see `settings`).
+    """
+    if s is None:
+        from clusters import holding
+
+        s = KindSettings.from_env(recorded=holding.recorded_details("kind")).docker
+    if not docker.answering(s):
         return []
     out = docker_cli.capture(
         s,
@@ -69,7 +80,7 @@ def running_clusters(s: docker.DockerSettings | None = None) -> list[str]:
 
 
 class KindProvider:
-    """Implements clusters.base.ClusterProvider with kind on our own Docker engine."""
+    """Implements clusters.base.ClusterProvider with kind on our own or the host's Docker."""
 
     name = "kind"
 
@@ -109,16 +120,17 @@ class KindProvider:
     def create(self, cluster: str, *, retain: bool = False) -> None:
         """Create the cluster and prove it works; roll back on failure unless `retain`."""
         s = self.settings
-        docker.setup(s.docker)
+        self._engine()
         if cluster in running_clusters(s.docker):
             readiness.wait(s, cluster, kubeconfig=self.kubeconfig(cluster))
             logger.info("kind cluster %s is already running and Ready.", cluster)
             return
         state: dict[str, str] = {}
         steps: list[tuple[str, Callable[[], None]]] = [
-            ("docker engine", lambda: _discard(docker.setup(s.docker))),
+            ("docker engine", self._engine),
             ("kind CLI", lambda: _discard(self._kind())),
             ("node image", lambda: state.update(image=self._image())),
+            ("kubectl", self._kubectl_built),
             ("kind create", lambda: self._kind_create(cluster, state["image"], retain)),
             ("marker", lambda: self._mark(cluster, state["image"])),
             ("CoreDNS forwards nothing", lambda: self._own_corefile(cluster)),
@@ -144,14 +156,40 @@ class KindProvider:
                 raise
             logger.info("Step %s took %.1fs.", step_name, time.monotonic() - t0)
 
+    def _engine(self) -> None:
+        """Our engine: set it up. The host's: only prove it answers (never start it)."""
+        s = self.settings
+        if not s.host_docker:
+            docker.setup(s.docker)
+        elif not docker.answering(s.docker):
+            raise ProviderError(
+                f"{DOCKER_VARIABLE}=host, but no Docker engine answers at "
+                f"{s.docker.host} (`docker version` failed): start Docker, set "
+                "DOCKER_HOST, or unset the variable to use WPC's own engine"
+            )
+
     def _image(self) -> str:
+        """The given node image as it is (kind pulls it), else ours, built offline."""
+        if self.settings.node_image:
+            return self.settings.node_image
         return nodeimage.ensure(self.settings.docker, self.settings.build)
+
+    def _kubectl_built(self) -> None:
+        """Our node image build made kubectl; with a given image, build Kubernetes here."""
+        if not self.kubectl("").exists():
+            building.build_all(self.settings.build, ["kubernetes"])
 
     def _kind_create(self, cluster: str, image: str, retain: bool) -> None:
         cfg = self.work_dir / cluster / "kind.yaml"
         cfg.parent.mkdir(parents=True, exist_ok=True)
+        minor = node_image_minor(image)
         cfg.write_text(
-            configs.render(workers=self.settings.workers, cgroup_v1=host_is_cgroup_v1())
+            configs.render(
+                workers=self.settings.workers,
+                cgroup_v1=host_is_cgroup_v1(),
+                image_volume_gate=minor is not None and minor < configs.IMAGE_VOLUME_GA,
+                own_node_image=not self.settings.node_image,
+            )
         )
         cmd = self.create_command(cluster, cfg, image, kind=str(self._kind()))
         if retain:
@@ -168,7 +206,14 @@ class KindProvider:
             provider=self.name,
             name=cluster,
             # Reports copy the marker: what exactly the nodes were made from.
-            details={"nodeImage": image, "nodeImageId": image_id},
+            details={
+                **self.settings.record(),
+                "nodeImage": image,
+                "nodeImageId": image_id,
+                "nodeImageSource": "given"
+                if self.settings.node_image
+                else "built here",
+            },
         )
 
     def _own_corefile(self, cluster: str) -> None:
@@ -205,6 +250,9 @@ class KindProvider:
     def _delete(self, cluster: str, *, check: bool) -> None:
         s = self.settings
         log = self.work_dir / f"{cluster}-delete.log"
+        if s.host_docker:
+            self._delete_on_host(cluster, check=check, log=log)
+            return
         if not daemons.running(s.docker) and (s.docker.state_root / "data").is_dir():
             # A stopped (or killed) engine may still hold the cluster's containers:
             # start it to delete them, instead of finding them at the next `up`.
@@ -219,6 +267,19 @@ class KindProvider:
                     ["docker", "network", "rm", "kind"], env=s.docker.env()
                 )
             left += docker.teardown(s.docker)
+        shutil.rmtree(self.work_dir / cluster, ignore_errors=True)
+        if left and check:
+            raise ClusterError("down left things behind:\n" + "\n".join(left))
+
+    def _delete_on_host(self, cluster: str, *, check: bool, log: Path) -> None:
+        """Host mode: delete this kind cluster only.
+
+        The engine, its networks and any other kind cluster on it are not ours.
+        """
+        s = self.settings
+        if cluster in running_clusters(s.docker):
+            _run(s, [str(self._kind()), "delete", "cluster", "--name", cluster], log)
+        left = [f"node container {n}" for n in _nodes_if_up(s, cluster)]
         shutil.rmtree(self.work_dir / cluster, ignore_errors=True)
         if left and check:
             raise ClusterError("down left things behind:\n" + "\n".join(left))
@@ -302,13 +363,13 @@ def _discard(_: object) -> None:
 
 
 def _run(s: KindSettings, command: list[str], log: Path) -> None:
-    """Run a kind or docker command against our dockerd, logged."""
+    """Run a kind or docker command against the selected engine, logged."""
     commands.run(command, log_path=log, env=s.docker.env(), error=RunError)
 
 
 def _nodes_if_up(s: KindSettings, cluster: str) -> list[str]:
     return (
         readiness.node_containers(s.docker, cluster)
-        if daemons.running(s.docker)
+        if docker.answering(s.docker)
         else []
     )

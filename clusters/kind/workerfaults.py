@@ -2,9 +2,9 @@
 
 A kind node is a container labelled `io.x-k8s.kind.cluster=<cluster>` whose name is
 the Node's name; `io.x-k8s.kind.role` tells workers from the control plane. Every
-verb acts through the project's own dockerd (`DockerSettings`, never the default
-socket) and answers with the container's state read back from the engine, so the
-caller's evidence is the engine's word, not ours.
+verb acts through the engine the kind settings select (the project's own dockerd,
+or with WPC_KIND_DOCKER=host the host's; see `settings`) and answers with the
+container's state read back from the engine, so the caller's evidence is the engine's word, not ours.
 
 A frozen (`docker pause`) node keeps its address; a stopped one may get another
 one from Docker when it starts again, which its kubelet's certificates and the
@@ -27,7 +27,13 @@ class KindWorkerFaults:
     """Implements clusters.base.WorkerFaults with docker verbs on the node containers."""
 
     def __init__(self, settings: DockerSettings | None = None) -> None:
-        self.settings = settings or DockerSettings.from_env()
+        if settings is None:
+            from clusters import holding
+            from clusters.kind.settings import KindSettings
+
+            recorded = holding.recorded_details("kind")
+            settings = KindSettings.from_env(recorded=recorded).docker
+        self.settings = settings
 
     def workers(self, cluster: str) -> list[str]:
         """The cluster's worker containers (running or not), sorted."""

@@ -241,3 +241,25 @@ def test_matrix_and_env_are_expanded_as_the_runner_would():
     assert expand('a ${{ matrix.x }} "$LAYOUT" ${LAYOUT} $OTHER', {"x": "1"}, env) == (
         'a 1 "legacy" legacy $OTHER'
     )
+
+
+def test_the_kind_job_uses_the_runners_docker_and_the_pinned_node_images(workflow):
+    """Issue 15: no root, no own dockerd, upstream kindest/node pinned as in pins.py."""
+    from clusters import pins
+
+    job = workflow["jobs"]["kind"]
+    cells = list(matrices(job))
+    step = next(s for s in job["steps"] if s.get("name") == "Conformance")
+    images = {}
+    for matrix in cells:
+        env = {k: expand(str(v), matrix, {}) for k, v in step["env"].items()}
+        assert env["WPC_KIND_DOCKER"] == "host"
+        assert env["WPC_KIND_NODE_IMAGE"] == pins.KINDEST_NODE[matrix["kubernetes"]]
+        images[matrix["implementation"], matrix["layout"], matrix["kubernetes"]] = env
+    for layout in ("legacy", "initless"):
+        assert ("argo-workflows-images", layout, "1.36") in images
+    assert ("argo-workflows-images", "legacy", "1.35") in images
+    assert len(images) == len(cells)  # the 1.35 cell is added, not merged into one
+    scripts = " ".join(s.get("run", "") for s in job["steps"])
+    assert "go install sigs.k8s.io/kind" not in scripts  # the provider builds pins.KIND
+    assert "sudo" not in scripts

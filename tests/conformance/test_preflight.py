@@ -152,7 +152,7 @@ def test_k3d_needs_its_cli_and_docker_on_path():
 
 
 def test_kind_needs_what_the_local_provider_needs_and_no_kind_or_docker_on_path():
-    bare = preflight.Host(which=lambda tool: None, euid=lambda: 1000)
+    bare = preflight.Host(which=lambda tool: None, euid=lambda: 1000, environ={})
     with pytest.raises(DataError) as info:
         preflight.check(values(wpc_provider="kind"), host=bare)
     message = str(info.value)
@@ -163,6 +163,7 @@ def test_kind_needs_what_the_local_provider_needs_and_no_kind_or_docker_on_path(
     root_without_kind = preflight.Host(
         which=lambda tool: None if tool in {"kind", "docker"} else f"/usr/bin/{tool}",
         euid=lambda: 0,
+        environ={},
     )
     assert preflight.check(values(wpc_provider="kind"), host=root_without_kind)
 
@@ -170,3 +171,37 @@ def test_kind_needs_what_the_local_provider_needs_and_no_kind_or_docker_on_path(
 def test_a_valid_request_returns_the_profile():
     profile = preflight.check(values(wpc_provider="local"), host=ROOT_WITH_EVERYTHING)
     assert profile.name == "reference"
+
+
+def test_kind_on_the_hosts_docker_needs_go_docker_and_a_writable_state_dir_not_root():
+    runner = preflight.Host(
+        which=lambda tool: None,
+        euid=lambda: 1001,
+        environ={"WPC_KIND_DOCKER": "host", "WPC_STATE_DIR": "/var/lib/wpc"},
+        writable=lambda path: False,
+    )
+    with pytest.raises(DataError) as info:
+        preflight.check(values(wpc_provider="kind"), host=runner)
+    message = str(info.value)
+    assert "must run as root" not in message
+    assert "apt-get" not in message
+    assert "--provider kind: go is not on PATH" in message
+    assert "--provider kind: docker is not on PATH" in message
+    assert "WPC_STATE_DIR /var/lib/wpc is not writable" in message
+    ready = preflight.Host(
+        which=lambda tool: f"/usr/bin/{tool}",
+        euid=lambda: 1001,
+        environ={"WPC_KIND_DOCKER": "host", "WPC_STATE_DIR": "/home/runner/wpc"},
+        writable=lambda path: True,
+    )
+    assert preflight.check(values(wpc_provider="kind"), host=ready)
+
+
+def test_a_bad_kind_setting_is_named_before_anything_runs():
+    bad = preflight.Host(
+        which=lambda tool: f"/usr/bin/{tool}",
+        euid=lambda: 0,
+        environ={"WPC_KIND_NODE_IMAGE": "kindest/node@sha256:short"},
+    )
+    with pytest.raises(DataError, match="--provider kind: WPC_KIND_NODE_IMAGE="):
+        preflight.check(values(wpc_provider="kind"), host=bad)
