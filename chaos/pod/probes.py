@@ -129,11 +129,17 @@ def pod_is_gone(
 def step_has_new_pod(
     step: str,
     workflow: str = "main",
+    orphaned: bool = False,
     configuration: dict[str, Any] | None = None,
 ) -> str:
     """A pod of the step other than the deleted one exists; return its name.
 
-    A retry attempt's pod or a re-created pod: a different uid.
+    A retry attempt's pod or a re-created pod: a different uid. `orphaned`: the old
+    pod's node is gone, so its containers never report and a controller may hold its
+    status finalizer until its backstop (WPC-FINALIZER-005: upstream v4.1.2 waits 2 min
+    from the pod's last condition transition, `workflow/controller/pod/controller.go`
+    commonPodEvent) before the node ends and its retry is created; the wait then
+    allows `status_finalizer_removed` instead of `pod_deleted_reported`.
     """
     session = sessions.current(configuration)
     _, old_uid = session.memo[f"pod:{step}"]
@@ -149,7 +155,12 @@ def step_has_new_pod(
 
     found: str = until(
         fresh,
-        timeout=session.timeouts.pod_created + session.timeouts.pod_deleted_reported,
+        timeout=session.timeouts.pod_created
+        + (
+            session.timeouts.status_finalizer_removed
+            if orphaned
+            else session.timeouts.pod_deleted_reported
+        ),
         interval=session.timeouts.poll_interval,
         describe=f"a new pod for step {step}",
     )
