@@ -614,6 +614,12 @@ TABLE: list[dict[str, Any]] = [
         "cleanup": [{"op": "replace", "path": "metadata/finalizers", "value": []}],
     },
     {
+        "name": "status-finalizer-kept",
+        "clause": "WPC-FINALIZER-003",
+        "summary": "cleaning a completed pod up, the controller labels it but keeps the status finalizer",
+        "cleanup": [{"op": "remove", "path": "metadata/finalizers"}],
+    },
+    {
         "name": "controller-ignores-term",
         "clause": "WPC-RECOVERY-011",
         "summary": "the controller ignores SIGTERM, so a graceful stop ends only in SIGKILL",

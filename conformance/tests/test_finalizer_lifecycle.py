@@ -25,6 +25,7 @@ from conformance.harness import NotYet
 from conformance.harness import kube
 from conformance.harness import recording
 from conformance.harness import until
+from conformance.harness import watching
 from conformance.harness.workflows import step_pods
 
 KEEP = "wpc.dev/keep"
@@ -73,17 +74,21 @@ def test_status_finalizer_is_added_at_creation_and_removed_once_each_node_is_don
         ).metadata.name
         shell.wait_started(held)
 
-        # WPC-FINALIZER-003: first's pod is cleaned up while the workflow runs.
-        until(
-            lambda: (
-                contract.STATUS_FINALIZER
-                not in (found := _finalizers(kube_clients, namespace, name, "first"))
-                or NotYet(found)
-            ),
-            timeout=timeouts.cleanup,
-            describe="the status finalizer to leave the pod of step first",
-            **wait,
-        )
+        # WPC-FINALIZER-003: first's pod is cleaned up while the workflow runs, within
+        # the cleanup timeout, the limit the clause sets.
+        with watching.clause_limit("WPC-FINALIZER-003"):
+            until(
+                lambda: (
+                    contract.STATUS_FINALIZER
+                    not in (
+                        found := _finalizers(kube_clients, namespace, name, "first")
+                    )
+                    or NotYet(found)
+                ),
+                timeout=timeouts.cleanup,
+                describe="the status finalizer to leave the pod of step first",
+                **wait,
+            )
         assert workflows.get(name)["status"]["phase"] == "Running"
 
         # WPC-FINALIZER-001, while held runs: its pod carries the status finalizer
