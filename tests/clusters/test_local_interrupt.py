@@ -26,9 +26,9 @@ from plumbing.waiting import NotYet
 from plumbing.waiting import until
 from tests.clusters.conftest import CLUSTER
 
-# Not in `make test` yet: a rollback right after containerd starts can leave it running
-# (seen once in CI's dry run; see docs/known-limitations.md). `make interrupt-test` runs it.
-pytestmark = [pytest.mark.cluster, pytest.mark.recreates_cluster, pytest.mark.stress]
+# In `make test` again (38 s): the rollback race that once left containerd running (a
+# signal inside Popen) is fixed and pinned by tests/clusters/test_start_interrupted.py.
+pytestmark = [pytest.mark.cluster, pytest.mark.recreates_cluster]
 
 CLI = [sys.executable, "-m", "clusters"]
 UP_TIMEOUT = 900  # a cold cache builds every component first
