@@ -150,12 +150,14 @@ class KindSettings:
         if image:
             check_node_image(image, source=image_source)
         root = Path(env.get("WPC_STATE_DIR", "/var/lib/wpc"))
-        docker = DockerSettings.from_env()
-        if mode == "host":
-            docker = DockerSettings(
+        docker = (
+            DockerSettings(
                 external=_docker_host(env),
                 search_path=env.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
             )
+            if mode == "host"
+            else DockerSettings.from_env()
+        )
         return cls(
             work_dir=root / "kind",
             workers=workers,

@@ -53,55 +53,9 @@ Faults of commission (issue 11) are data, not members of `Fault`: one row each o
 `reference_impl/commission_table.py`, applied by the generic hooks of
 `reference_impl/commission` (path operations on the built pod and on clean-up patches,
 message rewrites of the status, ignored stop signals) and selected by the same
-variable; the row becomes `ControllerSettings.commission`.
-
-=============================  ================  ==========================================
-name                           clause            what is wrong
-=============================  ================  ==========================================
-default-container-aux          WPC-POD-002       default-container names wait/supervisor
-hour-long-pod-deadline         WPC-POD-009       activeDeadlineSeconds 3600 on every pod
-pod-gc-delay-zero              WPC-POD-010       pod-gc-strategy delay always `0s`
-script-output-env-caps  WPC-POD-005       user init containers get
-                                                 ARGO_INCLUDE_SCRIPT_OUTPUT=False
-pod-uid-from-name              WPC-POD-006       aux ARGO_POD_UID refers to metadata.name
-main-grace-env-plus-one      WPC-POD-007       main's grace-period env 8 for a pod's 7
-script-volume-renamed          WPC-POD-011       script emptyDir named argo-script
-argo-init-runs-last            WPC-LEGACY-001    `init` after the user init containers
-wait-tmp-subpath-named         WPC-LEGACY-003    wait's /tmp subPath `wait`, not its index
-template-env-on-wait           WPC-LEGACY-005    wait carries ARGO_TEMPLATE too
-legacy-ready-env-false    WPC-LEGACY-006    legacy main has ARGO_WAIT_FOR_READY=false
-initless-pod-env-one           WPC-INITLESS-002  supervisor's ARGO_INITLESS_POD is `1`
-argoexec-bin-pull-never        WPC-INITLESS-003  argoexec-bin pullPolicy Never
-exit-status-wording            WPC-STATUS-003    `(exit status N)` for `(exit code N)`
-child-failed-unquoted          WPC-STATUS-009    `child <id> failed` without quotes
-retries-exhausted-msg      WPC-STATUS-016    `retries exhausted`, not `No more ...`
-stopped-unquoted      WPC-STATUS-014    `Stopped with strategy <S>` without quotes
-entrypoint-missing-msg     WPC-VALIDATE-004  `spec.entrypoint is missing`
-reserved-sidecar-msg       WPC-VALIDATE-002  reserved sidecar: `is a name Argo uses`
-reserved-member-wording        WPC-VALIDATE-003  reserved member: `is a name Argo uses`
-lookup-failure-wording         WPC-VALIDATE-007  `cannot find entrypoint/cmd`
-init-instance-env-wrong        WPC-INSTANCE-001  legacy init's ARGO_INSTANCE_ID is another's
-on-exit-label-capital          WPC-POD-001       onExit pods labelled on-exit `True`
-argoexec-bin-writable          WPC-INITLESS-004  /argo-bin mounted read-write
-pod-deadline-wording           WPC-STATUS-012    `Pod exceeded its active deadline`
-step-deadline-wording          WPC-STATUS-013    `Step deadline exceeded`
-backoff-limit-wording          WPC-STATUS-021    `Backoff exceeds maxDuration`
-init-failure-unprefixed        WPC-STATUS-004    init failure without `init: `
-killed-aux-unnamed             WPC-RECOVERY-007  killed wait/supervisor not named
-exit-code-output-zero          WPC-RESULT-005    node outputs.exitCode always `0`
-emissary-path-doubled          WPC-LEGACY-004    legacy emissary run as /var/run/argo//argoexec
-user-annotations-lost          WPC-POD-004       podMetadata/template annotations dropped
-main-resources-dropped         WPC-POD-008       main's resources removed (podSpecPatch lost)
-no-finalizer-at-create         WPC-FINALIZER-001 pods created without the status finalizer
-sidecar-failure-unnamed        WPC-STATUS-006    a sidecar's failure without `<sidecar>: `
-invalid-spec-unprefixed        WPC-VALIDATE-001  `invalid workflow: ` for `invalid spec: `
-main-instance-env              WPC-INSTANCE-003  main carries ARGO_INSTANCE_ID regardless
-succeeded-node-message         WPC-STATUS-002    a Succeeded pod node says `Completed`
-init-inputs-path-slash         WPC-LEGACY-008    init mounts /argo/inputs/artifacts/
-main-inputs-read-only          WPC-INITLESS-008  initless main's input-artifacts read-only
-finalizers-all-dropped         WPC-FINALIZER-008 clean-up drops every pod finalizer
-controller-ignores-term        WPC-RECOVERY-011  the controller ignores SIGTERM
-=============================  ================  ==========================================
+variable; the row becomes `ControllerSettings.commission`. Each row there carries its
+name, the one clause it breaks and a summary; the table is the only list of them (a copy
+here would drift).
 """
 
 from __future__ import annotations

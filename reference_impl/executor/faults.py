@@ -19,30 +19,9 @@ value means "behave". An unknown name is a `ConfigError` naming the value.
 Faults of commission on this side are rows of `reference_impl/commission_table.py` with
 executor hooks (`taskResult`, `exit`, `signals`, `messages`, `files`); `commission`
 returns the row, which `ExecutorSettings.commission` carries to the places that apply
-them (`files`: `files.commissioned`, called where each file is written):
-
-| name                    | clause            | what is wrong                                   |
-|-------------------------|-------------------|-------------------------------------------------|
-| `result-no-owner`       | WPC-RESULT-002    | task results created without an ownerReference  |
-| `result-param-altered`  | WPC-RESULT-004    | output parameter values reported with a suffix  |
-| `result-keeps-newline`  | WPC-STATUS-011    | outputs.result keeps stdout's trailing newline  |
-| `signal-exit-unshifted` | WPC-EMISSARY-002  | killed by signal N, the emissary exits N        |
-| `supervisor-exits-one`  | WPC-HANDSHAKE-011 | after a pre-main failure the supervisor exits 1 |
-| `forward-term-as-int`   | WPC-EMISSARY-004  | a caught SIGTERM is forwarded as SIGINT         |
-| `sidecar-stop-sigint`   | WPC-KILL-002      | a sidecar is stopped with SIGINT, not SIGTERM   |
-| `kill-command-sigint`   | WPC-KILL-007      | `argoexec kill 15 <pid>` sends SIGINT           |
-| `ready-marker-spaced`   | WPC-HANDSHAKE-001 | READY written with a space before its newline   |
-| `cause-unprefixed`      | WPC-HANDSHAKE-005 | a pre-main cause without its failing step       |
-| `path-lookup-wording`   | WPC-EMISSARY-003  | `command not found in PATH: ...`                |
-| `marker-absent-wording` | WPC-HANDSHAKE-007 | no marker: `no status marker after 30s`         |
-| `marker-stale-wording`  | WPC-HANDSHAKE-008 | stale marker: `status marker stale for 30s`     |
-| `ctr-dir-mode-755`      | WPC-EMISSARY-001  | ctr/<c>/ left with mode 0755                    |
-| `stdout-newline-dropped`| WPC-EMISSARY-006  | ctr/<c>/stdout loses its last newline           |
-| `param-copy-altered`    | WPC-EMISSARY-007  | main's parameter copies get a suffix            |
-| `termination-overwritten`| WPC-EMISSARY-008 | main's own termination message overwritten      |
-| `template-owner-only`   | WPC-LEGACY-007    | /var/run/argo/template written 0600             |
-| `artifact-line-appended`| WPC-POD-012       | a file input artifact gets one more line        |
-| `artifact-link-tmp`     | WPC-INITLESS-008  | an artifact's path links to `<name>.tmp`        |
+them (`files`: `files.commissioned`, called where each file is written). Each row
+there carries its name, the one clause it breaks and a summary; the table is the only
+list of them, so none can drift.
 """
 
 from __future__ import annotations

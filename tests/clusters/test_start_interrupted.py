@@ -26,6 +26,8 @@ from clusters.local import processes
 from plumbing.waiting import NotYet
 from plumbing.waiting import until
 
+EXIT_TIMEOUT = 10.0
+"""Seconds for `sleep` to exit once signalled (it does at once)."""
 SIGNAL_BITS = {
     signal.SIGINT: 1 << (signal.SIGINT - 1),
     signal.SIGTERM: 1 << (signal.SIGTERM - 1),
@@ -81,7 +83,7 @@ def test_a_signal_inside_popen_is_raised_only_once_the_child_is_recorded(
             "the daemon inherited the deferral's blocked SIGTERM: a rollback's "
             "SIGTERM would not stop it"
         )
-        processes.kill_all([pid], timeout=10)
+        processes.kill_all([pid], timeout=EXIT_TIMEOUT)
         assert not Path(f"/proc/{pid}").exists(), "reaped after kill_all"
     finally:
         for pid in signal_inside_popen:
@@ -117,7 +119,7 @@ def test_a_daemon_started_without_a_signal_gets_sigterm_as_usual(
             lambda: (
                 "exited" if started.process.poll() is not None else NotYet("running")
             ),
-            timeout=10,
+            timeout=EXIT_TIMEOUT,
             interval=0.05,
             describe="sleep to exit on SIGTERM",
         )
