@@ -227,7 +227,11 @@ def processes_under(marker: str) -> list[int]:
 
 
 def kill_all(pids: Sequence[int], *, timeout: float = 15.0) -> None:
-    """SIGTERM the pids, then SIGKILL whatever is left after `timeout`."""
+    """SIGTERM the pids, then SIGKILL whatever is left after `timeout`.
+
+    Our own children are reaped here; one that outlives even SIGKILL stays in the
+    reaping table (and is logged) rather than being dropped while it still runs.
+    """
     for sig in (signal.SIGTERM, signal.SIGKILL):
         for pid in pids:
             with contextlib.suppress(ProcessLookupError):  # already gone
@@ -243,10 +247,12 @@ def kill_all(pids: Sequence[int], *, timeout: float = 15.0) -> None:
             break
         except WaitTimeout:
             continue
+    survivors = [pid for pid in pids if _alive(pid)]
+    if survivors:
+        logger.error("Still running after SIGKILL and %.0f s: %s.", timeout, survivors)
     for pid in pids:
-        child = _OUTLIVING.pop(pid, None)
-        if child is not None:
-            child.poll()  # reap it: ours, and now exited (or a zombie)
+        if pid not in survivors:
+            _OUTLIVING.pop(pid, None)
 
 
 def _all_exited(pids: Sequence[int]) -> str | NotYet:
@@ -255,8 +261,24 @@ def _all_exited(pids: Sequence[int]) -> str | NotYet:
 
 
 def _alive(pid: int) -> bool:
+    """True while any thread of `pid` runs; a child of ours counts until it is reaped.
+
+    A process whose main thread has exited shows as a zombie in `/proc/<pid>/stat`
+    while its other threads still run (a Go daemon during exit does this), and it
+    cannot be reaped until they are gone: the leader's state alone is not enough.
+    """
+    child = _OUTLIVING.get(pid)
+    if child is not None:
+        return child.poll() is None
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
     except OSError:
         return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+    for task in tasks:
+        try:
+            stat = (task / "stat").read_text()
+        except OSError:
+            continue  # intentionally ignore: that thread is gone
+        if stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X"):
+            return True
+    return False
