@@ -36,3 +36,12 @@ def test_the_script_bootstraps_then_runs_each_target_in_order():
     assert text.startswith("set -eu")
     assert boot < lint < unit
     assert text.count("took $((") == 3
+
+
+def test_cluster_targets_bring_the_cluster_down_on_the_way_out():
+    plain = runner.script("echo boot", ("lint",))
+    assert "trap '" not in plain
+    text = runner.script("echo boot", ("conformance",))
+    trap = text.index("trap '")
+    assert "clusters down --provider local" in text[trap:]
+    assert text.index("cp -a /src") < trap < text.index("make conformance")
