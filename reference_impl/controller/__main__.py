@@ -9,6 +9,7 @@ import sys
 from reference_impl import common
 from reference_impl.controller import errors
 from reference_impl.controller.config.settings import ControllerSettings
+from reference_impl.controller.runtime import health
 from reference_impl.controller.runtime import running
 
 
@@ -32,6 +33,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--kubeconfig", default=None, help="kubeconfig for out-of-cluster runs"
     )
+    parser.add_argument(
+        "--health-port",
+        type=int,
+        default=health.DEFAULT_PORT,
+        help="port of GET /healthz (default 6060, as upstream); -1 serves nothing",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -43,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
             executor_image=args.executor_image,
             lease_name=args.lease_name,
             kubeconfig=args.kubeconfig,
+            health_port=None if args.health_port < 0 else args.health_port,
         )
     except errors.SettingsError as err:
         parser.error(str(err))

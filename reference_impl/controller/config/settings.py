@@ -64,6 +64,9 @@ class ControllerSettings:
     """Threads running pod clean-up actions (label, finalizer removal, delete, signal)."""
     executor_log_level: str = "info"
     """`--loglevel` passed to argoexec, as Argo passes its own level."""
+    health_port: int | None = None
+    """Port of `GET /healthz` (flag `--health-port`, default 6060 as upstream's fixed
+    `:6060`); None serves nothing (tests, out-of-cluster runs that pass no flag)."""
     retry_host_label: str = "kubernetes.io/hostname"
     """`RETRY_HOST_NAME_LABEL_KEY`: the node label `retryStrategy.affinity` excludes
     failed hosts by; set empty, no anti-affinity is added (as upstream)."""
@@ -78,6 +81,7 @@ class ControllerSettings:
         executor_image: str | None = None,
         lease_name: str | None = None,
         kubeconfig: str | None = None,
+        health_port: int | None = None,
     ) -> ControllerSettings:
         """Build the settings from the environment and the parsed flags.
 
@@ -92,6 +96,7 @@ class ControllerSettings:
             executor_image=executor_image,
             lease_name=lease_name,
             kubeconfig=kubeconfig,
+            health_port=health_port,
             status_capture_finalizer=env.get(common.ENV_STATUS_CAPTURE_FINALIZER)
             == "true",
             fault=faults.parse(fault_value),

@@ -17,6 +17,7 @@ from reference_impl.controller.config import configuration
 from reference_impl.controller.config.settings import ControllerSettings
 from reference_impl.controller.machinery import kube
 from reference_impl.controller.machinery import leading
+from reference_impl.controller.runtime import health
 from reference_impl.controller.runtime.controlling import WorkflowController
 
 logger = logging.getLogger(__name__)
@@ -42,11 +43,31 @@ def run(settings: ControllerSettings, *, stop: threading.Event | None = None) ->
         api = kube.KubeApi(kube.load_configuration(settings.kubeconfig))
         configmap = api.get_configmap(settings.namespace, settings.configmap)
         startup = configuration.parse((configmap or {}).get("data"))
+        # Last: Ready (the readiness probe) means the signals above are handled.
+        server = (
+            health.HealthServer(settings.health_port)
+            if settings.health_port is not None
+            else None
+        )
     except errors.ControllerError as err:
         logger.error(
             "[%s/%s] Cannot start: %s", settings.namespace, settings.configmap, err
         )
         return EXIT_CANNOT_START
+    try:
+        return _work(settings, api, startup, stop)
+    finally:
+        if server is not None:
+            server.close()
+
+
+def _work(
+    settings: ControllerSettings,
+    api: kube.KubeApi,
+    startup: configuration.ControllerConfig,
+    stop: threading.Event,
+) -> int:
+    """Work until stopped (exit 0) or leadership is lost (exit 1)."""
     if settings.fault_name:
         logger.warning("Running with the deliberate fault %r.", settings.fault_name)
     controller = WorkflowController(api=api, settings=settings, startup_config=startup)
