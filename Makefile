@@ -104,6 +104,8 @@ test: setup
 # The README on a fresh Debian 12: its bare-machine bootstrap block, then `make lint
 # host-deps unit-test` (FRESH_TARGETS: make test's steps before the cluster), cold, in a bookworm minbase container on the kind provider's
 # Docker engine; prints each step's time, pytest's summaries and every skip.
+# FRESH_TARGETS=conformance brings up the local cluster in that container (host kernel and
+# network, fresh state and cache directories) and brings it down afterwards.
 FRESH_TARGETS ?= lint host-deps unit-test
 fresh-debian: setup
 	$(PY) -m tests.freshmachine $(FRESH_TARGETS)

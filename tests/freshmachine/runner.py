@@ -40,6 +40,7 @@ from typing import IO
 from clusters import docker
 from clusters.docker import cli as docker_cli
 from clusters.kind import rootfs
+from clusters.local import processes
 from plumbing.gobuilding import BuildSettings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -150,8 +151,22 @@ def image(s: docker.DockerSettings, build: BuildSettings) -> str:
     return tag
 
 
+def refuse_a_running_cluster(targets: tuple[str, ...]) -> None:
+    """Cluster targets share the host's network: a cluster of the host must be down."""
+    if not needs_cluster(targets):
+        return
+    running = processes.processes_under(STATE_DIR)
+    if running:
+        raise FreshMachineError(
+            f"targets {' '.join(targets)} bring up a local cluster on the host's network, "
+            f"but processes of a cluster under {STATE_DIR} run here (pids {running}); "
+            "take it down first: python -m clusters down"
+        )
+
+
 def run(targets: tuple[str, ...], *, log_path: Path) -> Outcome:
     """Clone HEAD, start the bare machine, run bootstrap and targets; return the outcome."""
+    refuse_a_running_cluster(targets)
     s = docker.DockerSettings.from_env()
     docker.setup(s)
     tag = image(s, BuildSettings.from_env())

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from clusters.local import processes
 from tests.freshmachine import runner
 
 
@@ -45,3 +46,10 @@ def test_cluster_targets_bring_the_cluster_down_on_the_way_out():
     trap = text.index("trap '")
     assert "clusters down --provider local" in text[trap:]
     assert text.index("cp -a /src") < trap < text.index("make conformance")
+
+
+def test_cluster_targets_refuse_to_start_beside_a_running_cluster(monkeypatch):
+    monkeypatch.setattr(processes, "processes_under", lambda marker: [4242])
+    with pytest.raises(runner.FreshMachineError, match=r"pids \[4242\]"):
+        runner.refuse_a_running_cluster(("conformance",))
+    runner.refuse_a_running_cluster(("lint", "unit-test"))  # no cluster: no check
