@@ -17,8 +17,11 @@ the container shares the host's kernel and network (the local provider changes
 iptables, routes and sysctls there, as it would on the machine, so no cluster
 of the host may be up), and its state and cache directories are fresh host
 directories, since containerd's snapshots cannot sit on the container's own
-overlay. After such targets the cluster is brought down inside the container,
-whatever happened, so nothing it set up on the host outlives the run.
+overlay (the same for the kind provider's Docker engine, which `make test`
+starts in there). After such targets the local cluster is brought down inside
+the container, whatever happened, so nothing it set up on the host's network
+outlives the run; `make test`'s kind stage brings its own cluster and engine
+down itself.
 
 A real virtual machine was tried first: this project's machines offer
 `/dev/kvm`, but a guest kernel under KVM never prints a line (qemu's `-cpu host`
@@ -59,6 +62,8 @@ CLUSTER_TARGETS = frozenset(
 )
 """Targets that bring up the local cluster on the (shared) host kernel and network."""
 STATE_DIR = "/var/lib/wpc"
+DOCKER_DIR = "/var/lib/wpc-docker"
+"""The kind provider's own Docker engine (`make test`'s kind stage) keeps its images here."""
 CACHE_DIR = "/root/.cache"
 RUN_TIMEOUT = 5400.0
 """Seconds the whole run may take (measured cold: 189 s for the default targets);
@@ -204,7 +209,7 @@ def run(targets: tuple[str, ...], *, log_path: Path) -> Outcome:
 def _host_state(tmp: Path) -> list[str]:
     """`docker run` arguments: empty host directories for the cluster's state and cache."""
     args = []
-    for inside in (STATE_DIR, CACHE_DIR):
+    for inside in (STATE_DIR, DOCKER_DIR, CACHE_DIR):
         outside = tmp / inside.strip("/").replace("/", "-")
         outside.mkdir()
         args += ["-v", f"{outside}:{inside}"]
