@@ -160,7 +160,8 @@ def refuse_a_running_cluster(targets: tuple[str, ...]) -> None:
     """Cluster targets share the host's network: a cluster of the host must be down."""
     if not needs_cluster(targets):
         return
-    running = processes.processes_under(STATE_DIR)
+    # The trailing slash: our Docker engine lives under /var/lib/wpc-docker.
+    running = processes.processes_under(STATE_DIR + "/")
     if running:
         raise FreshMachineError(
             f"targets {' '.join(targets)} bring up a local cluster on the host's network, "
