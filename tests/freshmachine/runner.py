@@ -58,9 +58,18 @@ BARE_PACKAGES = ("ca-certificates",)
 IMAGE_PREFIX = "wpc.local/fresh-debian"
 DEFAULT_TARGETS = ("lint", "host-deps", "unit-test")
 CLUSTER_TARGETS = frozenset(
-    {"conformance", "test", "cluster-up", "cluster-test", "negative-controls", "chaos"}
+    {
+        "conformance",
+        "test",
+        "cluster-up",
+        "cluster-test",
+        "negative-controls",
+        "chaos",
+        "kind-test",
+        "chaos-kind",
+    }
 )
-"""Targets that bring up the local cluster on the (shared) host kernel and network."""
+"""Targets that bring up a local or kind cluster on the (shared) host kernel and network."""
 STATE_DIR = "/var/lib/wpc"
 DOCKER_DIR = "/var/lib/wpc-docker"
 """The kind provider's own Docker engine (`make test`'s kind stage) keeps its images here."""
