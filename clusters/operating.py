@@ -59,6 +59,8 @@ def up(
         if provider == "local":
             _up_local(p, name=name, retain=retain)
         else:
+            if needs_host_packages(p):
+                _ensure_host_packages()
             p.create(name, retain=retain)
     except BaseException:
         if claims and not retain:
@@ -74,13 +76,26 @@ def _details(p: ClusterProvider) -> dict[str, str]:
     return p.settings.record() if isinstance(p, KindProvider) else {}
 
 
+def needs_host_packages(p: ClusterProvider) -> bool:
+    """kind on our own engine builds runc and containerd with cgo, as the local provider.
+
+    On an engine someone else runs (host mode: a CI runner, no root, a pulled node
+    image) nothing is built with cgo and apt is not ours to call.
+    """
+    from clusters.kind import KindProvider
+
+    return isinstance(p, KindProvider) and not p.settings.host_docker
+
+
+def _ensure_host_packages() -> None:
+    hostdeps.ensure(BuildSettings.from_env().cache_dir / "logs" / "host-deps.log")
+
+
 def _up_local(provider: ClusterProvider, *, name: str, retain: bool) -> None:
     """Create a local cluster; SIGINT or SIGTERM rolls back what it started."""
     with interrupting.interrupts_raise():
         try:
-            hostdeps.ensure(
-                BuildSettings.from_env().cache_dir / "logs" / "host-deps.log"
-            )
+            _ensure_host_packages()
             provider.create(name, retain=retain)
         except interrupting.Signalled as sig:
             # The steps of create roll back and report themselves; a signal reaching

@@ -273,6 +273,17 @@ def test_up_records_the_mode_and_image_in_the_holder_file(fake, tmp_path, monkey
     assert holding.read(tmp_path / "holder.json") is None
 
 
+def test_host_packages_are_ensured_on_our_own_engine_only(tmp_path, monkeypatch):
+    # `make kind-test` alone on a fresh machine once failed building runc: no gcc.
+    monkeypatch.delenv("WPC_KIND_NODE_IMAGE", raising=False)
+    monkeypatch.setenv("WPC_KIND_DOCKER", "own")
+    assert operating.needs_host_packages(providers.get("kind"))
+    assert not operating.needs_host_packages(
+        KindProvider(host_settings(tmp_path, WPC_KIND_NODE_IMAGE=IMAGE_136))
+    )
+    assert not operating.needs_host_packages(providers.get("existing"))
+
+
 def test_docker_setup_and_down_refuse_an_engine_we_did_not_start(monkeypatch):
     monkeypatch.setenv("WPC_KIND_DOCKER", "host")
     for verb in (operating.docker_setup, operating.docker_down):
