@@ -35,7 +35,7 @@ CHILD = f"""
 import ctypes, os, signal, threading, time
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
 def linger():
-    time.sleep({LINGER})
+    time.sleep({LINGER})  # noqa: sleep-ok - the child must outlive its main thread
     os._exit(0)
 threading.Thread(target=linger).start()
 ctypes.CDLL(None).syscall({SYS_EXIT.get(platform.machine(), 60)}, 0)

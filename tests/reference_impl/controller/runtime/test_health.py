@@ -20,10 +20,15 @@ from reference_impl.controller.config.settings import ControllerSettings
 from reference_impl.controller.runtime import health
 from reference_impl.controller.runtime import running
 
+HTTP_TIMEOUT = 5.0
+"""Seconds for one GET to the local endpoint (it answers at once)."""
+
 
 def _get(port: int, path: str) -> tuple[int, str]:
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
+        with urllib.request.urlopen(
+            f"http://127.0.0.1:{port}{path}", timeout=HTTP_TIMEOUT
+        ) as r:
             return r.status, r.read().decode()
     except urllib.error.HTTPError as exc:
         return exc.code, exc.read().decode()
