@@ -2,8 +2,9 @@
 
 `setup` installs Debian's docker.io if needed, raises the inotify limits kind
 asks for, registers the runtime the host needs (see `runtimes`), starts
-containerd and dockerd on their own state (see `daemons`), and proves the
-host's forwarding still works for the local cluster (see `hostnet`).
+containerd and dockerd on their own state (see `daemons`), refuses an engine
+that fell back to a storage driver no kind node can run on (see `storage`), and
+proves the host's forwarding still works for the local cluster (see `hostnet`).
 `teardown` stops what `setup` started and removes what dockerd left on the
 host; `leftovers` lists anything still there (empty = clean).
 """
@@ -19,8 +20,10 @@ from clusters.docker import daemons
 from clusters.docker import hostnet
 from clusters.docker import installing
 from clusters.docker import runtimes
+from clusters.docker import storage
 from clusters.docker.settings import DockerSettings
 from clusters.errors import ProviderError
+from plumbing import mounts
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +62,11 @@ def setup(
     runtime = runtimes.install(s, list(withheld))
     daemons.start(s, runtime)
     restored = hostnet.restore_forward_policy(before)
+    try:
+        storage.ensure_usable(s)
+    except ProviderError:
+        teardown(s)  # nothing of a refused engine stays behind
+        raise
     seen = local_traffic_check() if local_traffic_check else ""
     logger.info("dockerd is up at %s.", s.host)
     return Engine(
@@ -76,8 +84,8 @@ def teardown(s: DockerSettings) -> list[str]:
     _refuse_external(s, "stop")
     if daemons.ours(s):
         daemons.stop(s)
-    hostnet.unmount_all(s.run_root)
-    hostnet.unmount_all(s.state_root)
+    mounts.unmount_below(s.run_root)
+    mounts.unmount_below(s.state_root)
     hostnet.remove_docker_rules()
     runtimes.remove(s)
     return leftovers(s)
@@ -86,8 +94,8 @@ def teardown(s: DockerSettings) -> list[str]:
 def leftovers(s: DockerSettings) -> list[str]:
     """Everything of our engine still on the host (empty = clean)."""
     found = [f"process {p}" for p in daemons.ours(s)]
-    found += [f"mount {m}" for m in hostnet.mounts_under(s.run_root)]
-    found += [f"mount {m}" for m in hostnet.mounts_under(s.state_root)]
+    found += [f"mount {m}" for m in mounts.mounts_below(s.run_root)]
+    found += [f"mount {m}" for m in mounts.mounts_below(s.state_root)]
     found += [f"iptables {line}" for line in hostnet.docker_rules()]
     return found
 

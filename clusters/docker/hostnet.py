@@ -158,19 +158,3 @@ def remove_docker_rules() -> None:
         line for line in saved.stdout.splitlines() if not _docker_owned(line)
     )
     commands.capture(["iptables-restore"], stdin=kept + "\n", error=RunError)
-
-
-def mounts_under(root: Path) -> list[str]:
-    """Mount points at or below `root`, deepest first."""
-    points = set()
-    for line in Path("/proc/self/mountinfo").read_text().splitlines():
-        point = line.split()[4].replace("\\040", " ")
-        if point == str(root) or point.startswith(str(root) + "/"):
-            points.add(point)
-    return sorted(points, key=lambda p: p.count("/"), reverse=True)
-
-
-def unmount_all(root: Path) -> None:
-    """Lazily unmount everything below `root` (overlay layers, netns files)."""
-    for point in mounts_under(root):
-        commands.attempt(["umount", "-l", point])

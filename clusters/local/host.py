@@ -104,22 +104,6 @@ def _install_chain(chain: str, *, parent: str, rules: list[list[str]]) -> None:
         commands.capture(["iptables", "-I", parent, "1", "-j", chain], error=RunError)
 
 
-def mounts_under(root: Path) -> list[str]:
-    """Mount points at or below `root`, deepest first."""
-    points = []
-    for line in Path("/proc/self/mountinfo").read_text().splitlines():
-        point = line.split()[4].replace("\\040", " ")
-        if point == str(root) or point.startswith(str(root) + "/"):
-            points.append(point)
-    return sorted(set(points), key=lambda p: p.count("/"), reverse=True)
-
-
-def unmount_all(root: Path) -> None:
-    """Lazily unmount everything below `root` (overlay rootfs, volumes, netns)."""
-    for point in mounts_under(root):
-        commands.attempt(["umount", "-l", point])
-
-
 def bridge_links(bridge: str) -> list[str]:
     """The bridge itself and every interface enslaved to it, if any."""
     links = []

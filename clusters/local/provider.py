@@ -34,6 +34,7 @@ from clusters.local import pki
 from clusters.local import processes
 from clusters.local.settings import LocalSettings
 from plumbing import commands
+from plumbing import mounts
 
 logger = logging.getLogger(__name__)
 
@@ -286,7 +287,7 @@ def delete(s: LocalSettings, *, check: bool = True) -> list[str]:
                 log_path=s.log_dir / "kube-proxy-cleanup.log",
                 error=RunError,
             )
-    host.unmount_all(s.state_dir)
+    mounts.unmount_below(s.state_dir)
     host.delete_links(s.bridge)
     for tool in ("iptables", "ip6tables"):
         host.remove_iptables(tool)
@@ -320,7 +321,7 @@ def leftovers(s: LocalSettings) -> list[str]:
     found = [
         f"process {p} ({_comm(p)})" for p in processes.processes_under(str(s.state_dir))
     ]
-    found += [f"mount {m}" for m in host.mounts_under(s.state_dir)]
+    found += [f"mount {m}" for m in mounts.mounts_below(s.state_dir)]
     found += [f"interface {link}" for link in host.bridge_links(s.bridge)]
     for tool in ("iptables", "ip6tables"):
         found += [f"{tool} {line}" for line in host.owned_rules(tool)]
