@@ -7,7 +7,6 @@ the environment itself (that happened in `ControllerSettings.from_env`).
 from __future__ import annotations
 
 import logging
-import signal
 import threading
 
 from reference_impl import commission
@@ -18,6 +17,7 @@ from reference_impl.controller.config.settings import ControllerSettings
 from reference_impl.controller.machinery import kube
 from reference_impl.controller.machinery import leading
 from reference_impl.controller.runtime import health
+from reference_impl.controller.runtime import stopping
 from reference_impl.controller.runtime.controlling import WorkflowController
 
 logger = logging.getLogger(__name__)
@@ -36,7 +36,7 @@ def lease_name(settings: ControllerSettings, instance_id: str) -> str:
 
 def run(settings: ControllerSettings, *, stop: threading.Event | None = None) -> int:
     """Run until stopped (exit 0) or leadership is lost (exit 1); 2 when it cannot start."""
-    stop = stop or _stop_on_signals(
+    stop = stop or stopping.stop_on_signals(
         ignored=commission.ignored_signals(settings.commission)
     )
     try:
@@ -88,15 +88,3 @@ def _work(
         return EXIT_OK
     stop.set()
     return EXIT_LOST_LEADERSHIP
-
-
-def _stop_on_signals(*, ignored: frozenset[int] = frozenset()) -> threading.Event:
-    """An event set by SIGTERM or SIGINT; `ignored` ones (a fault of commission) do nothing."""
-    stop = threading.Event()
-    for number in (signal.SIGTERM, signal.SIGINT):
-        if int(number) in ignored:
-            signal.signal(number, signal.SIG_IGN)
-            logger.warning("Ignoring %s (deliberate fault).", number.name)
-        else:
-            signal.signal(number, lambda *_: stop.set())
-    return stop
