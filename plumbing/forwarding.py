@@ -29,26 +29,50 @@ logger = logging.getLogger(__name__)
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-@contextlib.contextmanager
-def _forwarding(proc: subprocess.Popen[bytes]) -> Iterator[list[int]]:
-    """While active, pass each FORWARDED signal to `proc`'s process group."""
-    seen: list[int] = []
+class _Forwarder:
+    """Pass each FORWARDED signal to the child's process group, or keep it until there is one.
 
-    def forward(signum: int, frame: FrameType | None) -> None:
-        seen.append(signum)
-        name = signal.Signals(signum).name
+    The handlers go in before the child starts: a signal that arrived between
+    `Popen` returning and their installation killed this launcher with the
+    default action and left the child, in a group of its own, running alone
+    (a unit test caught it once on a loaded machine).
+    """
+
+    def __init__(self) -> None:
+        self.pid: int | None = None
+        self.pending: list[int] = []
+
+    def handle(self, signum: int, frame: FrameType | None) -> None:
+        if self.pid is None:
+            self.pending.append(signum)
+            return
+        self._send(signum)
+
+    def attach(self, pid: int) -> None:
+        """The child exists: pass on what arrived before it did."""
+        self.pid = pid
+        while self.pending:
+            self._send(self.pending.pop(0))
+
+    def _send(self, signum: int) -> None:
+        assert self.pid is not None
         logger.warning(
-            "Received %s: passed to %s (pid %d), waiting for it to clean up.",
-            name,
-            "its process group",
-            proc.pid,
+            "Received %s: passed to its process group (pid %d), waiting for it to "
+            "clean up.",
+            signal.Signals(signum).name,
+            self.pid,
         )
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signum)
+            os.killpg(self.pid, signum)
 
-    previous = {s: signal.signal(s, forward) for s in FORWARDED}
+
+@contextlib.contextmanager
+def _forwarding() -> Iterator[_Forwarder]:
+    """While active, FORWARDED signals go to the forwarder, not their default action."""
+    forwarder = _Forwarder()
+    previous = {s: signal.signal(s, forwarder.handle) for s in FORWARDED}
     try:
-        yield seen
+        yield forwarder
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
@@ -65,12 +89,13 @@ def run_forwarding(
     Output is not captured: the child writes to our console as it goes. A child
     killed by a signal reports 128 + its number, as a shell would.
     """
-    proc = subprocess.Popen(
-        list(command),
-        env=dict(env) if env is not None else None,
-        cwd=cwd,
-        process_group=0,
-    )
-    with _forwarding(proc):
+    with _forwarding() as forwarder:
+        proc = subprocess.Popen(
+            list(command),
+            env=dict(env) if env is not None else None,
+            cwd=cwd,
+            process_group=0,
+        )
+        forwarder.attach(proc.pid)
         status = proc.wait()  # PEP 475: a handled signal does not end the wait
     return 128 - status if status < 0 else status

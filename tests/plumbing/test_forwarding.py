@@ -100,3 +100,35 @@ def test_a_child_killed_by_a_signal_reports_128_plus_its_number():
         run_forwarding([sys.executable, "-c", "import os; os.kill(os.getpid(), 9)"])
         == 137
     )
+
+
+EARLY = """
+import os, signal, subprocess, sys
+from plumbing import forwarding
+
+class SignalledWhileStarting(subprocess.Popen):
+    def __init__(self, *args, **kwargs):
+        os.kill(os.getpid(), signal.SIGTERM)  # before the child exists
+        super().__init__(*args, **kwargs)
+
+forwarding.subprocess.Popen = SignalledWhileStarting
+sys.exit(forwarding.run_forwarding(sys.argv[1:]))
+"""
+
+
+def test_a_signal_before_the_child_exists_is_passed_on_once_it_does(tmp_path: Path):
+    """Before, such a signal killed the launcher and the child started alone, or not."""
+    done = subprocess.run(
+        [
+            *(sys.executable, "-c", EARLY),
+            *(sys.executable, "-c", "import signal; signal.pause()"),
+        ],
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    # The launcher lived (not -15) and its child died of the passed-on SIGTERM.
+    assert done.returncode == 128 + signal.SIGTERM, done.stderr
+    assert "Received SIGTERM: passed to its process group" in done.stderr
