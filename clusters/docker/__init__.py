@@ -86,7 +86,14 @@ def teardown(s: DockerSettings) -> list[str]:
         daemons.stop(s)
     mounts.unmount_below(s.run_root)
     mounts.unmount_below(s.state_root)
-    hostnet.remove_docker_rules()
+    others = daemons.foreign_dockerds(s)
+    if others:
+        logger.info(
+            "Docker's iptables chains stay: dockerd pid %s, not ours, uses them too.",
+            ", ".join(map(str, others)),
+        )
+    else:
+        hostnet.remove_docker_rules()
     runtimes.remove(s)
     return leftovers(s)
 
@@ -96,7 +103,8 @@ def leftovers(s: DockerSettings) -> list[str]:
     found = [f"process {p}" for p in daemons.ours(s)]
     found += [f"mount {m}" for m in mounts.mounts_below(s.run_root)]
     found += [f"mount {m}" for m in mounts.mounts_below(s.state_root)]
-    found += [f"iptables {line}" for line in hostnet.docker_rules()]
+    if not daemons.foreign_dockerds(s):  # else the chains are another engine's too
+        found += [f"iptables {line}" for line in hostnet.docker_rules()]
     return found
 
 

@@ -131,9 +131,9 @@ def start(s: DockerSettings, runtime: Path) -> None:
         processes.wait_healthy(started)
 
 
-def ours(s: DockerSettings) -> list[int]:
-    """Pids of our daemons and shims: their command line names our run directory."""
-    pids = []
+def _daemons() -> list[tuple[int, str, str]]:
+    """(pid, executable name, command line) of every engine daemon on the host."""
+    found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -142,11 +142,32 @@ def ours(s: DockerSettings) -> list[int]:
             exe = Path(os.readlink(entry / "exe")).name.removesuffix(" (deleted)")
         except (OSError, UnicodeDecodeError):
             continue  # intentionally ignore: the process exited while we looked
-        if exe in DAEMON_EXECUTABLES and (
-            str(s.run_root) in cmdline or str(s.state_root) in cmdline
-        ):
-            pids.append(int(entry.name))
-    return pids
+        if exe in DAEMON_EXECUTABLES:
+            found.append((int(entry.name), exe, cmdline))
+    return found
+
+
+def _is_ours(s: DockerSettings, cmdline: str) -> bool:
+    return str(s.run_root) in cmdline or str(s.state_root) in cmdline
+
+
+def ours(s: DockerSettings) -> list[int]:
+    """Pids of our daemons and shims: their command line names our run directory."""
+    return [pid for pid, _, cmdline in _daemons() if _is_ours(s, cmdline)]
+
+
+def foreign_dockerds(s: DockerSettings) -> list[int]:
+    """Pids of dockerd processes that are not ours (the host's own Docker, say).
+
+    Every dockerd in a network namespace writes the same iptables chains
+    (DOCKER, DOCKER-USER, DOCKER-ISOLATION-*), so while another one runs, those
+    chains are partly its own and not ours to remove.
+    """
+    return [
+        pid
+        for pid, exe, cmdline in _daemons()
+        if exe == "dockerd" and not _is_ours(s, cmdline)
+    ]
 
 
 def _named(pids: list[int], name: str) -> list[int]:

@@ -11,7 +11,11 @@ line; the DNS probe's packet and parser agree.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
+
+import pytest
 
 from clusters.docker import daemons
 from clusters.docker import hostnet
@@ -74,3 +78,46 @@ def test_a_daemon_that_is_not_there_is_not_running(tmp_path):
     seen = daemons.ping(tmp_path / "nope.sock", http=False)
     assert not seen
     assert "nope.sock" in seen.observed
+
+
+@pytest.fixture
+def fake_dockerd(tmp_path):
+    """A real process whose executable is named dockerd; its command line names tmp/theirs."""
+    exe = tmp_path / "theirs" / "bin" / "dockerd"
+    exe.parent.mkdir(parents=True)
+    shutil.copy("/bin/sleep", exe)
+    proc = subprocess.Popen([str(exe), "600"])
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+def test_a_dockerd_under_another_root_is_foreign_and_ours_is_not(
+    tmp_path, fake_dockerd
+):
+    # Popen returned after exec: /proc already names the new executable.
+    mine = DockerSettings(state_root=tmp_path / "mine", run_root=tmp_path / "run")
+    assert fake_dockerd.pid in daemons.foreign_dockerds(mine)
+    assert fake_dockerd.pid not in daemons.ours(mine)
+    theirs = DockerSettings(state_root=tmp_path / "theirs", run_root=mine.run_root)
+    assert fake_dockerd.pid not in daemons.foreign_dockerds(theirs)
+    assert fake_dockerd.pid in daemons.ours(theirs)
+
+
+@pytest.mark.parametrize(("others", "removed"), [([], True), ([4242], False)])
+def test_teardown_removes_dockers_chains_only_when_no_other_dockerd_uses_them(
+    tmp_path, monkeypatch, others, removed
+):
+    from clusters import docker
+
+    calls = []
+    monkeypatch.setattr(daemons, "ours", lambda s: [])
+    monkeypatch.setattr(daemons, "foreign_dockerds", lambda s: others)
+    monkeypatch.setattr(docker.hostnet, "remove_docker_rules", lambda: calls.append(1))
+    monkeypatch.setattr(docker.hostnet, "docker_rules", lambda: ["-N DOCKER"])
+    monkeypatch.setattr(docker.runtimes, "remove", lambda s: None)
+    s = DockerSettings(state_root=tmp_path / "state", run_root=tmp_path / "run")
+    left = docker.teardown(s)
+    assert bool(calls) is removed
+    # Chains another engine uses are not our leftovers; with none, they would be.
+    assert left == ([] if others else ["iptables -N DOCKER"])
