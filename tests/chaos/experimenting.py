@@ -10,6 +10,7 @@ exit status only says whether chaostoolkit itself worked.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -25,6 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 EXPERIMENTS_DIR = ROOT / "chaos" / "experiments"
 RUN_TIMEOUT = 600.0
 """One experiment's budget; the slowest (a crash loop) takes about two minutes."""
+ROLLBACK_TIMEOUT = 180.0
+"""Seconds an interrupted `chaos run` gets to roll back and remove what it made."""
 
 
 @dataclass(frozen=True)
@@ -94,16 +97,11 @@ def run(path: Path, *, layout: str, target: Target) -> dict[str, Any]:
         str(run_dir / "journal.json"),
         str(path),
     ]
-    proc = subprocess.run(
-        command,
-        env=target.env(layout),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-        check=False,
+    output = run_dir / "chaos-run.out"
+    returncode = run_letting_it_roll_back(
+        command, env=target.env(layout), output=output
     )
-    (run_dir / "chaos-run.out").write_text(proc.stdout + proc.stderr)
+    said = output.read_text(errors="replace")
     report = finishing.report_path(target.reports_dir, _profile_name(target))
     name = name_of(path)
     entries = []
@@ -116,11 +114,48 @@ def run(path: Path, *, layout: str, target: Target) -> dict[str, Any]:
         ]
     assert entries, (
         f"`chaos run` left no report entry for {name} ({layout}); exit code "
-        f"{proc.returncode}; output tail:\n{(proc.stdout + proc.stderr)[-3000:]}"
+        f"{returncode}; output tail:\n{said[-3000:]}"
     )
     found = dict(entries[0])
     found["leaks"] = leaks(name, target, layout=layout)
     return found
+
+
+def run_letting_it_roll_back(
+    command: list[str], *, env: dict[str, str], output: Path
+) -> int:
+    """Run `chaos run` to its end, output into `output`; on Ctrl-C let it roll back first.
+
+    chaostoolkit answers SIGINT by running the experiment's rollbacks (and ours
+    then removes its namespaces and controller instance). `subprocess.run` would
+    kill it 0.25 s after a KeyboardInterrupt, leaving all of that on the cluster.
+    So `chaos run` gets a process group of its own, and on KeyboardInterrupt
+    exactly one SIGINT from here, ROLLBACK_TIMEOUT to finish, and only then
+    SIGKILL; the KeyboardInterrupt then goes on to pytest.
+    """
+    with output.open("w") as sink:
+        proc = subprocess.Popen(
+            command,
+            env=env,
+            cwd=ROOT,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            process_group=0,
+        )
+        try:
+            return proc.wait(timeout=RUN_TIMEOUT)
+        except KeyboardInterrupt:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=ROLLBACK_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            raise
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            raise
 
 
 def leaks(name: str, target: Target, *, layout: str) -> list[str]:
