@@ -30,7 +30,9 @@ def _noted(_signum: int, _frame: FrameType | None) -> None:
     """Nothing: the wakeup fd already carries the signal to the reader thread."""
 
 
-def _read_signals(read_end: int, handled: frozenset[int], stop: threading.Event) -> None:
+def _read_signals(
+    read_end: int, handled: frozenset[int], stop: threading.Event
+) -> None:
     """Set `stop` at the first handled signal's byte on the pipe."""
     while not stop.is_set():
         data = os.read(read_end, 64)
