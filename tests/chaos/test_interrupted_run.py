@@ -6,7 +6,8 @@ stand-in for `chaos run` (it "rolls back" for a second after SIGINT) through
 `experimenting.run_letting_it_roll_back` and is interrupted: the rollback must
 finish and the KeyboardInterrupt still reach the parent. The same parent on
 `subprocess.run`, which the helper replaced, must cut the rollback short
-(an interrupted `make test` left two namespaces and a ClusterRoleBinding so).
+(an interrupted `make negative-controls` left two namespaces and a ClusterRoleBinding
+so).
 """
 
 from __future__ import annotations
@@ -21,24 +22,11 @@ import pytest
 
 from plumbing.waiting import NotYet
 from plumbing.waiting import until
+from tests.slowchild import SLOW_CHILD
 
 ROOT = Path(__file__).resolve().parents[2]
 READY_TIMEOUT = 30.0
 FINISH_TIMEOUT = 60.0
-
-STAND_IN = """
-import signal, sys, time
-from pathlib import Path
-here = Path(sys.argv[1])
-def roll_back(signum, frame):
-    time.sleep(1.0)  # noqa: sleep-ok - plays a slow rollback; nothing waits on this
-    (here / "rolled-back").write_text("done")
-    sys.exit(130)
-signal.signal(signal.SIGINT, roll_back)
-(here / "ready").write_text("")
-while True:
-    signal.pause()
-"""
 
 PARENTS = {
     "roll-back": (
@@ -56,7 +44,7 @@ def _parent(kind: str) -> str:
         "import os, subprocess, sys\n"
         "from pathlib import Path\n"
         "here = Path(sys.argv[1])\n"
-        "command = [sys.executable, '-c', sys.argv[2], str(here)]\n"
+        "command = [sys.executable, '-c', sys.argv[2], str(here), '1.0']\n"
         "try:\n"
         + "".join(f"    {line}\n" for line in PARENTS[kind].splitlines())
         + "except KeyboardInterrupt:\n"
@@ -72,7 +60,7 @@ def test_an_interrupted_run_rolls_back_before_the_interrupt_goes_on(
     tmp_path: Path, kind: str, rolled_back: bool
 ) -> None:
     parent = subprocess.Popen(
-        [sys.executable, "-c", _parent(kind), str(tmp_path), STAND_IN],
+        [sys.executable, "-c", _parent(kind), str(tmp_path), SLOW_CHILD],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         stdout=subprocess.PIPE,
@@ -99,4 +87,4 @@ def test_an_interrupted_run_rolls_back_before_the_interrupt_goes_on(
             parent.wait()
     assert out.strip() == "interrupted"
     assert parent.returncode == 130
-    assert (tmp_path / "rolled-back").exists() is rolled_back
+    assert (tmp_path / "cleaned").exists() is rolled_back

@@ -23,22 +23,7 @@ import pytest
 from plumbing.forwarding import run_forwarding
 from plumbing.waiting import NotYet
 from plumbing.waiting import until
-
-CHILD = """
-import signal, sys, time
-from pathlib import Path
-out = Path(sys.argv[1])
-teardown = float(sys.argv[2])
-def stop(signum, frame):
-    time.sleep(teardown)  # noqa: sleep-ok - the child plays a slow teardown; nothing to wait for
-    (out / "cleaned").write_text(signal.Signals(signum).name)
-    sys.exit(7)
-signal.signal(signal.SIGINT, stop)
-signal.signal(signal.SIGTERM, stop)
-(out / "ready").write_text("")
-while True:
-    signal.pause()
-"""
+from tests.slowchild import SLOW_CHILD as CHILD
 
 LAUNCHERS = {
     "forwarding": (
