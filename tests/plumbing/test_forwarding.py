@@ -101,7 +101,9 @@ sys.exit(forwarding.run_forwarding(sys.argv[1:]))
 """
 
 
-def test_a_signal_before_the_child_exists_is_passed_on_once_it_does(tmp_path: Path):
+def test_a_signal_before_the_child_exists_is_passed_on_once_it_does(
+    tmp_path: Path,
+) -> None:
     """Before, such a signal killed the launcher and the child started alone, or not."""
     done = subprocess.run(
         [
