@@ -31,15 +31,26 @@ def _unescape(field: str) -> str:
     return field
 
 
-def mounts_below(root: Path, *, mountinfo: str | None = None) -> list[str]:
-    """Mount points strictly below `root` (never `root` itself), deepest first."""
+def mounts_below(
+    root: Path, *, fstype: str | None = None, mountinfo: str | None = None
+) -> list[str]:
+    """Mount points strictly below `root` (never `root` itself), deepest first.
+
+    `fstype` keeps only mounts of that file system type (`nsfs`: network
+    namespace files).
+    """
     text = MOUNTINFO.read_text() if mountinfo is None else mountinfo
     prefix = str(root).rstrip("/") + "/"
-    points = {
-        point
-        for point in (_unescape(line.split()[4]) for line in text.splitlines() if line)
-        if point.startswith(prefix)
-    }
+    points = set()
+    for line in text.splitlines():
+        fields = line.split()
+        if not fields:
+            continue
+        # The file system type follows the "-" that ends the optional fields.
+        kind = fields[fields.index("-") + 1]
+        point = _unescape(fields[4])
+        if point.startswith(prefix) and fstype in (None, kind):
+            points.add(point)
     return sorted(points, key=lambda p: (p.count("/"), p), reverse=True)
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from clusters.errors import RunError
 from clusters.errors import WaitTimeout
 from plumbing import commands
+from plumbing import mounts
 from plumbing.waiting import NotYet
 from plumbing.waiting import until
 
@@ -72,16 +73,7 @@ def restore_forward_policy(before: str) -> bool:
 
 def pod_namespaces(state_dir: Path) -> list[Path]:
     """Network namespaces of the local cluster's pods (nsfs mounts under its state dir)."""
-    found = []
-    for line in Path("/proc/self/mountinfo").read_text().splitlines():
-        fields = line.split()
-        point = fields[4]
-        if (
-            point.startswith(str(state_dir) + "/")
-            and "nsfs" in fields[fields.index("-") + 1]
-        ):
-            found.append(Path(point))
-    return sorted(set(found))
+    return sorted(Path(p) for p in mounts.mounts_below(state_dir, fstype="nsfs"))
 
 
 def _address(netns: Path) -> str:

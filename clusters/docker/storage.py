@@ -12,7 +12,6 @@ the file system and dockerd's own words on why overlay did not mount.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from clusters.docker import cli
@@ -60,7 +59,7 @@ def _driver_lines(log: Path) -> list[str]:
     try:
         text = log.read_text(errors="replace")
     except OSError as exc:
-        return [f"(could not read {log}: {os.strerror(exc.errno or 0)})"]
+        return [f"(could not read {log}: {exc.strerror})"]
     lines = [line for line in text.splitlines() if "storage-driver" in line]
     return lines[-EVIDENCE_LINES:]
 

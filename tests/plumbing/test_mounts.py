@@ -74,3 +74,11 @@ def test_unmount_below_keeps_a_mounted_directory_mounted(tmp_path: Path) -> None
     assert done.returncode == 0, done.stderr
     # The inner mount is gone; the directory's own mount (and what is on it) stays.
     assert done.stdout.strip() == "[] True", done.stdout + done.stderr
+
+
+def test_a_file_system_type_keeps_only_its_mounts() -> None:
+    """Network namespace files (nsfs), as the local pod-traffic check looks for them."""
+    found = mounts.mounts_below(
+        Path("/var/lib/wpc-docker"), fstype="nsfs", mountinfo=MOUNTINFO
+    )
+    assert found == ["/var/lib/wpc-docker/exec/netns/x y"]
