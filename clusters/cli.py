@@ -88,11 +88,24 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+LONG_VERBS = frozenset(
+    {"up", "build-components", "build-node-image", "host-deps", "docker-setup"}
+)
+"""Verbs that can run for minutes (a cold Kubernetes build takes about ten): their
+progress (each step, and a build's "Still running ... after" heartbeat) is logged at
+INFO, so a CI log without a terminal never goes silent for long."""
+
+
+def log_level(verb: str, *, verbose: bool) -> int:
+    """INFO for `--verbose` and the long verbs; the quick ones print only warnings."""
+    return logging.INFO if verbose or verb in LONG_VERBS else logging.WARNING
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one verb; errors print their evidence and exit 1."""
     args = _parser().parse_args(argv)
     logging.basicConfig(
-        level=logging.INFO if args.verbose or args.verb == "up" else logging.WARNING,
+        level=log_level(args.verb, verbose=args.verbose),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     out = sys.stdout

@@ -2,11 +2,14 @@
 
 Aspects: named components are built through `building.build_all` and their bin
 directories printed; none named builds all; an unknown name exits 1 naming it and the
-known ones before anything is built.
+known ones before anything is built; its progress (a build's heartbeat) is logged at
+INFO, as for every long verb, so `make test`'s CI log is not silent for the ten minutes
+of a cold Kubernetes build.
 """
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -44,3 +47,15 @@ def test_an_unknown_name_is_refused_before_building(builds, capsys):
     assert builds == []
     err = capsys.readouterr().err
     assert "unknown component(s) kubectl; known: kubernetes, etcd" in err
+
+
+@pytest.mark.parametrize(
+    "verb", ["up", "build-components", "build-node-image", "host-deps", "docker-setup"]
+)
+def test_long_verbs_log_their_progress(verb):
+    assert cli.log_level(verb, verbose=False) == logging.INFO
+
+
+def test_quick_verbs_log_warnings_unless_verbose():
+    assert cli.log_level("status", verbose=False) == logging.WARNING
+    assert cli.log_level("status", verbose=True) == logging.INFO
