@@ -30,12 +30,24 @@ def wants_heartbeat(items: list[pytest.Item]) -> bool:
     )
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_collection_finish(session: pytest.Session) -> None:
-    config = session.config
-    if hasattr(config, "workerinput") or not wants_heartbeat(session.items):
-        return
-    beat = progress.Heartbeat(progress.writer(config))
-    config.pluginmanager.register(beat, NAME)
-    # Registered inside this hook, so pluggy does not call it for this round.
-    beat.pytest_collection_finish(session)
+class Launcher:
+    """Starts the heartbeat once the collected tests show it is wanted."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        # Made at configure time, while pytest's capture is suspended (progress.Writer).
+        self.write = progress.writer(config)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if not wants_heartbeat(session.items):
+            return
+        beat = progress.Heartbeat(self.write)
+        session.config.pluginmanager.register(beat, NAME)
+        beat.total = len(session.items)
+        beat.start()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # xdist workers run tests, the process that reports writes the console.
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(Launcher(config), "wpc-tests-heartbeat-launcher")

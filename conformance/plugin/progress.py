@@ -9,17 +9,26 @@ Two parts, both only in the reporting process:
   tests: how many are done, failed, the elapsed time and what is running, so a
   CI log always tells slow from hung (pytest itself prints nothing while a long
   test runs).
+
+Two traps, each of which once left a whole run without a heartbeat line:
+pytest-xdist's controller collects nothing (no `pytest_collection_finish` there),
+so the beat starts at session start; and while a test runs in this process,
+pytest's capture points file descriptor 1 at a temporary file, so the lines go to
+a duplicate of the real standard output taken before any test (`Writer`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
+import sys
 import threading
 import time
 from collections.abc import Callable
 from collections.abc import Iterator
 from typing import Any
+from typing import TextIO
 
 import pytest
 
@@ -44,17 +53,48 @@ class _Echo(logging.Handler):
         )
 
 
-def writer(config: pytest.Config) -> Callable[[str], None]:
-    """Write one line on pytest's terminal (or nowhere when it has none)."""
+class Writer:
+    """Writes whole lines to the console, also while a test's output is captured.
 
-    def write(line: str) -> None:
+    Made while capture is suspended (pytest_configure, session start): it keeps a
+    duplicate of the real standard output's descriptor, which the capture's later
+    redirection of descriptor 1 does not touch. Where standard output is no file
+    (pytester's in-process runs), it writes through pytest's terminal reporter.
+    A line starts on a fresh line: when pytest's terminal writer is mid-line (its
+    width changed since our last line), a newline comes first.
+    """
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.stream: TextIO | None = None
+        self.after = -1
+        self.lock = threading.Lock()
+        try:
+            fd = os.dup(sys.stdout.fileno())
+        except (AttributeError, OSError, ValueError):
+            return  # no descriptor behind sys.stdout: the terminal reporter's path
+        self.stream = open(fd, "w", buffering=1, encoding="utf-8", errors="replace")  # noqa: SIM115 - closed by config cleanup
+        config.add_cleanup(self.stream.close)
+
+    def __call__(self, line: str) -> None:
+        """Write `line` (from any thread)."""
         # Looked up per line: the terminal reporter registers after this plugin.
-        terminal = config.pluginmanager.get_plugin("terminalreporter")
-        if terminal is not None:
-            terminal.ensure_newline()
-            terminal.write_line(line)
+        terminal = self.config.pluginmanager.get_plugin("terminalreporter")
+        with self.lock:
+            if self.stream is None or self.stream.closed:
+                if terminal is not None:
+                    terminal.ensure_newline()
+                    terminal.write_line(line)
+                return
+            width = terminal._tw.width_of_current_line if terminal is not None else 0
+            fresh = width == 0 or width == self.after
+            self.stream.write(("" if fresh else "\n") + line + "\n")
+            self.after = width
 
-    return write
+
+def writer(config: pytest.Config) -> Callable[[str], None]:
+    """The console's line writer (see `Writer`); call while capture is suspended."""
+    return Writer(config)
 
 
 @contextlib.contextmanager
@@ -97,6 +137,14 @@ class Heartbeat:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
+    def start(self) -> None:
+        """Start the thread that writes a line every `interval` s (once)."""
+        if self._thread is None:
+            self._thread = threading.Thread(
+                target=self._beat, name="wpc-heartbeat", daemon=True
+            )
+            self._thread.start()
+
     def line(self) -> str:
         """The heartbeat line for now."""
         now = self.clock()
@@ -112,13 +160,18 @@ class Heartbeat:
             + (f" and {more} more" if more > 0 else "")
         )
 
+    def pytest_sessionstart(self) -> None:
+        """Beat from the start: an xdist controller never finishes a collection."""
+        self.start()
+
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        """Start beating once the number of tests is known."""
+        """The number of tests, collected in this process."""
         self.total = len(session.items)
-        self._thread = threading.Thread(
-            target=self._beat, name="wpc-heartbeat", daemon=True
-        )
-        self._thread.start()
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """The number of tests, as an xdist worker collected them (all collect all)."""
+        self.total = len(ids)
 
     def pytest_runtest_logstart(self, nodeid: str, location: Any) -> None:
         """A test started (in this process or a pytest-xdist worker)."""

@@ -5,18 +5,23 @@
 - while the run is prepared, the command runner's INFO lines are echoed with the
   elapsed time, and the loggers are restored afterwards;
 - end to end (pytester), a run with the suite active prints heartbeat lines
-  when the interval is short.
+  when the interval is short, in process, and in a child process under
+  pytest-xdist, whose controller collects nothing (the beat once never started
+  there: a whole `make conformance` printed none).
 """
 
 from __future__ import annotations
 
 import logging
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from conformance.plugin import progress
 from tests.conformance.conftest import wpc_args
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 class Clock:
@@ -80,3 +85,32 @@ def test_a_run_prints_heartbeat_lines(suite: pytest.Pytester, monkeypatch) -> No
     result.stdout.fnmatch_lines(
         ["wpc [[]*[]] 0/1 tests done, 0 failed; running: test_slow?legacy?*"]
     )
+
+
+FAST_BEAT_CONFTEST = (
+    "\nfrom conformance.plugin import progress\nprogress.INTERVAL = 0.05\n"
+)
+"""Appended to the fake cluster's conftest: a child process cannot be monkeypatched."""
+
+
+def test_an_xdist_run_prints_heartbeat_lines(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(REPO))
+    conftest = suite.path / "conftest.py"
+    conftest.write_text(conftest.read_text() + FAST_BEAT_CONFTEST)
+    suite.makepyfile(
+        test_slow=textwrap.dedent(
+            """
+            import threading
+            import pytest
+
+            @pytest.mark.conformance(short_name="Slow", clauses=["WPC-POD-001"])
+            def test_slow():
+                threading.Event().wait(1.0)  # the test is slow, not the plugin
+            """
+        )
+    )
+    result = suite.runpytest_subprocess(*wpc_args("--wpc-layout", "legacy", "-n", "1"))
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["wpc [[]*[]] 0/1 tests done, 0 failed; running: *"])
