@@ -7,10 +7,12 @@ import logging
 import sys
 from pathlib import Path
 
+from clusters import existing
 from clusters import hostdeps
 from clusters import images
 from clusters import operating
 from clusters import providers
+from clusters import registry
 from clusters.errors import ClusterError
 from clusters.errors import Interrupted
 from plumbing.gobuilding import BuildSettings
@@ -53,6 +55,12 @@ def _parser() -> argparse.ArgumentParser:
     verb("kubectl-path", "print the path of a kubectl matching the cluster")
     load = verb("load-image", "import an OCI or docker-save archive into the node")
     load.add_argument("archive", type=Path)
+    load.add_argument(
+        "--registry",
+        help="existing only: push to this registry, [http://]host[:port][/prefix], "
+        "which the nodes use as a mirror of the image's registry host "
+        f"(env {registry.VARIABLE})",
+    )
     logs = verb("logs", "copy the component logs to a directory")
     logs.add_argument("--dest", type=Path, default=Path("reports/cluster-logs"))
     build = sub.add_parser(
@@ -176,6 +184,14 @@ def main(argv: list[str] | None = None) -> int:
             out.write(f"{provider.kubeconfig(args.name)}\n")
         elif args.verb == "kubectl-path":
             out.write(f"{provider.kubectl(args.name)}\n")
+        elif args.verb == "load-image" and args.registry:
+            if args.provider != "existing":
+                raise ClusterError(
+                    f"--registry is for --provider existing; the {args.provider} "
+                    "provider imports into its nodes itself"
+                )
+            target = registry.Registry.parse(args.registry)
+            out.write(f"{existing.push_image(args.archive, target)}\n")
         elif args.verb == "load-image":
             out.write(f"{provider.load_image(args.name, args.archive)}\n")
         elif args.verb == "logs":

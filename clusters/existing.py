@@ -7,8 +7,10 @@ from pathlib import Path
 
 import yaml
 
+from clusters import registry
 from clusters.base import ClusterStatus
 from clusters.errors import ProviderError
+from clusters.images import image_name
 
 
 class ExistingProvider:
@@ -47,13 +49,17 @@ class ExistingProvider:
         )
 
     def load_image(self, cluster: str, archive: Path) -> str:
-        """Import with kind's or k3d's own loader when the context is one of theirs.
+        """Push to `WPC_EXISTING_REGISTRY` when set, else import with kind's or k3d's.
 
-        A kubeconfig alone gives no node access, but kind and k3d name their
-        contexts `kind-<cluster>` and `k3d-<cluster>`, and their CLIs can import an
-        archive into every node. Any other cluster needs a registry its nodes
-        pull from; the error says so, naming the image.
+        A kubeconfig alone gives no node access. A registry the user names is
+        used first: its nodes pull from it (clusters/registry.py). Otherwise kind
+        and k3d name their contexts `kind-<cluster>` and `k3d-<cluster>`, and their
+        CLIs can import an archive into every node. Any other cluster needs a
+        registry; the error says so, naming the image and the variable.
         """
+        target = registry.from_env()
+        if target is not None:
+            return push_image(archive, target)
         context = current_context(self.kubeconfig(cluster))
         for prefix, provider in (("kind-", "kind"), ("k3d-", "k3d")):
             if context.startswith(prefix):
@@ -62,15 +68,14 @@ class ExistingProvider:
                 return providers.get(provider).load_image(
                     context.removeprefix(prefix), archive
                 )
-        from clusters.images import image_name
-
         raise ProviderError(
             f"the existing provider cannot load {archive} ({image_name(archive)}) into "
             f"the nodes of context {context or '(none)'!r} in {cluster}: it imports "
-            "only into kind-* and k3d-* contexts. Push the image to a registry the "
-            "nodes pull from under that same name (e.g. `skopeo copy "
-            f"oci-archive:{archive} docker://<registry>/...` plus a mirror for "
-            "wpc.local in the nodes' containerd), or load it with your cluster's tooling"
+            "only into kind-* and k3d-* contexts. Name a registry the nodes pull "
+            f"from as a mirror of the image's registry host: {registry.VARIABLE}="
+            "[http://]host[:port][/prefix] for a run, or `python -m clusters "
+            "load-image --provider existing --registry ...` (docs/vendors.md), or "
+            "load it with your cluster's tooling"
         )
 
     def collect_logs(self, cluster: str, dest: Path) -> Path:
@@ -84,6 +89,16 @@ class ExistingProvider:
         if found is None:
             raise ProviderError("kubectl is not on PATH")
         return Path(found)
+
+
+def push_image(archive: Path, target: registry.Registry) -> str:
+    """Push `archive` to `target`; the line `load-image` prints about it."""
+    pushed = registry.push(archive, target)
+    return (
+        f"pushed {image_name(archive)} as {pushed.reference}@{pushed.digest} "
+        f"({pushed.sent} blobs sent, {pushed.skipped} already there); the nodes pull "
+        "it through a mirror of its registry host"
+    )
 
 
 def current_context(kubeconfig: Path) -> str:

@@ -9,8 +9,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from clusters import building
 from clusters import images
+from clusters import pins
+from clusters.local.settings import LocalSettings
 from conformance import tools
+from plumbing import commands
 from plumbing.gobuilding import BuildSettings
 
 TOOLBOX_TAG = tools.TAG
@@ -41,3 +45,27 @@ def data_archive() -> Path:
     out = _cache() / "cluster-proofs" / "data.tar"
     images.build_image(context=ctx, tag=DATA_TAG, output=out)
     return out
+
+
+def remove_image(ref: str, cluster: str) -> None:
+    """Remove an image the kubelet pulled into the local cluster's containerd."""
+    settings = LocalSettings.from_env(cluster)
+    ctr = (
+        building.component_dir(settings.build, "containerd", pins.CONTAINERD)
+        / "bin"
+        / "ctr"
+    )
+    commands.run(
+        [
+            str(ctr),
+            "--address",
+            str(settings.containerd_socket),
+            "-n",
+            "k8s.io",
+            "images",
+            "rm",
+            "--sync",
+            ref,
+        ],
+        log_path=settings.log_dir / "cluster-proofs-images.log",
+    )

@@ -7,8 +7,10 @@ We test these aspects, each on the running local cluster:
    and reaches another Service by DNS name;
 4. deleting an owner garbage-collects its dependents;
 5. a pod with a finalizer stays Terminating until the finalizer goes;
-6. a mutating webhook served from a pod is called and injects a container.
-(7, `down` leaves nothing behind, is in test_teardown.py: it runs last.)
+6. a mutating webhook served from a pod is called and injects a container;
+7. an image the existing provider pushed to a registry (WPC_EXISTING_REGISTRY, a real
+   one on 127.0.0.1) is pulled from there by the kubelet for an image volume.
+(8, `down` leaves nothing behind, is in test_teardown.py: it runs last.)
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from typing import Any
 import pytest
 from kubernetes.client.exceptions import ApiException
 
+from clusters import registry
+from clusters.existing import ExistingProvider
 from conformance.harness import kube
 from conformance.harness.injecting import CONTAINER
 from conformance.harness.injecting import injected_sidecar
@@ -25,6 +29,8 @@ from conformance.harness.timeouts import Timeouts
 from plumbing.waiting import NotYet
 from plumbing.waiting import until
 from tests.clusters import _images
+from tests.clusters import _registry
+from tests.clusters.conftest import CLUSTER
 from tests.clusters.conftest import LABELS
 from tests.clusters.conftest import kubectl_run
 from tests.clusters.conftest import run_pod
@@ -74,6 +80,32 @@ def test_image_volume_serves_a_file_from_a_locally_built_image(
         ],
     )
     assert run_pod(core, namespace, pod) == _images.DATA_TEXT
+
+
+def test_the_kubelet_pulls_an_image_the_existing_provider_pushed(
+    core, namespace, toolbox, kubeconfig, tmp_path, monkeypatch
+):
+    with _registry.running(tmp_path) as server:
+        monkeypatch.setenv(registry.VARIABLE, server.url)
+        said = ExistingProvider().load_image(str(kubeconfig), _images.data_archive())
+        pulled = f"127.0.0.1:{server.port}/cluster-proofs/data:1"
+        assert f" as {pulled}@sha256:" in said
+        pod = _pod(
+            "registry-volume",
+            toolbox,
+            ["/bin/cat", "/mnt/data/hello.txt"],
+            container={
+                "volumeMounts": [{"name": "d", "mountPath": "/mnt", "readOnly": True}]
+            },
+            volumes=[
+                {"name": "d", "image": {"reference": pulled, "pullPolicy": "Always"}}
+            ],
+        )
+        try:
+            assert run_pod(core, namespace, pod) == _images.DATA_TEXT
+        finally:
+            _images.remove_image(pulled, CLUSTER)
+        assert "/v2/cluster-proofs/data/manifests/1" in server.log.read_text()
 
 
 def test_kubectl_logs_and_exec_reach_the_kubelet(core, namespace, toolbox, kubectl):
