@@ -7,6 +7,7 @@ proofs and the conformance scenarios exercise the same binaries.
 from __future__ import annotations
 
 import shutil
+import uuid
 from pathlib import Path
 
 from clusters import building
@@ -20,6 +21,7 @@ from plumbing.gobuilding import BuildSettings
 TOOLBOX_TAG = tools.TAG
 DATA_TAG = "wpc.local/cluster-proofs/data:1"
 DATA_TEXT = "served from an image volume\n"
+PUSHED_TAG = "wpc.local/cluster-proofs/pushed:1"
 
 
 def _cache() -> Path:
@@ -37,13 +39,25 @@ def toolbox_archive() -> Path:
 
 def data_archive() -> Path:
     """A data-only image for the image-volume proof."""
-    ctx = _cache() / "cluster-proofs" / "data-context"
+    root = _cache() / "cluster-proofs"
+    return _data_image(root / "data-context", root / "data.tar", DATA_TAG, DATA_TEXT)
+
+
+def unique_data_archive(directory: Path) -> tuple[Path, str]:
+    """A data-only image whose layer no node has yet, and the text its file holds."""
+    text = f"pulled from a registry, {uuid.uuid4().hex}\n"
+    archive = _data_image(
+        directory / "context", directory / "pushed.tar", PUSHED_TAG, text
+    )
+    return archive, text
+
+
+def _data_image(ctx: Path, out: Path, tag: str, text: str) -> Path:
     shutil.rmtree(ctx, ignore_errors=True)
     (ctx / "data").mkdir(parents=True)
-    (ctx / "data" / "hello.txt").write_text(DATA_TEXT)
+    (ctx / "data" / "hello.txt").write_text(text)
     (ctx / "Dockerfile").write_text("FROM scratch\nCOPY data/ /data/\n")
-    out = _cache() / "cluster-proofs" / "data.tar"
-    images.build_image(context=ctx, tag=DATA_TAG, output=out)
+    images.build_image(context=ctx, tag=tag, output=out)
     return out
 
 

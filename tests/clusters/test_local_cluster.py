@@ -85,10 +85,11 @@ def test_image_volume_serves_a_file_from_a_locally_built_image(
 def test_the_kubelet_pulls_an_image_the_existing_provider_pushed(
     core, namespace, toolbox, kubeconfig, tmp_path, monkeypatch
 ):
+    archive, text = _images.unique_data_archive(tmp_path)
     with _registry.running(tmp_path) as server:
         monkeypatch.setenv(registry.VARIABLE, server.url)
-        said = ExistingProvider().load_image(str(kubeconfig), _images.data_archive())
-        pulled = f"127.0.0.1:{server.port}/cluster-proofs/data:1"
+        said = ExistingProvider().load_image(str(kubeconfig), archive)
+        pulled = f"127.0.0.1:{server.port}/cluster-proofs/pushed:1"
         assert f" as {pulled}@sha256:" in said
         pod = _pod(
             "registry-volume",
@@ -102,10 +103,17 @@ def test_the_kubelet_pulls_an_image_the_existing_provider_pushed(
             ],
         )
         try:
-            assert run_pod(core, namespace, pod) == _images.DATA_TEXT
+            assert run_pod(core, namespace, pod) == text
         finally:
             _images.remove_image(pulled, CLUSTER)
-        assert "/v2/cluster-proofs/data/manifests/1" in server.log.read_text()
+    # The layer is new to the node, so containerd itself fetched it from the registry.
+    fetched = [
+        line
+        for line in server.log.read_text().splitlines()
+        if '"GET /v2/cluster-proofs/pushed/blobs/sha256:' in line
+        and "containerd/" in line
+    ]
+    assert len(fetched) >= 2, f"containerd fetched {fetched} (log {server.log})"
 
 
 def test_kubectl_logs_and_exec_reach_the_kubelet(core, namespace, toolbox, kubectl):
