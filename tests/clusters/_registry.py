@@ -10,16 +10,14 @@ the artifact tests.
 from __future__ import annotations
 
 import fcntl
-import socket
-import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from plumbing import gobuilding
-from plumbing import waiting
 from plumbing.gobuilding import BuildSettings
+from tests import loopback
 
 MODULE = "github.com/distribution/distribution/v3"
 VERSION = "v3.1.2"
@@ -34,7 +32,6 @@ BUILD = gobuilding.GoBuild(
 )
 READY_TIMEOUT = 30.0
 """Seconds for the registry to accept connections (it starts in well under 1 s)."""
-POLL_INTERVAL = 0.1
 
 CONFIG = """\
 version: 0.1
@@ -73,54 +70,19 @@ class RunningRegistry:
         return f"http://127.0.0.1:{self.port}"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _tail(path: Path) -> str:
-    return "\n".join(path.read_text(errors="replace").splitlines()[-20:])
-
-
 @contextmanager
 def running(root: Path) -> Iterator[RunningRegistry]:
     """Serve a registry storing under `root` until the block ends; then stop it."""
-    port = _free_port()
+    port = loopback.free_port()
     config = root / "config.yml"
     config.write_text(CONFIG.format(root=root / "store", port=port))
     log = root / "registry.log"
-    command = [str(binary()), "serve", str(config)]
-    env = {"OTEL_TRACES_EXPORTER": "none", "OTEL_SDK_DISABLED": "true"}
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            command, stdout=out, stderr=subprocess.STDOUT, env=env
-        )
-    try:
-
-        def accepting() -> bool | waiting.NotYet:
-            if process.poll() is not None:
-                raise AssertionError(
-                    f"{' '.join(command)} exited with {process.returncode} before "
-                    f"it was ready; log {log}:\n{_tail(log)}"
-                )
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            except OSError as exc:
-                return waiting.NotYet(f"{exc!r}; log tail:\n{_tail(log)}")
-            return True
-
-        waiting.until(
-            accepting,
-            timeout=READY_TIMEOUT,
-            interval=POLL_INTERVAL,
-            describe=f"registry on 127.0.0.1:{port}",
-        )
+    with loopback.serving(
+        [str(binary()), "serve", str(config)],
+        port=port,
+        log_path=log,
+        env={"OTEL_TRACES_EXPORTER": "none", "OTEL_SDK_DISABLED": "true"},
+        describe="registry",
+        ready_timeout=READY_TIMEOUT,
+    ):
         yield RunningRegistry(port=port, log=log)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()

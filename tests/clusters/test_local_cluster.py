@@ -62,23 +62,27 @@ def _phase(core: Any, namespace: str, name: str, want: str) -> str | NotYet:
     return phase if phase == want else NotYet(f"phase {phase}")
 
 
-def test_image_volume_serves_a_file_from_a_locally_built_image(
-    core, namespace, toolbox, data_image
-):
-    pod = _pod(
-        "image-volume",
+def _cat_from_image_volume(
+    name: str, toolbox: str, reference: str, pull_policy: str
+) -> dict[str, Any]:
+    """A pod printing the data image's file, mounted as an image volume at /mnt."""
+    return _pod(
+        name,
         toolbox,
         ["/bin/cat", "/mnt/data/hello.txt"],
         container={
             "volumeMounts": [{"name": "d", "mountPath": "/mnt", "readOnly": True}]
         },
         volumes=[
-            {
-                "name": "d",
-                "image": {"reference": data_image, "pullPolicy": "IfNotPresent"},
-            }
+            {"name": "d", "image": {"reference": reference, "pullPolicy": pull_policy}}
         ],
     )
+
+
+def test_image_volume_serves_a_file_from_a_locally_built_image(
+    core, namespace, toolbox, data_image
+):
+    pod = _cat_from_image_volume("image-volume", toolbox, data_image, "IfNotPresent")
     assert run_pod(core, namespace, pod) == _images.DATA_TEXT
 
 
@@ -91,17 +95,7 @@ def test_the_kubelet_pulls_an_image_the_existing_provider_pushed(
         said = ExistingProvider().load_image(str(kubeconfig), archive)
         pulled = f"127.0.0.1:{server.port}/cluster-proofs/pushed:1"
         assert f" as {pulled}@sha256:" in said
-        pod = _pod(
-            "registry-volume",
-            toolbox,
-            ["/bin/cat", "/mnt/data/hello.txt"],
-            container={
-                "volumeMounts": [{"name": "d", "mountPath": "/mnt", "readOnly": True}]
-            },
-            volumes=[
-                {"name": "d", "image": {"reference": pulled, "pullPolicy": "Always"}}
-            ],
-        )
+        pod = _cat_from_image_volume("registry-volume", toolbox, pulled, "Always")
         try:
             assert run_pod(core, namespace, pod) == text
         finally:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -10,18 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from plumbing import waiting
 from reference_impl.artifacts import building
 from reference_impl.artifacts import names
 from reference_impl.s3.client import S3Client
 from reference_impl.s3.client import S3Config
+from tests import loopback
 
 ACCESS_KEY = "wpc-test-access"
 SECRET_KEY = "wpc-test-secret"
 READY_TIMEOUT = 20.0
 """Seconds for the server to accept connections (it needs well under one)."""
-STOP_TIMEOUT = 10.0
-POLL_INTERVAL = 0.05
 
 
 @dataclass(frozen=True)
@@ -54,16 +51,6 @@ def s3_binary() -> Path:
     return settings.binary
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _log_tail(path: Path) -> str:
-    return "\n".join(path.read_text(errors="replace").splitlines()[-30:])
-
-
 @pytest.fixture(scope="module")
 def s3_server(
     s3_binary: Path, tmp_path_factory: pytest.TempPathFactory
@@ -73,37 +60,21 @@ def s3_server(
     # at start as a directory, metadata lives in a sidecar directory.
     (root / "buckets" / names.BUCKET).mkdir(parents=True)
     (root / "meta").mkdir()
-    port = _free_port()
+    port = loopback.free_port()
     log_path = root / "server.log"
     command = [
         str(s3_binary), "--port", f"127.0.0.1:{port}",
         "posix", "--sidecar", str(root / "meta"), str(root / "buckets"),
     ]  # fmt: skip
     env = {"ROOT_ACCESS_KEY_ID": ACCESS_KEY, "ROOT_SECRET_ACCESS_KEY": SECRET_KEY}
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            command, stdout=log, stderr=subprocess.STDOUT, env=env
-        )
-    try:
-
-        def accepting() -> bool | waiting.NotYet:
-            if process.poll() is not None:
-                pytest.fail(
-                    f"S3 server exited with {process.returncode} before it was ready: "
-                    f"{' '.join(command)}\nlog {log_path}:\n{_log_tail(log_path)}"
-                )
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            except OSError as exc:
-                return waiting.NotYet(f"{exc!r}; log tail:\n{_log_tail(log_path)}")
-            return True
-
-        waiting.until(
-            accepting,
-            timeout=READY_TIMEOUT,
-            interval=POLL_INTERVAL,
-            describe=f"S3 server on 127.0.0.1:{port}",
-        )
+    with loopback.serving(
+        command,
+        port=port,
+        log_path=log_path,
+        env=env,
+        describe="S3 server",
+        ready_timeout=READY_TIMEOUT,
+    ) as process:
         config = S3Config(
             endpoint=f"127.0.0.1:{port}",
             access_key=ACCESS_KEY,
@@ -113,10 +84,3 @@ def s3_server(
         yield RunningServer(
             config=config, process=process, root=root, log_path=log_path
         )
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=STOP_TIMEOUT)
