@@ -51,9 +51,8 @@ def binary() -> Path:
     Under a lock: the unit stage's two xdist workers may both ask for it first.
     """
     cache = BuildSettings.from_env().cache_dir
-    lock = gobuilding.component_dir(cache, BUILD.name, BUILD.version).with_suffix(
-        ".lock"
-    )
+    target = gobuilding.component_dir(cache, BUILD.name, BUILD.version)
+    lock = target.parent / f"{target.name}.lock"
     lock.parent.mkdir(parents=True, exist_ok=True)
     with lock.open("w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
