@@ -12,12 +12,15 @@ that outlives its `timeout` with exit code -1 (it was killed; nothing exited).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shlex
 import subprocess
+import threading
 import time
 from collections.abc import Callable
+from collections.abc import Iterator
 from collections.abc import Mapping
 from collections.abc import Sequence
 from pathlib import Path
@@ -52,6 +55,31 @@ def elapsed(seconds: float) -> str:
     """`1m05s` / `42s`: an elapsed time for progress lines."""
     minutes, secs = divmod(int(seconds), 60)
     return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+
+
+@contextlib.contextmanager
+def heartbeat(describe: str, *, every: float = HEARTBEAT) -> Iterator[None]:
+    """Log "Still <describe> after ..." every `every` s while the block runs.
+
+    For long steps that are not one command (a provider's step that waits on the
+    cluster, say), so a CI log is never silent for as long as they take.
+    """
+    started = time.monotonic()
+    done = threading.Event()
+
+    def beat() -> None:
+        while not done.wait(every):
+            logger.info(
+                "Still %s after %s.", describe, elapsed(time.monotonic() - started)
+            )
+
+    thread = threading.Thread(target=beat, name="wpc-step-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
 
 
 def _last_line(log_path: Path) -> str:

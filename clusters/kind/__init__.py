@@ -145,7 +145,8 @@ class KindProvider:
             t0 = time.monotonic()
             logger.info("Step: %s.", step_name)
             try:
-                step()
+                with commands.heartbeat(f"in step {step_name}"):
+                    step()
             except BaseException:
                 if not retain:
                     logger.error(

@@ -220,7 +220,8 @@ def create(s: LocalSettings, *, retain: bool = False) -> Creation:
         t0 = time.monotonic()
         logger.info("Step: %s.", name)
         try:
-            step(c)
+            with commands.heartbeat(f"in step {name}"):
+                step(c)
         except BaseException as exc:
             _roll_back(s, step=name, error=exc, retain=retain)
             raise

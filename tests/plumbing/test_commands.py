@@ -4,12 +4,15 @@
 - a non-zero exit raises CommandFailed with the command line, exit code, last
   lines and log path; a command that cannot start reports exit code 127;
 - capture() returns stdout, and its failure carries the output;
-- a package's subclass is what is raised when asked.
+- a package's subclass is what is raised when asked;
+- a long step that is no single command says it is still running, and stops saying
+  so when it ends.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 
 import pytest
 
@@ -128,3 +131,15 @@ def test_a_long_command_says_it_is_still_running(tmp_path, caplog):
 def test_elapsed_reads_as_minutes_and_seconds():
     assert commands.elapsed(42.7) == "42s"
     assert commands.elapsed(65) == "1m05s"
+
+
+def test_a_long_step_says_it_is_still_running_and_stops_saying_so(caplog):
+    step_ran = threading.Event()
+    with caplog.at_level("INFO", logger="plumbing.commands"):
+        with commands.heartbeat("in step CoreDNS", every=0.05):
+            step_ran.wait(0.3)  # the step takes the time; nothing sets the event
+        said = len(caplog.records)
+        step_ran.wait(0.15)  # after the block: no more lines
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == said >= 2
+    assert lines[0] == "Still in step CoreDNS after 0s."
