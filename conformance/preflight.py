@@ -165,6 +165,13 @@ def _provider(values: Mapping[str, Any], host: Host, problems: list[str]) -> Non
                 f"--cluster {name}: the existing provider takes a kubeconfig path "
                 "as the cluster name, and this is not a file"
             )
+        from clusters import registry
+        from clusters.errors import ClusterError
+
+        try:
+            registry.from_env(host.environ)
+        except ClusterError as exc:
+            problems.append(f"--provider existing: {exc}")
         return
     if provider in DOCKER_TOOLS:
         for tool in DOCKER_TOOLS[provider]:

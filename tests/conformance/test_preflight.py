@@ -205,3 +205,16 @@ def test_a_bad_kind_setting_is_named_before_anything_runs():
     )
     with pytest.raises(DataError, match="--provider kind: WPC_KIND_NODE_IMAGE="):
         preflight.check(values(wpc_provider="kind"), host=bad)
+
+
+def test_a_bad_existing_registry_is_named_before_anything_runs(tmp_path):
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text("apiVersion: v1\nkind: Config\n")
+    bad = preflight.Host(
+        which=lambda tool: f"/usr/bin/{tool}",
+        euid=lambda: 0,
+        environ={"WPC_EXISTING_REGISTRY": "ftp://registry.test"},
+    )
+    given = values(wpc_provider="existing", wpc_cluster_name=str(kubeconfig))
+    with pytest.raises(DataError, match="--provider existing: WPC_EXISTING_REGISTRY "):
+        preflight.check(given, host=bad)
