@@ -18,6 +18,8 @@ class ClusterStatus:
     running: bool
     kubeconfig: Path | None
     detail: str = ""
+    problems: tuple[str, ...] = ()
+    """What is wrong with a running cluster (say, a displaced network guard)."""
 
 
 @runtime_checkable

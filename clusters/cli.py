@@ -50,7 +50,11 @@ def _parser() -> argparse.ArgumentParser:
         "kindest/node (env WPC_KIND_NODE_IMAGE); default: build ours offline",
     )
     verb("down", "delete the cluster; idempotent")
-    verb("status", "say whether the cluster runs")
+    verb(
+        "status",
+        "say whether the cluster runs: exit 0 running, 3 stopped, 1 running with "
+        "problems (a network guard displaced or missing)",
+    )
     verb("kubeconfig", "print the admin kubeconfig path")
     verb("kubectl-path", "print the path of a kubectl matching the cluster")
     load = verb("load-image", "import an OCI or docker-save archive into the node")
@@ -179,6 +183,10 @@ def main(argv: list[str] | None = None) -> int:
                 f"{st.name} {st.provider} {'running' if st.running else 'stopped'} "
                 f"{st.kubeconfig or '-'} {st.detail}\n"
             )
+            for problem in st.problems:
+                sys.stderr.write(f"error: cluster {st.name}: {problem}\n")
+            if st.problems:
+                return 1
             return 0 if st.running else 3
         elif args.verb == "kubeconfig":
             out.write(f"{provider.kubeconfig(args.name)}\n")

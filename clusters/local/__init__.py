@@ -8,6 +8,7 @@ from pathlib import Path
 from clusters import building
 from clusters import pins
 from clusters.base import ClusterStatus
+from clusters.local import host
 from clusters.local import processes
 from clusters.local import provider
 from clusters.local.settings import LocalSettings
@@ -36,15 +37,25 @@ class LocalProvider:
         return self._settings(cluster).kubeconfig
 
     def status(self, cluster: str) -> ClusterStatus:
-        """Running when component processes exist for the cluster's state dir."""
+        """Running when component processes exist for the cluster's state dir.
+
+        A running cluster's network guards are checked too: displaced or
+        missing guards are `problems` (its pods' traffic could leave the
+        machine), and `status` exits non-zero on them.
+        """
         s = self._settings(cluster)
         pids = processes.processes_under(str(s.state_dir))
+        detail = f"{len(pids)} processes; state {s.state_dir}"
+        problems = host.guard_problems(s) if pids else []
+        if pids:
+            detail += "; guards: " + ("; ".join(problems) or "first in mangle")
         return ClusterStatus(
             name=cluster,
             provider=self.name,
             running=bool(pids),
             kubeconfig=s.kubeconfig if s.kubeconfig.exists() else None,
-            detail=f"{len(pids)} processes; state {s.state_dir}",
+            detail=detail,
+            problems=tuple(problems),
         )
 
     def load_image(self, cluster: str, archive: Path) -> str:

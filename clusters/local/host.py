@@ -8,6 +8,15 @@ machine. In the other direction, the WPC-INGRESS chain drops connections to
 the apiserver and kubelet ports unless they come from this machine itself
 (loopback) or from a pod (the pod bridge): both listen on the node IP, which
 the machine's network could otherwise reach.
+
+Both guards live in the mangle table, not in filter. kube-proxy and the CNI
+firewall plugin insert their own chains at the top of filter's FORWARD and
+INPUT after the cluster starts (`CNI-FORWARD` then ACCEPTs every registered
+pod's traffic), so a guard in filter ends up behind rules that accept what it
+should drop. Netfilter runs mangle's FORWARD and INPUT hooks before filter's,
+and neither kube-proxy nor the CNI plugins touch mangle's FORWARD or INPUT:
+a guard jumped to first from there is consulted before anything else.
+`guard_problems` checks that this still holds (at `up` and in `status`).
 """
 
 from __future__ import annotations
@@ -29,6 +38,10 @@ SYSCTLS = {
     "net.bridge.bridge-nf-call-iptables": "1",
 }
 CGROUP_ROOT = Path("/sys/fs/cgroup")
+GUARD_TABLE = "mangle"
+"""The table both guards live in: its hooks run before filter's, which others write."""
+GUARDS = {EGRESS_CHAIN: "FORWARD", INGRESS_CHAIN: "INPUT"}
+"""Each guard chain and the built-in chain that must jump to it first."""
 
 
 def prepare(s: LocalSettings) -> None:
@@ -44,8 +57,13 @@ def prepare(s: LocalSettings) -> None:
     for cidr in (s.service_cidr, s.pod_cidr):
         commands.attempt(["ip", "route", "del", "blackhole", cidr])
         commands.capture(["ip", "route", "add", "blackhole", cidr], error=RunError)
-    _install_chain(EGRESS_CHAIN, parent="FORWARD", rules=egress_rules(s))
-    _install_chain(INGRESS_CHAIN, parent="INPUT", rules=ingress_rules(s))
+    install_guards(s)
+
+
+def install_guards(s: LocalSettings) -> None:
+    """WPC-EGRESS and WPC-INGRESS, each jumped to first from its mangle chain."""
+    _install_chain(EGRESS_CHAIN, parent=GUARDS[EGRESS_CHAIN], rules=egress_rules(s))
+    _install_chain(INGRESS_CHAIN, parent=GUARDS[INGRESS_CHAIN], rules=ingress_rules(s))
 
 
 def egress_rules(s: LocalSettings) -> list[list[str]]:
@@ -95,13 +113,48 @@ def ingress_rules(s: LocalSettings) -> list[list[str]]:
 
 
 def _install_chain(chain: str, *, parent: str, rules: list[list[str]]) -> None:
-    """(Re)create `chain` with `rules` and jump to it first thing from `parent`."""
-    commands.attempt(["iptables", "-N", chain])
-    commands.capture(["iptables", "-F", chain], error=RunError)
+    """(Re)create `chain` with `rules` in the guard table, jumped to first from `parent`."""
+    ipt = ["iptables", "-t", GUARD_TABLE]
+    commands.attempt([*ipt, "-N", chain])
+    commands.capture([*ipt, "-F", chain], error=RunError)
     for rule in rules:
-        commands.capture(["iptables", "-A", chain, *rule], error=RunError)
-    if commands.attempt(["iptables", "-C", parent, "-j", chain]).returncode != 0:
-        commands.capture(["iptables", "-I", parent, "1", "-j", chain], error=RunError)
+        commands.capture([*ipt, "-A", chain, *rule], error=RunError)
+    while commands.attempt([*ipt, "-D", parent, "-j", chain]).returncode == 0:
+        pass  # a jump left lower down by an earlier run: the only one is first
+    commands.capture([*ipt, "-I", parent, "1", "-j", chain], error=RunError)
+
+
+def guard_problems(s: LocalSettings) -> list[str]:
+    """What is wrong with the guards now: empty when each is in place and first.
+
+    Read from `iptables -t mangle -S`, so it sees what the kernel has, after
+    kube-proxy and the CNI plugins have written their rules.
+    """
+    saved = commands.attempt(["iptables", "-t", GUARD_TABLE, "-S"])
+    if saved.returncode != 0:
+        return [f"`iptables -t {GUARD_TABLE} -S` failed: {saved.stderr.strip()}"]
+    return guard_problems_in(saved.stdout.splitlines(), s)
+
+
+def guard_problems_in(lines: list[str], s: LocalSettings) -> list[str]:
+    """`guard_problems` over the lines of `iptables -t mangle -S` (pure, for tests)."""
+    problems = []
+    expected = {EGRESS_CHAIN: egress_rules(s), INGRESS_CHAIN: ingress_rules(s)}
+    for chain, parent in GUARDS.items():
+        appended = [line for line in lines if line.startswith(f"-A {parent} ")]
+        if not appended or appended[0] != f"-A {parent} -j {chain}":
+            first = appended[0] if appended else "nothing"
+            problems.append(
+                f"{GUARD_TABLE} {parent} does not jump to {chain} first "
+                f"(its first rule: {first})"
+            )
+        rules = [line for line in lines if line.startswith(f"-A {chain} ")]
+        if len(rules) != len(expected[chain]) or not rules[-1].endswith("-j DROP"):
+            problems.append(
+                f"{GUARD_TABLE} {chain} has {len(rules)} rule(s), "
+                f"expected {len(expected[chain])} ending in DROP: {rules}"
+            )
+    return problems
 
 
 def bridge_links(bridge: str) -> list[str]:

@@ -215,6 +215,7 @@ def create(s: LocalSettings, *, retain: bool = False) -> Creation:
         ("clean stale state", lambda c: _discard(delete(c.settings, check=False))),
         ("prepare host", lambda c: host.prepare(c.settings)),
         ("start control plane and node", _step_control_plane),
+        ("check the network guards", lambda c: _check_guards(c.settings)),
     ]
     for name, step in steps:
         t0 = time.monotonic()
@@ -227,6 +228,19 @@ def create(s: LocalSettings, *, retain: bool = False) -> Creation:
             raise
         c.timings[name] = time.monotonic() - t0
     return c
+
+
+def _check_guards(s: LocalSettings) -> None:
+    """The guards are still first once kube-proxy and the CNI plugins have run.
+
+    CoreDNS is available by now, so both have written their rules: a guard
+    they displaced would let pod traffic out (or others in) from here on.
+    """
+    problems = host.guard_problems(s)
+    if problems:
+        raise ClusterError(
+            "the network guards are not in place: " + "; ".join(problems)
+        )
 
 
 def _roll_back(

@@ -24,7 +24,6 @@ import sys
 import textwrap
 import urllib.error
 import urllib.request
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,6 +32,7 @@ import pytest
 from clusters.local import host
 from clusters.local.settings import LocalSettings
 from tests.clusters import _listeners
+from tests.clusters import _netns
 from tests.clusters._listeners import Listener
 from tests.clusters.conftest import CLUSTER
 
@@ -241,35 +241,14 @@ PROBE = textwrap.dedent(
 
 
 @pytest.fixture
-def outside_interface(settings) -> Iterator[str]:
-    """A network namespace linked to the host by a veth: a stand-in for another machine."""
-    tag = uuid.uuid4().hex[:6]
-    ns, outer, inner = f"wpc-probe-{tag}", f"wpcp{tag}", f"wpcq{tag}"
-
-    def ip(*args: str) -> None:
-        subprocess.run(["ip", *args], check=True, capture_output=True, text=True)
-
-    try:
-        ip("netns", "add", ns)
-        ip("link", "add", outer, "type", "veth", "peer", "name", inner)
-        ip("link", "set", inner, "netns", ns)
-        ip("addr", "add", "198.51.100.1/30", "dev", outer)
-        ip("link", "set", outer, "up")
-        ip("-n", ns, "addr", "add", "198.51.100.2/30", "dev", inner)
-        ip("-n", ns, "link", "set", inner, "up")
-        ip("-n", ns, "link", "set", "lo", "up")
-        ip("-n", ns, "route", "add", "default", "via", "198.51.100.1")
+def outside_interface() -> Iterator[str]:
+    with _netns.outside_namespace() as ns:
         yield ns
-    finally:
-        subprocess.run(
-            ["ip", "link", "delete", outer], capture_output=True, check=False
-        )
-        subprocess.run(["ip", "netns", "delete", ns], capture_output=True, check=False)
 
 
 def test_the_ingress_guard_drops_other_interfaces(local, settings, outside_interface):
     rules = subprocess.run(
-        ["iptables", "-S", host.INGRESS_CHAIN],
+        ["iptables", "-t", host.GUARD_TABLE, "-S", host.INGRESS_CHAIN],
         capture_output=True,
         text=True,
         check=False,

@@ -19,6 +19,7 @@ import http.server
 import os
 import ssl
 import stat
+import subprocess
 import threading
 from pathlib import Path
 
@@ -300,3 +301,60 @@ def test_the_ingress_guard_admits_loopback_and_pods_only(settings):
     assert len(rules) == 6
     # the chain carries the prefix `down` and leftovers() look for
     assert host.INGRESS_CHAIN.startswith(host.OWNED_CHAIN_PREFIXES)
+
+
+def _saved(guards_in_mangle: bool, *, first: str = "") -> list[str]:
+    """`iptables -t mangle -S` as it reads with (or without) the guards installed."""
+    lines = ["-P PREROUTING ACCEPT", "-P INPUT ACCEPT", "-P FORWARD ACCEPT"]
+    if first:
+        lines += [f"-A FORWARD {first}", f"-A INPUT {first}"]
+    if guards_in_mangle:
+        lines += [
+            "-N WPC-EGRESS",
+            "-N WPC-INGRESS",
+            "-A FORWARD -j WPC-EGRESS",
+            "-A INPUT -j WPC-INGRESS",
+            '-A WPC-EGRESS -s 10.244.0.0/16 ! -o cni0 -m comment --comment "x" -j DROP',
+        ]
+        for port in ("6443", "10250"):
+            lines += [
+                f"-A WPC-INGRESS -p tcp -m tcp --dport {port} -i lo -j RETURN",
+                f"-A WPC-INGRESS -p tcp -m tcp --dport {port} -i cni0 -j RETURN",
+                f'-A WPC-INGRESS -p tcp -m tcp --dport {port} -m comment --comment "y" -j DROP',
+            ]
+    return lines
+
+
+def test_the_guards_are_checked_first_in_mangle(settings):
+    assert host.guard_problems_in(_saved(True), settings) == []
+    # df2fb01 kept the guards in filter, behind CNI-FORWARD: mangle had neither
+    missing = host.guard_problems_in(_saved(False), settings)
+    assert len(missing) == 4, missing
+    assert "mangle FORWARD does not jump to WPC-EGRESS first" in missing[0]
+    # a rule someone put ahead of the jump is named
+    ahead = host.guard_problems_in(_saved(True, first="-j ACCEPT"), settings)
+    assert ahead == [
+        "mangle FORWARD does not jump to WPC-EGRESS first (its first rule: "
+        "-A FORWARD -j ACCEPT)",
+        "mangle INPUT does not jump to WPC-INGRESS first (its first rule: "
+        "-A INPUT -j ACCEPT)",
+    ]
+
+
+def test_the_guards_are_installed_in_mangle_and_jumped_to_first(settings, monkeypatch):
+    ran: list[list[str]] = []
+
+    def record(argv: list[str], **_: object) -> subprocess.CompletedProcess[str]:
+        ran.append(argv)
+        # `-D` of an old jump finds none; everything else succeeds
+        return subprocess.CompletedProcess(argv, 1 if "-D" in argv else 0, "", "")
+
+    monkeypatch.setattr(host.commands, "attempt", record)
+    monkeypatch.setattr(host.commands, "capture", record)
+    host.install_guards(settings)
+    assert all(argv[:3] == ["iptables", "-t", "mangle"] for argv in ran), ran
+    inserts = [argv[3:] for argv in ran if "-I" in argv]
+    assert inserts == [
+        ["-I", "FORWARD", "1", "-j", "WPC-EGRESS"],
+        ["-I", "INPUT", "1", "-j", "WPC-INGRESS"],
+    ]
