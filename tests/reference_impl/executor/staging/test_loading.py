@@ -4,15 +4,20 @@ raw, HTTP (a loopback server) and S3 (a fake store, location merged with the
 archiveLocation) drivers; tarballs unpacked by Argo's single-entry rule, left
 alone with `archive: none`; entries escaping the destination refused; `mode`
 applied; optional artifacts skipped when unsupplied or not found; required ones
-fail with Argo's message; paths on user volumes go through /mainctrfs.
+fail with Argo's message; paths on user volumes go through /mainctrfs. Issue 29:
+an archive whose single entry links back in through its own name is refused
+before `recurseMode` could change a sibling's mode.
 """
 
 from __future__ import annotations
 
 import http.server
 import io
+import os
+import stat
 import tarfile
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,13 +29,18 @@ from reference_impl.executor.templates import Template
 from tests.reference_impl.executor.conftest import FakeStore
 
 
-def tgz(entries: dict[str, bytes]) -> bytes:
+def tgz(entries: dict[str, bytes], links: dict[str, str] | None = None) -> bytes:
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as tar:
         for name, data in entries.items():
             info = tarfile.TarInfo(name)
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
+        for name, target in (links or {}).items():
+            info = tarfile.TarInfo(name)
+            info.type = tarfile.SYMTYPE
+            info.linkname = target
+            tar.addfile(info)
     return buf.getvalue()
 
 
@@ -225,3 +235,39 @@ def test_a_missing_s3_object_is_wrapped_as_upstream_wraps_any_load_error(paths, 
             **s3_repo(),
         )
     assert str(caught.value).startswith("artifact a failed to load: ")
+
+
+def mode_of(path: Path) -> int:
+    return stat.S_IMODE(os.stat(path, follow_symlinks=False).st_mode)
+
+
+def test_recurse_mode_cannot_reach_a_sibling_through_the_single_entry_rename(
+    paths, store
+):
+    # Issue 29, as reproduced: `secret/k -> ../secret/key` is inside `secret` while
+    # staged; renamed to `a`, it names the artifact `secret`'s key, which the
+    # recursive chmod then made 0777 through the link.
+    store.objects[("b", "secret")] = tgz({"secret/key": b"key"})
+    store.objects[("b", "evil")] = tgz(
+        {"secret/x": b"x"}, links={"secret/k": "../secret/key"}
+    )
+    secret = {"name": "secret", "path": "/in/s", "s3": {"key": "secret"}}
+    evil = {
+        "name": "a",
+        "path": "/in/a",
+        "s3": {"key": "evil"},
+        "mode": 0o777,
+        "recurseMode": True,
+    }
+    key = paths.input_artifact("secret") / "key"
+    with pytest.raises(ArtifactError, match=r"illegal symlink target: secret/k"):
+        load(
+            paths,
+            store,
+            {**secret, "mode": 0o600, "recurseMode": True},
+            evil,
+            **s3_repo(),
+        )
+    assert mode_of(key) == 0o600
+    assert key.read_bytes() == b"key"
+    assert not paths.input_artifact("a").exists()
