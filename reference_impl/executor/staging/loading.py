@@ -11,7 +11,6 @@ Drivers: `raw`, `http` (GET, `headers`), `s3` (through the `ObjectStore` seam).
 from __future__ import annotations
 
 import logging
-import os
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -21,6 +20,7 @@ from reference_impl.executor.errors import ArtifactError
 from reference_impl.executor.files import commissioned
 from reference_impl.executor.protocol import Paths
 from reference_impl.executor.storage import archives
+from reference_impl.executor.storage import modes
 from reference_impl.executor.storage import stores
 from reference_impl.executor.templates import Artifact
 from reference_impl.executor.templates import Template
@@ -121,7 +121,7 @@ def load_one(
     else:
         tmp.rename(dest)
     if art.mode is not None:
-        _chmod(dest, art.mode, recurse=bool(art.raw.get("recurseMode")))
+        modes.set_mode(dest, art.mode, recurse=bool(art.raw.get("recurseMode")))
     logger.info("Successfully downloaded artifact %s.", art.name)
 
 
@@ -179,11 +179,3 @@ def _http_get(*, url: str, headers: list[dict[str, str]], dest: Path) -> None:
         ) from None
     except (urllib.error.URLError, OSError) as err:
         raise ArtifactError(f"failed to download {url}: {err}") from None
-
-
-def _chmod(path: Path, mode: int, *, recurse: bool) -> None:
-    os.chmod(path, mode)
-    if recurse and path.is_dir():
-        for root, dirs, files in os.walk(path):
-            for name in dirs + files:
-                os.chmod(os.path.join(root, name), mode)

@@ -271,3 +271,18 @@ def test_recurse_mode_cannot_reach_a_sibling_through_the_single_entry_rename(
     assert mode_of(key) == 0o600
     assert key.read_bytes() == b"key"
     assert not paths.input_artifact("a").exists()
+
+
+def test_recurse_mode_skips_links_and_reaches_their_targets_in_the_tree(paths, store):
+    # Upstream's chmod follows each link (and fails on a dangling one); here a link
+    # is skipped, and an in-tree target gets the mode in its own turn.
+    store.objects[("b", "k")] = tgz(
+        {"d/f": b"f", "d/sub/g": b"g"},
+        links={"d/l": "f", "d/sub/up": "..", "d/dangling": "not-there"},
+    )
+    art = {"name": "a", "path": "/in/a", "s3": {"key": "k"}}
+    load(paths, store, {**art, "mode": 0o700, "recurseMode": True}, **s3_repo())
+    root = paths.input_artifact("a")
+    for path in (root, root / "f", root / "sub", root / "sub" / "g"):
+        assert mode_of(path) == 0o700, path
+    assert os.readlink(root / "dangling") == "not-there"
