@@ -6,7 +6,9 @@ alone with `archive: none`; entries escaping the destination refused; `mode`
 applied; optional artifacts skipped when unsupplied or not found; required ones
 fail with Argo's message; paths on user volumes go through /mainctrfs. Issue 29:
 an archive whose single entry links back in through its own name is refused
-before `recurseMode` could change a sibling's mode.
+before `recurseMode` could change a sibling's mode; `recurseMode` skips links; a
+link planted at `<dest>.tmp` never redirects a download (raw, HTTP, S3), and a
+failed download leaves no temporary.
 """
 
 from __future__ import annotations
@@ -286,3 +288,62 @@ def test_recurse_mode_skips_links_and_reaches_their_targets_in_the_tree(paths, s
     for path in (root, root / "f", root / "sub", root / "sub" / "g"):
         assert mode_of(path) == 0o700, path
     assert os.readlink(root / "dangling") == "not-there"
+
+
+def planted(paths: Paths, tmp_path: Path, *, dangling: bool) -> tuple[Path, Path]:
+    """A link at the artifact `a`'s `<dest>.tmp` to a victim outside; both paths."""
+    victim = tmp_path / "victim"
+    if not dangling:
+        victim.write_bytes(b"victim")
+    tmp = paths.input_artifact("a").with_name("a.tmp")
+    tmp.parent.mkdir(parents=True, exist_ok=True)
+    tmp.symlink_to(victim)
+    return tmp, victim
+
+
+@pytest.mark.parametrize("driver", ["raw", "http", "s3"])
+@pytest.mark.parametrize("dangling", [False, True])
+def test_a_link_planted_at_the_temporary_never_redirects_the_download(
+    paths, store, tmp_path, request, driver, dangling
+):
+    location: dict[str, Any] = {
+        "raw": {"raw": {"data": "from http"}},
+        "s3": {"s3": {"key": "k"}},
+    }.get(driver, {})
+    if driver == "http":
+        server = request.getfixturevalue("http_server")
+        location = {
+            "http": {
+                "url": f"{server}/file.txt",
+                "headers": [{"name": "X-Token", "value": "t"}],
+            }
+        }
+    store.objects[("b", "k")] = b"from http"
+    tmp, victim = planted(paths, tmp_path, dangling=dangling)
+    probe = tmp_path / "umask-probe"
+    probe.touch()
+    load(paths, store, {"name": "a", "path": "/in/a", **location}, **s3_repo())
+    art = paths.input_artifact("a")
+    assert not art.is_symlink()
+    assert art.read_bytes() == b"from http"
+    assert mode_of(art) == mode_of(probe)  # 0666 less the umask, as os.Create
+    assert not os.path.lexists(tmp)
+    if dangling:
+        assert not os.path.lexists(victim)
+    else:
+        assert victim.read_bytes() == b"victim"
+
+
+def test_a_failed_download_leaves_no_temporary(paths, store):
+    art = {"name": "a", "path": "/in/a", "s3": {"key": "missing"}, "optional": True}
+    load(paths, store, art, **s3_repo())
+    assert list(paths.input_artifact("a").parent.iterdir()) == []
+
+
+def test_a_directory_at_the_temporary_is_a_clear_error(paths, store):
+    tmp = paths.input_artifact("a").with_name("a.tmp")
+    (tmp / "inside").mkdir(parents=True)
+    with pytest.raises(ArtifactError, match=r"artifact a failed to load: .*a\.tmp"):
+        load(paths, store, {"name": "a", "path": "/in/a", "raw": {"data": "x"}})
+    assert (tmp / "inside").is_dir()
+    assert not paths.input_artifact("a").exists()
