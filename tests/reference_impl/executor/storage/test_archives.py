@@ -8,7 +8,8 @@ under the sentinel changed outside the artifact (and, when unpacking is refused,
 that the staging directory is gone too). The archive kinds: the exploit in every
 order of its links; a chain that only escapes once all its links exist (also
 one level up, through the single-entry rename); a link that leaves the kept tree
-and comes back in through the name it has only while staged; absolute and `..` names and
+and comes back in through the name it has only while staged; a link planted
+at the staging directory's name; absolute and `..` names and
 link targets; a hard link to a path outside; a link to /etc written through;
 device, FIFO entries. A normal archive with files, directories, in-tree links and
 a hard link still extracts with its content, modes and times.
@@ -189,6 +190,14 @@ def test_a_link_back_in_through_the_staging_name_is_refused(box):
         entry("f", data=b"f"),
         sym("x", "../art.tmpdir/f"),
     )
+
+
+def test_a_link_planted_at_the_staging_directory_is_never_followed(box):
+    # `<dest>.tmpdir` on a shared volume: the staging root is opened with
+    # O_NOFOLLOW, so nothing is written where the link points.
+    box.dest.with_name("art.tmpdir").symlink_to(box.sentinel / "l1")
+    box.refused("failed to unpack", entry("x", data=b"pwned"))
+    assert not (box.sentinel / "l1" / "x").exists()
 
 
 def test_a_lone_link_is_refused(box):
