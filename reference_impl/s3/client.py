@@ -17,7 +17,6 @@ import datetime
 import hashlib
 import http.client
 import logging
-import shutil
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from collections.abc import Iterator
@@ -230,16 +229,20 @@ class S3Client:
         ) as response:
             return response.read()
 
-    def download_object(self, *, bucket: str, key: str, dest: Path) -> int:
-        """Stream an object into `dest`; return the number of bytes written."""
-        with (
-            self._request(
-                operation="GetObject", method="GET", bucket=bucket, key=key
-            ) as response,
-            dest.open("wb") as out,
-        ):
-            shutil.copyfileobj(response, out, _BLOCK)
-            return out.tell()
+    def download_object(self, *, bucket: str, key: str, out: BinaryIO) -> int:
+        """Stream an object into the open file `out`; return the number of bytes written.
+
+        A file, not a path: the executor creates its download without following
+        links, so nothing here may open a path again.
+        """
+        written = 0
+        with self._request(
+            operation="GetObject", method="GET", bucket=bucket, key=key
+        ) as response:
+            while block := response.read(_BLOCK):
+                out.write(block)
+                written += len(block)
+        return written
 
     def head_object(self, *, bucket: str, key: str) -> ObjectInfo:
         """Return an object's size, ETag and type; S3NotFoundError if absent."""

@@ -6,21 +6,30 @@ the download goes to `<dest>.tmp`, then is unpacked (gzipped tar, unless
 `archive: none`) or renamed into place, then chmod-ed to `mode` if given. An
 artifact whose path lies on a user volume is written through /mainctrfs instead.
 Drivers: `raw`, `http` (GET, `headers`), `s3` (through the `ObjectStore` seam).
+
+`<dest>.tmp` is created afresh and the drivers write to that open file, never to
+a path: whatever was there (a link planted on a shared volume, issue 29) is
+removed, not written through, and a failed download leaves nothing behind.
+Upstream's raw and HTTP drivers open the path with `os.Create`, which follows a
+link (conformance/SPEC.md, WPC-POD-012's note).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import BinaryIO
 
 from reference_impl import commission
 from reference_impl.executor.errors import ArtifactError
 from reference_impl.executor.files import commissioned
 from reference_impl.executor.protocol import Paths
 from reference_impl.executor.storage import archives
+from reference_impl.executor.storage import modes
 from reference_impl.executor.storage import stores
 from reference_impl.executor.templates import Artifact
 from reference_impl.executor.templates import Template
@@ -41,6 +50,9 @@ LOCATION_KEYS = (
 )
 HTTP_TIMEOUT = 60.0
 _DRIVERS = ("raw", "http", "s3")
+_TMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+_TMP_MODE = 0o666
+"""Less the umask, as upstream's os.Create: main may run as another user."""
 
 
 def load_all(
@@ -103,13 +115,45 @@ def load_one(
     # cause stays a not-found, so an optional artifact is still skipped.
     prefix = f"artifact {art.name} failed to load: "
     try:
-        _fetch(
-            art=art, tmp=tmp, stores_for=stores_for, archive_location=archive_location
-        )
-    except stores.ArtifactNotFound as err:
-        raise stores.ArtifactNotFound(f"{prefix}{err}") from None
-    except ArtifactError as err:
-        raise ArtifactError(f"{prefix}{err}") from None
+        try:
+            with _create(tmp) as out:
+                _fetch(
+                    art=art,
+                    out=out,
+                    stores_for=stores_for,
+                    archive_location=archive_location,
+                )
+        except stores.ArtifactNotFound as err:
+            raise stores.ArtifactNotFound(f"{prefix}{err}") from None
+        except ArtifactError as err:
+            raise ArtifactError(f"{prefix}{err}") from None
+        _place(art=art, tmp=tmp, dest=dest)
+    finally:
+        # Gone after a rename or an unpack; otherwise removed (a link is removed,
+        # not followed), and a directory planted there is left to the error above.
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+    if art.mode is not None:
+        modes.set_mode(dest, art.mode, recurse=bool(art.raw.get("recurseMode")))
+    logger.info("Successfully downloaded artifact %s.", art.name)
+
+
+def _create(tmp: Path) -> BinaryIO:
+    """`tmp`, newly created: whatever was there is removed, never opened.
+
+    unlink removes a link itself, not its target; O_EXCL|O_NOFOLLOW then refuse a
+    link planted again in between instead of writing through it.
+    """
+    try:
+        tmp.unlink(missing_ok=True)
+        fd = os.open(tmp, _TMP_FLAGS, _TMP_MODE)
+    except OSError as err:
+        raise ArtifactError(f"cannot create {tmp}: {err.strerror}") from None
+    return os.fdopen(fd, "wb")
+
+
+def _place(*, art: Artifact, tmp: Path, dest: Path) -> None:
+    """Unpack the download `tmp` to `dest`, or rename it there."""
     strategy = art.archive
     if strategy == "zip":
         raise ArtifactError(
@@ -120,26 +164,23 @@ def load_one(
         tmp.unlink()
     else:
         tmp.rename(dest)
-    if art.mode is not None:
-        _chmod(dest, art.mode, recurse=bool(art.raw.get("recurseMode")))
-    logger.info("Successfully downloaded artifact %s.", art.name)
 
 
 def _fetch(
     *,
     art: Artifact,
-    tmp: Path,
+    out: BinaryIO,
     stores_for: stores.StoreFactory,
     archive_location: dict[str, object],
 ) -> None:
     raw = art.raw
     if "raw" in raw:
-        tmp.write_text(str(raw["raw"].get("data", "")))
+        out.write(str(raw["raw"].get("data", "")).encode())
     elif "http" in raw:
         _http_get(
             url=str(raw["http"]["url"]),
             headers=raw["http"].get("headers") or [],
-            dest=tmp,
+            out=out,
         )
     elif "s3" in raw:
         location = stores.s3_location(
@@ -149,21 +190,18 @@ def _fetch(
         stores_for(location).download(
             bucket=str(location.get("bucket", "")),
             key=str(location.get("key", "")),
-            dest=tmp,
+            out=out,
         )
     else:
         raise ArtifactError(f"Unsupported artifact driver for {art.name}")
 
 
-def _http_get(*, url: str, headers: list[dict[str, str]], dest: Path) -> None:
+def _http_get(*, url: str, headers: list[dict[str, str]], out: BinaryIO) -> None:
     request = urllib.request.Request(
         url, headers={h["name"]: h["value"] for h in headers}
     )
     try:
-        with (
-            urllib.request.urlopen(request, timeout=HTTP_TIMEOUT) as response,
-            dest.open("wb") as out,
-        ):
+        with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT) as response:
             while block := response.read(64 * 1024):
                 out.write(block)
     except urllib.error.HTTPError as err:
@@ -179,11 +217,3 @@ def _http_get(*, url: str, headers: list[dict[str, str]], dest: Path) -> None:
         ) from None
     except (urllib.error.URLError, OSError) as err:
         raise ArtifactError(f"failed to download {url}: {err}") from None
-
-
-def _chmod(path: Path, mode: int, *, recurse: bool) -> None:
-    os.chmod(path, mode)
-    if recurse and path.is_dir():
-        for root, dirs, files in os.walk(path):
-            for name in dirs + files:
-                os.chmod(os.path.join(root, name), mode)

@@ -7,8 +7,9 @@ Input: a downloaded file that is a gzipped tar (and the artifact does not say
 `archive: none`) is unpacked; if it holds exactly one top entry, that entry
 becomes the artifact, otherwise the directory of entries does (upstream
 `unpack`). Entries escaping the destination are refused: `untar` extracts
-member by member without following links, and no link of the kept tree may
-resolve outside it (issue 11, tar-slip).
+member by member without following links (issue 11, tar-slip), and no link of
+the kept tree may step outside it, judged where the tree will be once renamed
+(`links`, issue 29).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import tarfile
 from pathlib import Path
 
 from reference_impl.executor.errors import ArtifactError
+from reference_impl.executor.storage import links
 from reference_impl.executor.storage import untar
 
 logger = logging.getLogger(__name__)
@@ -75,5 +77,5 @@ def _extract(archive: Path, staging: Path) -> None:
     entries = os.listdir(staging)
     # The single-entry rule keeps only that entry, so its links must stay in it.
     kept = staging / entries[0] if len(entries) == 1 else staging
-    untar.check_links(staging, kept)
+    links.check_links(staging, kept)
     untar.finish_directories(staging, directories)

@@ -12,6 +12,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import BinaryIO
 from typing import Protocol
 
 from reference_impl.executor.errors import ArtifactError
@@ -38,8 +39,11 @@ class ArtifactNotFound(ArtifactError):
 class ObjectStore(Protocol):
     """Moves whole objects between a bucket and local files."""
 
-    def download(self, *, bucket: str, key: str, dest: Path) -> None:
-        """Write the object to `dest`; ArtifactNotFound if it does not exist."""
+    def download(self, *, bucket: str, key: str, out: BinaryIO) -> None:
+        """Write the object to the open file `out`; ArtifactNotFound if it does not exist.
+
+        A file, not a path: the caller creates it without following links.
+        """
         ...
 
     def upload(self, *, bucket: str, key: str, src: Path) -> None:
@@ -74,12 +78,12 @@ class _S3Store:
     def __init__(self, client: S3Client) -> None:
         self._client = client
 
-    def download(self, *, bucket: str, key: str, dest: Path) -> None:
+    def download(self, *, bucket: str, key: str, out: BinaryIO) -> None:
         from reference_impl.s3.errors import S3Error
         from reference_impl.s3.errors import S3NotFoundError
 
         try:
-            self._client.download_object(bucket=bucket, key=key, dest=dest)
+            self._client.download_object(bucket=bucket, key=key, out=out)
         except S3NotFoundError as err:
             raise ArtifactNotFound(f"s3://{bucket}/{key} not found: {err}") from None
         except (S3Error, OSError) as err:

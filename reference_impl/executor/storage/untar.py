@@ -23,8 +23,8 @@ root one component at a time with O_NOFOLLOW:
   skips them, and hard links, without a word; refusing is the safe reading and
   keeps hard links, which `tarfile` always extracted here, working.
 
-Once every member is written, `check_links` resolves every link of the tree that
-will be kept and refuses one that lands outside it (a chain only escapes once
+Once every member is written, `links.check_links` resolves every link of the
+tree that will be kept and refuses one that leaves it (a chain only escapes once
 all its links exist); directory modes are set last, so that a read-only
 directory can still be filled and checked.
 """
@@ -81,38 +81,6 @@ def extract(archive: Path, root: Path) -> list[Directory]:
         for member in tar:
             _member(tar, member, root_fd, directories, regular)
     return directories
-
-
-def check_links(root: Path, kept: Path) -> None:
-    """Refuse the tree `kept` (`root` or its only entry) if a link in it leaves it.
-
-    Names in messages are the members' names, relative to `root`.
-    """
-    top = os.path.join(os.path.realpath(kept.parent), kept.name)
-    if kept.is_symlink():
-        # It would be renamed to the artifact's path, where its relative target
-        # names something beside the artifact.
-        raise ArtifactError(
-            f"illegal symlink target: {kept.name} -> {os.readlink(kept)}"
-        )
-    if not kept.is_dir():
-        return
-
-    def refuse(err: OSError) -> None:
-        raise ArtifactError(f"cannot check the unpacked tree: {err}")
-
-    for dirpath, dirnames, filenames in os.walk(kept, onerror=refuse):
-        for name in dirnames + filenames:
-            path = os.path.join(dirpath, name)
-            if not os.path.islink(path):
-                continue
-            real = os.path.realpath(path)
-            if os.path.commonpath([top, real]) != top:
-                shown = os.path.relpath(path, root)
-                raise ArtifactError(
-                    f"illegal symlink target: {shown} -> {os.readlink(path)}"
-                    " resolves outside the destination"
-                )
 
 
 def finish_directories(root: Path, directories: list[Directory]) -> None:

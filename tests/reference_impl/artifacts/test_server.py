@@ -55,7 +55,10 @@ def test_a_file_and_an_awkward_key_round_trip_byte_for_byte(s3_server, tmp_path)
     key = _key("dir with space/ünï $+=.tgz")
     client.put_object(bucket=names.BUCKET, key=key, body=source)
     dest = tmp_path / "back.tgz"
-    assert client.download_object(bucket=names.BUCKET, key=key, dest=dest) == len(data)
+    with dest.open("wb") as out:
+        assert client.download_object(bucket=names.BUCKET, key=key, out=out) == len(
+            data
+        )
     assert dest.read_bytes() == data
 
 

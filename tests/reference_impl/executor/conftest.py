@@ -6,6 +6,7 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+from typing import BinaryIO
 
 import pytest
 
@@ -93,12 +94,12 @@ class FakeStore:
         self.locations.append(location)
         return self
 
-    def download(self, *, bucket: str, key: str, dest: Path) -> None:
+    def download(self, *, bucket: str, key: str, out: BinaryIO) -> None:
         from reference_impl.executor.storage.stores import ArtifactNotFound
 
         if (bucket, key) not in self.objects:
             raise ArtifactNotFound(f"s3://{bucket}/{key}")
-        dest.write_bytes(self.objects[(bucket, key)])
+        out.write(self.objects[(bucket, key)])
 
     def upload(self, *, bucket: str, key: str, src: Path) -> None:
         self.objects[(bucket, key)] = src.read_bytes()

@@ -104,7 +104,10 @@ def test_get_object_and_download_object_return_the_body(fake, client, tmp_path):
     fake.replies += [Reply(200, body=b"content"), Reply(200, body=b"streamed")]
     assert client.get_object(bucket="bkt", key="k") == b"content"
     dest = tmp_path / "out"
-    assert client.download_object(bucket="bkt", key="k", dest=dest) == len(b"streamed")
+    with dest.open("wb") as out:
+        assert client.download_object(bucket="bkt", key="k", out=out) == len(
+            b"streamed"
+        )
     assert dest.read_bytes() == b"streamed"
     for sent in fake.requests:
         assert sent.headers["x-amz-content-sha256"] == signing.EMPTY_SHA256

@@ -7,7 +7,9 @@ unpacked into `<sentinel>/l1/l2/l3/box/art`, and each test asserts that nothing
 under the sentinel changed outside the artifact (and, when unpacking is refused,
 that the staging directory is gone too). The archive kinds: the exploit in every
 order of its links; a chain that only escapes once all its links exist (also
-one level up, through the single-entry rename); absolute and `..` names and
+one level up, through the single-entry rename); a link that leaves the kept tree
+and comes back in through the name it has only while staged; a link planted
+at the staging directory's name; absolute and `..` names and
 link targets; a hard link to a path outside; a link to /etc written through;
 device, FIFO entries. A normal archive with files, directories, in-tree links and
 a hard link still extracts with its content, modes and times.
@@ -163,6 +165,39 @@ def test_a_link_to_the_top_of_a_single_entry_is_refused(box):
     # `top/up -> ..` stays inside the staging directory, but `top` alone becomes
     # the artifact, and there `up` names the artifact's parent.
     box.refused("illegal symlink target: top/up -> ..", sym("top/up", ".."))
+
+
+def test_a_link_back_in_through_the_single_entrys_own_name_is_refused(box):
+    # Issue 29: `secret/k -> ../secret/key` resolves inside `secret` while it is
+    # in the staging directory; `secret` is renamed to `art`, where the same link
+    # names `box/secret/key`, a sibling of the artifact.
+    sibling = box.dest.parent / "sibling-secret"
+    sibling.mkdir()
+    (sibling / "key").write_text("key")
+    box.refused(
+        "illegal symlink target: sibling-secret/k -> ../sibling-secret/key",
+        directory("sibling-secret"),
+        entry("sibling-secret/key", data=b"mine", mode=0o600),
+        sym("sibling-secret/k", "../sibling-secret/key"),
+    )
+
+
+def test_a_link_back_in_through_the_staging_name_is_refused(box):
+    # With several entries the staging directory `art.tmpdir` becomes `art`,
+    # where `../art.tmpdir/f` names something beside the artifact.
+    box.refused(
+        "illegal symlink target: x -> ../art.tmpdir/f",
+        entry("f", data=b"f"),
+        sym("x", "../art.tmpdir/f"),
+    )
+
+
+def test_a_link_planted_at_the_staging_directory_is_never_followed(box):
+    # `<dest>.tmpdir` on a shared volume: the staging root is opened with
+    # O_NOFOLLOW, so nothing is written where the link points.
+    box.dest.with_name("art.tmpdir").symlink_to(box.sentinel / "l1")
+    box.refused("failed to unpack", entry("x", data=b"pwned"))
+    assert not (box.sentinel / "l1" / "x").exists()
 
 
 def test_a_lone_link_is_refused(box):
