@@ -149,6 +149,12 @@ def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
         help="remove this one instance (of --layout, which must then be legacy or "
         "initless) instead of the profile's shared ones, e.g. a differential run's",
     )
+    rm.add_argument(
+        "--force",
+        action="store_true",
+        help="take the instance over from the run that holds it although that run is "
+        "not proven dead (its lease has not run out): you declare it abandoned",
+    )
     return p
 
 
@@ -165,6 +171,7 @@ def _uninstall(args: argparse.Namespace) -> int:
             layouts=layouts,
             log_dir=log_dir,
             timeouts=Timeouts(),
+            force=args.force,
         )
     else:
         if args.layout == "both":
@@ -179,6 +186,7 @@ def _uninstall(args: argparse.Namespace) -> int:
             ],
             log_dir=log_dir,
             timeouts=Timeouts(),
+            force=args.force,
         )
     sys.stdout.write(f"uninstalled {profile.name}: {', '.join(removed) or 'nothing'}\n")
     return 0

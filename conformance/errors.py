@@ -12,8 +12,8 @@ mapping (`conformance.report.outcomes`) turns each branch into a test outcome::
     │   │                `plumbing.errors.CommandFailed`)
     │   └── ClusterRefused  the cluster lacks the WPC marker (see --allow-foreign-cluster),
     │       │               or is not fit for the run as it is
-    │       └── InstanceTaken  another controller serves an instance ID of the run
-    │                          (`conformance.implementations.ownership`)
+    │       └── InstanceTaken  another controller serves, or another run holds, an
+    │                          instance ID of the run (`conformance.implementations.ownership`)
     ├── WaitTimeout      an awaited state was not reached in time  -> outcome "failed"
     │                    (also an AssertionError: the implementation did not do
     │                    what the clause requires within its limit; and a

@@ -33,9 +33,9 @@ class ExitCode(enum.IntEnum):
     """The run could not be prepared: images, the profile's prepare or install
     commands, or the cluster's fingerprint failed."""
     CLUSTER_REFUSED = 13
-    """The cluster lacks WPC's marker (see --allow-foreign-cluster), or a controller
-    the run did not install serves one of its instance IDs (the message names the
-    command that removes it)."""
+    """The cluster lacks WPC's marker (see --allow-foreign-cluster), a controller
+    the run did not install serves one of its instance IDs, or another run holds
+    one (the message names the owner and the command that removes it)."""
     REGRESSION = 14
     """`diff`, `qualify`: something that passed in the old report fails (or errors) in the new."""
     DIFFERENT = 15

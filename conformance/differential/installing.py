@@ -3,8 +3,8 @@
 Side A's instance is `wpc-diff-a-<layout>`, side B's `wpc-diff-b-<layout>`
 (`instance_id`), in the namespace the profile's `controller.namespace` gives
 for that ID: never the suite's shared instances, and never each other's, even
-when A and B are the same profile. Before installing, the ID must be free or
-already this profile's (`implementations.ownership`, the same guard as a
+when A and B are the same profile. The run takes each ID's record before it
+prepares anything (`implementations.ownership`, the same lock as a
 conformance run); after the run the instance is uninstalled with the
 profile's command (which waits for its deletion) and its record forgotten.
 """
@@ -19,7 +19,6 @@ from conformance.errors import HarnessError
 from conformance.harness import kube
 from conformance.harness.layouts import Instance
 from conformance.implementations import driving
-from conformance.implementations import ownership
 from conformance.implementations import preparing
 
 logger = logging.getLogger(__name__)
@@ -59,7 +58,7 @@ def side_instance(driver: driving.Driver, *, side: str, layout: str) -> Instance
 def installed(
     clients: kube.Clients, driver: driving.Driver, instance: Instance
 ) -> Iterator[Instance]:
-    """Install and record `instance`; uninstall it and forget it afterwards."""
+    """Install `instance`; uninstall it afterwards (the caller holds its record)."""
     logger.info(
         "[%s] Installing %s instance %s of %s.",
         instance.namespace,
@@ -69,11 +68,9 @@ def installed(
     )
     try:
         driver.control("install", instance)
-        ownership.record(clients, instance=instance, profile=driver.profile)
         yield instance
     finally:
         driver.control("uninstall", instance)
-        ownership.forget(clients, instance.instance_id)
         logger.info(
             "[%s] Uninstalled instance %s.", instance.namespace, instance.instance_id
         )

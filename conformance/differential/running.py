@@ -43,6 +43,7 @@ from conformance.harness.layouts import Instance
 from conformance.harness.timeouts import Timeouts
 from conformance.harness.workflows import Workflows
 from conformance.implementations import driving
+from conformance.implementations import leases
 from conformance.implementations import ownership
 from conformance.implementations import preparing
 from conformance.implementations import profiles
@@ -245,22 +246,24 @@ def run(settings: Settings, *, cluster: ClusterChoice) -> Json:
         )
         instance = installing.side_instance(driver, side=letter, layout=settings.layout)
         sides.append(Side(letter=letter, driver=driver, instance=instance))
-    for side in sides:
-        ownership.check_free(
-            clients,
-            instance=side.instance,
-            profile=side.driver.profile,
-            timeouts=settings.timeouts,
-            session_id=context.session_id,
-            cluster_args=cluster.arguments(),
-        )
-    if settings.prepare:
-        preparing.load_tools_image(cluster)
-        for side in sides:
-            logger.info("Preparing %s.", side.driver.profile.name)
-            side.driver.prepare((settings.layout,))
-    versions = [side.driver.describe() for side in sides]
+    held = ownership.acquire_all(
+        clients,
+        claims=[(side.instance, side.driver.profile) for side in sides],
+        session_id=context.session_id,
+        timeouts=settings.timeouts,
+        life_locks=str(clients.api.configuration.host),
+        cluster_args=cluster.arguments(),
+    )
     with ExitStack() as stack:
+        # Held from before prepare until both instances are uninstalled (the
+        # contexts below leave first), then forgotten: the instances are gone.
+        stack.enter_context(leases.kept(clients, held, forget=True))
+        if settings.prepare:
+            preparing.load_tools_image(cluster)
+            for side in sides:
+                logger.info("Preparing %s.", side.driver.profile.name)
+                side.driver.prepare((settings.layout,))
+        versions = [side.driver.describe() for side in sides]
         for side in sides:
             stack.enter_context(
                 installing.installed(clients, side.driver, side.instance)

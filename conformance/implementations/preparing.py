@@ -23,6 +23,7 @@ from conformance.harness.layouts import Instance
 from conformance.harness.timeouts import Timeouts
 from conformance.implementations import driving
 from conformance.implementations import images
+from conformance.implementations import leases
 from conformance.implementations import ownership
 from conformance.implementations import profiles
 from conformance.implementations import sweeping
@@ -217,9 +218,9 @@ def prepare_run(
 ) -> RunContext:
     """Check the cluster, install the implementation, fingerprint the environment.
 
-    Before anything else, every instance ID must be free or already this
-    implementation's (`ownership`): two controllers on one ID would both act
-    on the run's workflows.
+    Before anything else, the run takes the record of every instance ID it
+    installs (`ownership`), held until it ends: two controllers on one ID would
+    both act on the run's workflows, and another run would install under it.
     """
     started = time.time()
     session_id = new_session_id()
@@ -239,17 +240,22 @@ def prepare_run(
     # the next run on this host sweep what this one left (`sweeping`).
     lock_key = str(clients.api.configuration.host)
     locking.hold_for_life(locking.session_lock_name(session_id), cluster=lock_key)
+    keeper = None
     if not skip_install:
-        # Before anything is built or changed: a refused run leaves the host as it was.
-        for instance in instances:
-            ownership.check_free(
+        # Before anything is built or changed, and held until the run ends: a
+        # refused run leaves the host as it was, and no other run installs under
+        # these IDs while this one builds, installs and uses them (`ownership`).
+        keeper = leases.hold_for_life(
+            clients,
+            ownership.acquire_all(
                 clients,
-                instance=instance,
-                profile=profile,
-                timeouts=timeouts,
+                claims=[(instance, profile) for instance in instances],
                 session_id=session_id,
+                timeouts=timeouts,
+                life_locks=lock_key,
                 cluster_args=cluster.arguments(),
-            )
+            ),
+        )
     # After the refusal above (the command may export a source tree), before
     # anything is installed: a layout the build cannot run (upstream v4.0.x has
     # no init-less one) gets no instance, and the run does not claim it.
@@ -263,6 +269,11 @@ def prepare_run(
     claimed = profiles.without_layouts(profile, unsupported).layouts
     layouts = tuple(layout for layout in layouts if layout in claimed)
     instances = tuple(instance for instance in instances if instance.layout in claimed)
+    if keeper is not None:  # the records of layouts not claimed go back as they were
+        wanted = {instance.instance_id for instance in instances}
+        for held in keeper.holds():
+            if held.instance_id not in wanted:
+                keeper.let_go(held)
     # What runs of this host that died left behind (after the refusal above, which
     # changes nothing; before this run adds anything).
     sweeping.sweep_dead_runs(
@@ -286,8 +297,6 @@ def prepare_run(
             ", ".join(f"{i.instance_id} in {i.namespace}" for i in instances),
         )
         driver.install(list(instances))
-        for instance in instances:
-            ownership.record(clients, instance=instance, profile=profile)
         logger.info("Installed %s.", profile.name)
     return RunContext(
         session_id=session_id,
@@ -320,8 +329,16 @@ def uninstall_instances(
     instances: list[Instance],
     log_dir: Path,
     timeouts: Timeouts,
+    force: bool = False,
 ) -> list[str]:
-    """Uninstall `instances` with the profile's command, forget their records; return the IDs."""
+    """Uninstall `instances` with the profile's command, forget their records; return the IDs.
+
+    Each record is taken first (`ownership.take_for_uninstall`): refused when it
+    names another implementation or a run that may still live holds it, unless
+    `force` declares that run abandoned. It is held while the command runs and
+    deleted once it succeeded; a failed uninstall releases it, still recorded.
+    """
+    session_id = new_session_id()
     kubeconfig, kubectl = locate_cluster(cluster)
     clients = kube.connect(kubeconfig)
     check_marker(clients, allow_foreign=cluster.allow_foreign)
@@ -331,10 +348,23 @@ def uninstall_instances(
         log_dir=log_dir,
         timeout=timeouts.install,
     )
+    lock_key = str(clients.api.configuration.host)
+    # So that a run on this host sees at once that an uninstall killed here is dead.
+    locking.hold_for_life(locking.session_lock_name(session_id), cluster=lock_key)
     removed = []
     for instance in instances:
-        driver.control("uninstall", instance)
-        ownership.forget(clients, instance.instance_id)
+        held = ownership.take_for_uninstall(
+            clients,
+            instance=instance,
+            profile=profile,
+            session_id=session_id,
+            life_locks=lock_key,
+            force=force,
+            cluster_args=cluster.arguments(),
+        )
+        with leases.kept(clients, [] if held is None else [held]) as keeper:
+            driver.control("uninstall", instance)
+            keeper.release(forget=True)
         removed.append(instance.instance_id)
     return removed
 
@@ -358,6 +388,7 @@ def uninstall_shared(
     layouts: tuple[str, ...],
     log_dir: Path,
     timeouts: Timeouts,
+    force: bool = False,
 ) -> list[str]:
     """Uninstall the profile's shared instances and forget their records; return the IDs.
 
@@ -372,4 +403,5 @@ def uninstall_shared(
         ],
         log_dir=log_dir,
         timeouts=timeouts,
+        force=force,
     )

@@ -25,6 +25,7 @@ import pytest
 from conformance.errors import DataError
 from conformance.harness.timeouts import Timeouts
 from conformance.implementations import driving
+from conformance.implementations import leases
 from conformance.implementations import profiles
 from conformance.implementations.contexts import RunContext
 from tests.conformance.test_implementations import KNOWN
@@ -128,12 +129,25 @@ def test_preparing_installs_only_the_layouts_the_build_runs(monkeypatch, tmp_pat
     monkeypatch.setattr(preparing, "locate_cluster", lambda cluster: ("/k", "kubectl"))
     monkeypatch.setattr(preparing, "check_marker", lambda clients, allow_foreign: {})
     monkeypatch.setattr(preparing.locking, "hold_for_life", lambda name, cluster: None)
+
+    def acquire_all(clients, **kw):
+        held = []
+        for instance, _profile in kw["claims"]:
+            did.append(f"check {instance.layout}")
+            held.append(leases.Held(instance.instance_id, "s", created=True))
+        return held
+
+    monkeypatch.setattr(preparing.ownership, "acquire_all", acquire_all)
+    keepers = []
+
+    def hold_for_life(clients, held):
+        keepers.append(leases.Keeper(clients, held))  # never started: no renewals
+        return keepers[-1]
+
+    monkeypatch.setattr(preparing.leases, "hold_for_life", hold_for_life)
     monkeypatch.setattr(
-        preparing.ownership,
-        "check_free",
-        lambda clients, **kw: did.append(f"check {kw['instance'].layout}"),
+        leases, "let_go", lambda clients, held: did.append(f"let go {held.instance_id}")
     )
-    monkeypatch.setattr(preparing.ownership, "record", lambda clients, **kw: None)
     monkeypatch.setattr(preparing.sweeping, "sweep_dead_runs", lambda *a, **kw: None)
     monkeypatch.setattr(preparing, "load_tools_image", lambda cluster: None)
     monkeypatch.setattr(preparing, "environment", lambda *a, **kw: {})
@@ -179,10 +193,12 @@ def test_preparing_installs_only_the_layouts_the_build_runs(monkeypatch, tmp_pat
         "check legacy",
         "check initless",
         "layouts",
+        "let go wpc-initless",
         "prepare ('legacy',)",
         "install ['legacy']",
     ]
     assert [i.layout for i in context.instances] == ["legacy"]
+    assert [h.instance_id for h in keepers[0].holds()] == ["wpc-legacy"]
     assert context.unsupported_layouts == {"initless": "no init-less layout"}
     assert RunContext.from_json(context.to_json()) == context
 
