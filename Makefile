@@ -172,8 +172,8 @@ bench: setup
 # DIFF_ARGS="--image-map busybox=wpc.local/wpc-tools:0.1.0" (docs/differential.md).
 A ?= reference
 B ?= argo-workflows
-CORPUS ?= conformance/differential/corpus
-KNOWN ?= conformance/differential/known.yaml
+CORPUS ?= wpc/differential/corpus
+KNOWN ?= wpc/differential/known.yaml
 ARGO_SOURCE ?= $(WPC_ARGO_SOURCE)
 ARGO_REF ?= v4.1.2
 DIFF_ARGS ?=
@@ -190,7 +190,7 @@ differential: setup
 # $WPC_ARGO_SOURCE), run the suite on both (LAYOUT), diff the reports, rerun each differing
 # item RERUNS times against each version, print the diff (confirmed or flaky); files under
 # reports/qualify-OLD-NEW/. Exit 14 on a regression that did not flip on rerun and that
-# no entry of EXPLAINED (default conformance/qualifying/explained.yaml; `none`: no file) explains.
+# no entry of EXPLAINED (default wpc/qualify/explained.yaml; `none`: no file) explains.
 OLD ?=
 NEW ?=
 SOURCE ?= $(WPC_ARGO_SOURCE)

@@ -36,7 +36,7 @@ def _conformance_main(verb: str) -> Callable[[list[str]], int]:
     """The front end of `python -m conformance VERB`, under the name wpc."""
 
     def main(argv: list[str]) -> int:
-        from conformance import __main__ as conformance_cli
+        from wpc import suite_cli as conformance_cli
 
         return conformance_cli.main([verb, *argv], prog="wpc")
 
@@ -65,7 +65,7 @@ FRONT_ENDS: dict[str, Callable[[list[str]], int]] = {
 def front_end_parser(verb: str) -> argparse.ArgumentParser:
     """The parser a delegated verb's arguments go to (for checking a command line)."""
     if verb in CONFORMANCE_VERBS:
-        from conformance import __main__ as conformance_cli
+        from wpc import suite_cli as conformance_cli
 
         return conformance_cli.parser(prog="wpc")
     if verb == "cluster":

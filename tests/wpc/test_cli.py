@@ -100,7 +100,7 @@ def test_profile_check_refuses_undeclared_variables(capsys):
 def test_conformance_verbs_reach_python_m_conformance_under_their_name(
     monkeypatch, verb
 ):
-    from conformance import __main__ as conformance_cli
+    from wpc import suite_cli as conformance_cli
 
     seen: list[tuple[list[str], str]] = []
     monkeypatch.setattr(
