@@ -1,5 +1,8 @@
 """`python -m chaos`: argument parsing and output only.
 
+run     the whole chaos suite: every experiment in each layout it declares,
+        the layouts side by side, then the node faults alone (`--list`: what
+        would run, no cluster)
 check   run the invariants over a recorded history; exit 0 when none is
         violated, 1 when some are, 2 when the input is bad
 """
@@ -18,6 +21,7 @@ from chaos.history import load_history
 from chaos.invariants import INVARIANTS
 from chaos.invariants import InvariantSettings
 from chaos.invariants import check
+from chaos.suite import parallel
 
 EXIT_OK = 0
 EXIT_VIOLATIONS = 1
@@ -31,6 +35,13 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     verbs = parser.add_subparsers(dest="verb", required=True)
+    suite = verbs.add_parser(
+        "run",
+        help="run every experiment, layouts side by side, node faults alone",
+        description=parallel.__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parallel.add_arguments(suite)
     run = verbs.add_parser("check", help="check invariants over a history (JSONL)")
     run.add_argument("history", help="the history file written by the recorder")
     run.add_argument(
@@ -62,6 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
     args = _parser().parse_args(argv)
+    if args.verb == "run":
+        return parallel.run(args)
     settings = InvariantSettings()
     if args.deadline is not None:
         if args.deadline <= 0:

@@ -24,13 +24,13 @@ from plumbing.waiting import NotYet
 from plumbing.waiting import until
 from tests.slowchild import SLOW_CHILD
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 READY_TIMEOUT = 30.0
 FINISH_TIMEOUT = 60.0
 
 PARENTS = {
     "roll-back": (
-        "from tests.chaos import experimenting\n"
+        "from chaos.suite import experimenting\n"
         "experimenting.run_letting_it_roll_back(command, env=dict(os.environ), "
         "output=here / 'out')\n"
     ),

@@ -1,6 +1,6 @@
 """Run experiment documents the way a user does (`chaos run`), and read their verdict.
 
-The pytest entries (`test_experiments.py`, `test_negative_controls.py`) run each
+The pytest entries (`chaos.suite.experiments`, tests/chaos/test_negative_controls.py) run each
 experiment in a subprocess through chaostoolkit's own CLI, with the WPC
 configuration in environment variables, then read the experiment's entry from
 the ChaosReport the run wrote. The report is the verdict; the subprocess's
@@ -22,8 +22,10 @@ import yaml
 from chaos import declarations
 from chaos import finishing
 
-ROOT = Path(__file__).resolve().parents[2]
-EXPERIMENTS_DIR = ROOT / "chaos" / "experiments"
+EXPERIMENTS_DIR = Path(__file__).resolve().parents[1] / "experiments"
+"""The shipped experiment documents (a checkout's or an installed wheel's)."""
+REPORTS_DIR = Path("reports")
+"""Reports go below the directory the suite is run from, as `wpc run`'s do."""
 RUN_TIMEOUT = 600.0
 """One experiment's budget; the slowest (a crash loop) takes about two minutes."""
 ROLLBACK_TIMEOUT = 180.0
@@ -38,7 +40,7 @@ class Target:
     profile_vars: str = ""
     provider: str = "local"
     cluster: str = "wpc"
-    reports_dir: Path = ROOT / "reports"
+    reports_dir: Path = REPORTS_DIR
     instance: str = "external"
     timeout_scale: float = 1.0
 
@@ -137,7 +139,6 @@ def run_letting_it_roll_back(
         proc = subprocess.Popen(
             command,
             env=env,
-            cwd=ROOT,
             stdout=sink,
             stderr=subprocess.STDOUT,
             process_group=0,

@@ -1,4 +1,4 @@
-"""`make chaos`: the experiments of the two layouts side by side, then the node faults alone.
+"""`wpc chaos run` (`make chaos`): the layouts' experiments side by side, then the node faults alone.
 
 Each layout has its own chaos controller instance, and an experiment's faults
 stay within its namespace, its pod or its layout's controller, so the legacy
@@ -15,7 +15,10 @@ The exit status is the first non-zero status of a phase (a phase that selected
 nothing counts as passed), after every phase has run: a failure in one layout
 does not hide the others' verdicts.
 
-    python -m tests.chaos.parallel [--layout both|legacy|initless] [-- PYTEST_ARGS...]
+    wpc chaos run [--layout both|legacy|initless] [--list] [-- PYTEST_ARGS...]
+
+The pytest module is `chaos.suite.experiments`, run from where it is installed, so
+an installed wheel runs the whole suite; reports go below the current directory.
 """
 
 from __future__ import annotations
@@ -32,10 +35,13 @@ from typing import IO
 
 import yaml
 
+from chaos.suite import experimenting
 from conformance import contract
 
-ROOT = Path(__file__).resolve().parents[2]
-TESTS = "tests/chaos/test_experiments.py"
+TESTS = Path(__file__).with_name("experiments.py")
+"""The suite's pytest module, given by path: its name need not match `test_*.py`."""
+MARKERS = "chaos.suite.markers"
+"""The plugin registering the suite's markers where no project config does (a wheel)."""
 NO_TESTS_COLLECTED = 5
 """pytest's exit status when the selection is empty (a layout with no node faults)."""
 
@@ -54,9 +60,11 @@ class Phase:
             sys.executable,
             "-m",
             "pytest",
+            "-p",
+            MARKERS,
             "-m",
             self.markers,
-            TESTS,
+            str(TESTS),
             f"--junitxml={reports / f'chaos-pytest-{self.name}.junit.xml'}",
             "-p",
             "no:cacheprovider",
@@ -76,6 +84,12 @@ def plan(layout: str) -> tuple[list[Phase], list[Phase]]:
     return side_by_side, alone
 
 
+def _say(text: str) -> None:
+    """The runner's own output, flushed at once (it interleaves with the pumps')."""
+    sys.stdout.write(f"{text}\n")
+    sys.stdout.flush()
+
+
 def _pump(stream: IO[str], log: IO[str], prefix: str) -> None:
     """Copy a process's output to its log and, prefixed, to our stdout."""
     for line in stream:
@@ -93,13 +107,9 @@ def start(
     logs.mkdir(parents=True, exist_ok=True)
     log_path = logs / f"pytest-{phase.name}.log"
     command = phase.command(reports, extra)
-    print(
-        f"[{phase.name}] $ WPC_CHAOS_LAYOUT={phase.layout} {' '.join(command)}",
-        flush=True,
-    )
+    _say(f"[{phase.name}] $ WPC_CHAOS_LAYOUT={phase.layout} {' '.join(command)}")
     proc = subprocess.Popen(
         command,
-        cwd=ROOT,
         env={**os.environ, "WPC_CHAOS_LAYOUT": phase.layout},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -123,10 +133,7 @@ def finish(
     if status == NO_TESTS_COLLECTED:
         return 0
     if status:
-        print(
-            f"[{phase.name}] pytest exited {status}; its whole output: {log}",
-            flush=True,
-        )
+        _say(f"[{phase.name}] pytest exited {status}; its whole output: {log}")
     return status
 
 
@@ -157,23 +164,43 @@ def summary(report: Path) -> list[str]:
     return lines
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.chaos.parallel")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `wpc chaos run`."""
     parser.add_argument("--layout", choices=("both", *contract.LAYOUTS), default="both")
-    parser.add_argument("--reports", type=Path, default=ROOT / "reports")
+    parser.add_argument("--reports", type=Path, default=experimenting.REPORTS_DIR)
     parser.add_argument(
         "--report", type=Path, help="the ChaosReport to summarise at the end"
     )
+    parser.add_argument(
+        "--list",
+        action="store_true",
+        help="list the experiments each phase would run, and run nothing (no cluster)",
+    )
     parser.add_argument("pytest_args", nargs="*", help="passed to every pytest process")
-    args = parser.parse_args(argv)
+
+
+def listing(layout: str) -> list[str]:
+    """What `plan(layout)` runs: a line per case (phase, layout, experiment), a count."""
+    layouts = contract.LAYOUTS if layout == "both" else (layout,)
+    cases = experimenting.cases(layouts)
+    lines = [f"{'phase':<9} {'layout':<9} experiment"]
+    lines += [
+        f"{'node' if experimenting.hits_the_node(path) else lay:<9} {lay:<9} {path.stem}"
+        for path, lay in sorted(cases, key=lambda c: experimenting.hits_the_node(c[0]))
+    ]
+    experiments = len({path for path, _ in cases})
+    return [*lines, f"{experiments} experiments, {len(cases)} cases"]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run (or with --list, list) the chaos suite; the first failing phase's status."""
+    if args.list:
+        _say("\n".join(listing(args.layout)))
+        return 0
     side_by_side, alone = plan(args.layout)
     statuses = run_phases(side_by_side, args.reports, args.pytest_args)
     for phase in alone:
         statuses += run_phases([phase], args.reports, args.pytest_args)
     if args.report:
-        print("\n".join(summary(args.report)), flush=True)
+        _say("\n".join(summary(args.report)))
     return next((s for s in statuses if s), 0)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,10 +1,13 @@
-"""How `make chaos` splits the experiments and how their report is shared.
+"""How `wpc chaos run` (`make chaos`) splits the experiments and shares their report.
 
 We test these aspects:
 
 - the plan: one side-by-side phase per layout without node faults, then the
   node faults alone; every experiment tagged `node` is marked `node_fault` and
   none other is (so no node fault ever runs beside another experiment);
+- `--list` shows every case of the plan once, in its phase, and runs nothing;
+- each phase runs the suite's module where it is installed, with its markers'
+  plugin, so a wheel without the project's config runs it too;
 - several processes adding to one ChaosReport at once lose no entry (the
   report's lock);
 - the report's HTML page links each experiment's timeline relatively and marks
@@ -19,11 +22,12 @@ from pathlib import Path
 
 import yaml
 
+from chaos import cli
 from chaos import finishing
 from chaos.report_html import render_index
-from tests.chaos import experimenting
-from tests.chaos import parallel
-from tests.chaos import test_experiments
+from chaos.suite import experimenting
+from chaos.suite import experiments
+from chaos.suite import parallel
 from tests.chaos.test_finishing import CONTEXT
 from tests.chaos.test_finishing import _result
 
@@ -46,7 +50,7 @@ def test_the_layouts_run_side_by_side_and_node_faults_alone():
 def test_exactly_the_node_experiments_are_marked_node_fault():
     marked = {
         p.values[0].stem
-        for p in test_experiments.CASES
+        for p in experiments.CASES
         if any(m.name == "node_fault" for m in p.marks)
     }
     tagged = {
@@ -63,6 +67,29 @@ def _add(path: str, layout: str, index: int) -> None:
     finishing.add_to_report(
         Path(path), CONTEXT, type(result)(**{**vars(result), "name": f"e{index}"})
     )
+
+
+def test_the_listing_shows_each_case_of_the_plan_once_in_its_phase(capsys):
+    assert cli.main(["run", "--layout", "both", "--list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    cases = experimenting.cases(("legacy", "initless"))
+    rows = [tuple(line.split()) for line in lines[1:-1]]
+    assert sorted(rows) == sorted(
+        ("node" if experimenting.hits_the_node(p) else layout, layout, p.stem)
+        for p, layout in cases
+    )
+    experiments = len({p for p, _ in cases})
+    assert lines[-1] == f"{experiments} experiments, {len(cases)} cases"
+    assert ("node", "initless", "kubelet-restarted-while-main-runs") in rows
+
+
+def test_each_phase_runs_the_installed_module_with_its_markers(tmp_path: Path):
+    (phase,), _ = parallel.plan("legacy")
+    command = phase.command(tmp_path, ["-k", "x"])
+    assert command[command.index("-p") + 1] == "chaos.suite.markers"
+    assert str(parallel.TESTS) in command
+    assert parallel.TESTS.resolve() == Path(experiments.__file__).resolve()
+    assert command[-2:] == ["-k", "x"]
 
 
 def test_concurrent_writers_lose_no_entry(tmp_path: Path):
