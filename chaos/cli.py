@@ -28,9 +28,9 @@ EXIT_VIOLATIONS = 1
 EXIT_BAD_INPUT = 2  # also argparse's own exit code for a bad command line
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(prog: str = "python -m chaos") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m chaos",
+        prog=prog,
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -67,24 +67,24 @@ def _write(text: str, *, error: bool = False) -> None:
     (sys.stderr if error else sys.stdout).write(text)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, prog: str = "python -m chaos") -> int:
     """Run the CLI; returns the exit code."""
     logging.basicConfig(
         level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
-    args = _parser().parse_args(argv)
+    args = _parser(prog).parse_args(argv)
     if args.verb == "run":
         return parallel.run(args)
     settings = InvariantSettings()
     if args.deadline is not None:
         if args.deadline <= 0:
-            _write("python -m chaos check: --deadline must be positive\n", error=True)
+            _write(f"{prog} check: --deadline must be positive\n", error=True)
             return EXIT_BAD_INPUT
         settings = replace(settings, deadline_seconds=args.deadline)
     try:
         history = load_history(args.history)
     except HistoryError as exc:
-        _write(f"python -m chaos check: bad history: {exc}\n", error=True)
+        _write(f"{prog} check: bad history: {exc}\n", error=True)
         return EXIT_BAD_INPUT
     names = args.invariant or list(INVARIANTS)
     violations = check(history, settings, names)
