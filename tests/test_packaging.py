@@ -6,7 +6,9 @@
 - installed into a fresh venv, its `wpc` console script answers `--help` and
   checks a bundled profile, importing the installed copy, not the checkout;
 - from there, `wpc chaos run --list` lists every experiment of the chaos suite
-  (the suite ships in the package), importing nothing from the checkout.
+  (the suite ships in the package), importing nothing from the checkout, and its
+  phases' pytest processes collect every case (`-- --collect-only`, no cluster)
+  with the suite's markers known although no project config is there.
 
 The fresh venv gets the wheel alone (`--no-deps`); its dependencies come from
 this interpreter's site-packages through a `.pth` line, so nothing is downloaded.
@@ -192,3 +194,32 @@ def test_installed_wheel_lists_the_whole_chaos_suite(installed, tmp_path):
     )
     assert imported.returncode == 0, imported.stderr
     assert imported.stdout.splitlines()[-1] == "checkout: []"
+
+
+def test_installed_wheel_collects_every_case_of_the_chaos_suite(installed, tmp_path):
+    collected = subprocess.run(
+        [
+            str(installed / "bin" / "wpc"),
+            *("chaos", "run", "--layout", "legacy", "--", "--collect-only", "-q"),
+        ],
+        **_from_elsewhere(tmp_path),
+    )
+    assert collected.returncode == 0, collected.stdout[-3000:]
+    out = collected.stdout
+    assert "PytestUnknownMarkWarning" not in out
+    listed = subprocess.run(
+        [
+            str(installed / "bin" / "wpc"),
+            "chaos",
+            "run",
+            "--layout",
+            "legacy",
+            "--list",
+        ],
+        **_from_elsewhere(tmp_path),
+    ).stdout.splitlines()[1:-1]
+    for phase, layout, name in (line.split() for line in listed):
+        assert f"[{phase}] " in out, phase
+        assert f"[{name}-{layout}]" in out, name
+    # Logs and reports below the directory it ran from, not in the package.
+    assert (tmp_path / "reports" / "chaos" / "pytest-node.log").is_file()
