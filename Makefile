@@ -172,8 +172,8 @@ bench: setup
 # DIFF_ARGS="--image-map busybox=wpc.local/wpc-tools:0.1.0" (docs/differential.md).
 A ?= reference
 B ?= argo-workflows
-CORPUS ?= conformance/differential/corpus
-KNOWN ?= conformance/differential/known.yaml
+CORPUS ?= wpc/differential/corpus
+KNOWN ?= wpc/differential/known.yaml
 ARGO_SOURCE ?= $(WPC_ARGO_SOURCE)
 ARGO_REF ?= v4.1.2
 DIFF_ARGS ?=
@@ -190,7 +190,7 @@ differential: setup
 # $WPC_ARGO_SOURCE), run the suite on both (LAYOUT), diff the reports, rerun each differing
 # item RERUNS times against each version, print the diff (confirmed or flaky); files under
 # reports/qualify-OLD-NEW/. Exit 14 on a regression that did not flip on rerun and that
-# no entry of EXPLAINED (default conformance/qualifying/explained.yaml; `none`: no file) explains.
+# no entry of EXPLAINED (default wpc/qualify/explained.yaml; `none`: no file) explains.
 OLD ?=
 NEW ?=
 SOURCE ?= $(WPC_ARGO_SOURCE)
@@ -222,15 +222,16 @@ history-list: setup
 
 # The chaos experiments (chaos/experiments/*.yaml, each run with `chaos run`) against
 # IMPLEMENTATION in LAYOUT (legacy, initless or both): the layouts' experiments side by
-# side (one pytest process each), then the node faults alone (tests/chaos/parallel.py).
+# side (one pytest process each), then the node faults alone (`wpc chaos run`, chaos/suite/;
+# the checkout's heartbeat plugin keeps the log from going silent while an experiment runs).
 # Writes reports/chaos-<impl>.yaml, its JUnit twin, its HTML page (linking the timelines),
 # and a history and timeline per experiment under reports/chaos/.
 chaos: setup
 	$(PY) -m clusters up --provider $(PROVIDER) --name $(CLUSTER)
 	WPC_CHAOS_IMPLEMENTATION=$(IMPLEMENTATION) WPC_CHAOS_PROFILE_VARS="$(CHAOS_PROFILE_VARS)" \
 	WPC_CHAOS_PROVIDER=$(PROVIDER) WPC_CHAOS_CLUSTER=$(CLUSTER) \
-	$(PY) -m tests.chaos.parallel --layout $(LAYOUT) --report reports/chaos-$(IMPLEMENTATION).yaml \
-	  -- $(PYTEST_ARGS)
+	$(PY) -m chaos run --layout $(LAYOUT) --report reports/chaos-$(IMPLEMENTATION).yaml \
+	  -- -p tests.heartbeat $(PYTEST_ARGS)
 
 # The multi-node experiments on a kind cluster with two workers (KIND_CLUSTER, made if
 # absent): a worker frozen and thawed, drained, then deleted for good, which leaves the

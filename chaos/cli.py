@@ -1,5 +1,8 @@
 """`python -m chaos`: argument parsing and output only.
 
+run     the whole chaos suite: every experiment in each layout it declares,
+        the layouts side by side, then the node faults alone (`--list`: what
+        would run, no cluster)
 check   run the invariants over a recorded history; exit 0 when none is
         violated, 1 when some are, 2 when the input is bad
 """
@@ -18,19 +21,27 @@ from chaos.history import load_history
 from chaos.invariants import INVARIANTS
 from chaos.invariants import InvariantSettings
 from chaos.invariants import check
+from chaos.suite import parallel
 
 EXIT_OK = 0
 EXIT_VIOLATIONS = 1
 EXIT_BAD_INPUT = 2  # also argparse's own exit code for a bad command line
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(prog: str = "python -m chaos") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m chaos",
+        prog=prog,
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     verbs = parser.add_subparsers(dest="verb", required=True)
+    suite = verbs.add_parser(
+        "run",
+        help="run every experiment, layouts side by side, node faults alone",
+        description=parallel.__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parallel.add_arguments(suite)
     run = verbs.add_parser("check", help="check invariants over a history (JSONL)")
     run.add_argument("history", help="the history file written by the recorder")
     run.add_argument(
@@ -56,22 +67,24 @@ def _write(text: str, *, error: bool = False) -> None:
     (sys.stderr if error else sys.stdout).write(text)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, prog: str = "python -m chaos") -> int:
     """Run the CLI; returns the exit code."""
     logging.basicConfig(
         level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
-    args = _parser().parse_args(argv)
+    args = _parser(prog).parse_args(argv)
+    if args.verb == "run":
+        return parallel.run(args)
     settings = InvariantSettings()
     if args.deadline is not None:
         if args.deadline <= 0:
-            _write("python -m chaos check: --deadline must be positive\n", error=True)
+            _write(f"{prog} check: --deadline must be positive\n", error=True)
             return EXIT_BAD_INPUT
         settings = replace(settings, deadline_seconds=args.deadline)
     try:
         history = load_history(args.history)
     except HistoryError as exc:
-        _write(f"python -m chaos check: bad history: {exc}\n", error=True)
+        _write(f"{prog} check: bad history: {exc}\n", error=True)
         return EXIT_BAD_INPUT
     names = args.invariant or list(INVARIANTS)
     violations = check(history, settings, names)

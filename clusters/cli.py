@@ -18,8 +18,8 @@ from clusters.errors import Interrupted
 from plumbing.gobuilding import BuildSettings
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m clusters", description=__doc__)
+def _parser(prog: str = "python -m clusters") -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=prog, description=__doc__)
     p.add_argument("-v", "--verbose", action="store_true")
     sub = p.add_subparsers(dest="verb", required=True)
 
@@ -113,9 +113,9 @@ def log_level(verb: str, *, verbose: bool) -> int:
     return logging.INFO if verbose or verb in LONG_VERBS else logging.WARNING
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, prog: str = "python -m clusters") -> int:
     """Run one verb; errors print their evidence and exit 1."""
-    args = _parser().parse_args(argv)
+    args = _parser(prog).parse_args(argv)
     logging.basicConfig(
         level=log_level(args.verb, verbose=args.verbose),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",

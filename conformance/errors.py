@@ -18,7 +18,7 @@ mapping (`conformance.report.outcomes`) turns each branch into a test outcome::
     │                    (also an AssertionError: the implementation did not do
     │                    what the clause requires within its limit; and a
     │                    `plumbing.errors.WaitTimeout`)
-    └── BenchError       the benchmark (`conformance.bench`) cannot measure what it
+    └── BenchError       the benchmark (`wpc.bench`) cannot measure what it
         │                promises
         ├── MarkerError  the user command's start or end marker is missing or
         │                malformed (the log tail is in the message)

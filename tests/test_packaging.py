@@ -4,7 +4,11 @@
   suite finds its probe source, kustomize configs, schemas and spec at run time;
 - it carries the LICENSE and the version from `conformance.__version__`;
 - installed into a fresh venv, its `wpc` console script answers `--help` and
-  checks a bundled profile, importing the installed copy, not the checkout.
+  checks a bundled profile, importing the installed copy, not the checkout;
+- from there, `wpc chaos run --list` lists every experiment of the chaos suite
+  (the suite ships in the package), importing nothing from the checkout, and its
+  phases' pytest processes collect every case (`-- --collect-only`, no cluster)
+  with the suite's markers known although no project config is there.
 
 The fresh venv gets the wheel alone (`--no-deps`); its dependencies come from
 this interpreter's site-packages through a `.pth` line, so nothing is downloaded.
@@ -19,6 +23,7 @@ import sysconfig
 import venv
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -87,16 +92,13 @@ def test_wheel_carries_the_licence_and_the_single_sourced_version(wheel):
     assert "wpc = wpc.cli:main" in text
 
 
-def test_installed_wheel_runs_help_and_checks_a_bundled_profile(wheel, tmp_path):
-    env_dir = tmp_path / "venv"
+@pytest.fixture(scope="module")
+def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv with the wheel installed; its dependencies from this interpreter."""
+    env_dir = tmp_path_factory.mktemp("venv")
     venv.EnvBuilder(with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
-    site = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
+    site = _site(python)
     # Dependencies from this interpreter, after the venv's own site-packages.
     Path(site, "_wpc_test_deps.pth").write_text(sysconfig.get_path("purelib") + "\n")
     subprocess.run(
@@ -116,14 +118,33 @@ def test_installed_wheel_runs_help_and_checks_a_bundled_profile(wheel, tmp_path)
         capture_output=True,
         text=True,
     )
-    wpc = env_dir / "bin" / "wpc"
-    # From an empty directory: nothing may come from the checkout.
-    run = {
+    return env_dir
+
+
+def _site(python: Path) -> str:
+    return subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+
+
+def _from_elsewhere(tmp_path: Path) -> dict[str, Any]:
+    """From an empty directory, no PYTHONPATH: nothing may come from the checkout."""
+    return {
         "cwd": tmp_path,
         "capture_output": True,
         "text": True,
         "env": {"PATH": "/usr/bin:/bin"},
     }
+
+
+def test_installed_wheel_runs_help_and_checks_a_bundled_profile(installed, tmp_path):
+    python = installed / "bin" / "python"
+    site = _site(python)
+    wpc = installed / "bin" / "wpc"
+    run = _from_elsewhere(tmp_path)
     helped = subprocess.run([str(wpc), "--help"], **run)
     assert helped.returncode == 0, helped.stderr
     assert "profile check" in helped.stdout
@@ -140,3 +161,65 @@ def test_installed_wheel_runs_help_and_checks_a_bundled_profile(wheel, tmp_path)
         **run,
     )
     assert (Path(where.stdout.strip()) / "go.mod").is_file()
+
+
+# What `wpc chaos run --list` imports, checked in the same process that lists.
+LIST_AND_SAY_WHERE_FROM = """
+import sys
+from wpc.cli import main
+code = main(["chaos", "run", "--list"])
+sys.stdout.flush()
+files = [getattr(m, "__file__", None) or "" for m in list(sys.modules.values())]
+print("checkout:", [f for f in files if f.startswith(sys.argv[1])])
+sys.exit(code)
+"""
+
+
+def test_installed_wheel_lists_the_whole_chaos_suite(installed, tmp_path):
+    run = _from_elsewhere(tmp_path)
+    listed = subprocess.run(
+        [str(installed / "bin" / "wpc"), "chaos", "run", "--list"], **run
+    )
+    assert listed.returncode == 0, listed.stderr
+    experiments = sorted(
+        p.stem for p in (REPO / "chaos" / "experiments").glob("*.yaml")
+    )
+    assert f"{len(experiments)} experiments," in listed.stdout
+    assert {line.split()[-1] for line in listed.stdout.splitlines()[1:-1]} == set(
+        experiments
+    )
+    imported = subprocess.run(
+        [str(installed / "bin" / "python"), "-c", LIST_AND_SAY_WHERE_FROM, str(REPO)],
+        **run,
+    )
+    assert imported.returncode == 0, imported.stderr
+    assert imported.stdout.splitlines()[-1] == "checkout: []"
+
+
+def test_installed_wheel_collects_every_case_of_the_chaos_suite(installed, tmp_path):
+    collected = subprocess.run(
+        [
+            str(installed / "bin" / "wpc"),
+            *("chaos", "run", "--layout", "legacy", "--", "--collect-only", "-q"),
+        ],
+        **_from_elsewhere(tmp_path),
+    )
+    assert collected.returncode == 0, collected.stdout[-3000:]
+    out = collected.stdout
+    assert "PytestUnknownMarkWarning" not in out
+    listed = subprocess.run(
+        [
+            str(installed / "bin" / "wpc"),
+            "chaos",
+            "run",
+            "--layout",
+            "legacy",
+            "--list",
+        ],
+        **_from_elsewhere(tmp_path),
+    ).stdout.splitlines()[1:-1]
+    for phase, layout, name in (line.split() for line in listed):
+        assert f"[{phase}] " in out, phase
+        assert f"[{name}-{layout}]" in out, name
+    # Logs and reports below the directory it ran from, not in the package.
+    assert (tmp_path / "reports" / "chaos" / "pytest-node.log").is_file()

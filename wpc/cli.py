@@ -1,18 +1,10 @@
-"""wpc: the Workflow Pod Conformance suite.
+"""wpc: the Workflow Pod Conformance suite, one command per job (listed below).
 
-commands:
-  run ...            the conformance suite (= python -m conformance run ...)
-  diff OLD NEW       two ConformanceReports compared (= python -m conformance diff ...)
-  layout-diff A B    where two implementations' layouts differ (= python -m conformance layout-diff ...)
-  differential ...   a corpus of Workflows under two implementations (= python -m conformance differential ...)
-  qualify ...        two upstream releases built, run and diffed (= python -m conformance qualify ...)
-  history [run ...]  upstream's fixed bugs, listed or run before and after each fix (= python -m conformance history)
-  cluster ...        clusters: up, down, status, load-image, ... (= python -m clusters ...)
-  chaos ...          chaos experiments and checks (= python -m chaos ...)
-  profile check P    validate an implementation profile without a cluster
-  profile init [P]   write a commented skeleton profile to start from
-
-`wpc COMMAND --help` shows each command's own options.
+`wpc COMMAND --help` shows each command's own options. Without a cluster:
+`wpc run --list` (what would run, and why anything is skipped), `wpc chaos run
+--list` (the chaos suite's cases), `wpc profile check|init`, `diff`, `layout-diff`,
+`html` and `history`. `python -m conformance`, `python -m chaos` and `python -m
+clusters` are shims over the same commands.
 """
 
 from __future__ import annotations
@@ -26,63 +18,82 @@ from pathlib import Path
 import conformance
 from conformance.exitcodes import ExitCode
 
-CONFORMANCE_VERBS = ("run", "diff", "layout-diff", "differential", "qualify", "history")
-"""Delegated verbs that are verbs of `python -m conformance` too (same name)."""
-DELEGATED = (*CONFORMANCE_VERBS, "cluster", "chaos")
-"""Verbs whose arguments belong, unparsed, to an existing front end."""
+SUITE_VERBS = {
+    "run": "run the conformance suite against an implementation",
+    "bench": "pod startup by phase and workflows per minute, per layout",
+    "bench-compare": "two bench results side by side, with ratios",
+    "differential": "a corpus of Workflows under two implementations, compared",
+    "diff": "compare two ConformanceReports: regressions, fixes, clauses",
+    "layout-diff": "where two implementations' layouts differ, alike or not",
+    "qualify": "two upstream releases built from source, run and diffed",
+    "history": "upstream's fixed bugs: listed, or each run before and after its fix",
+    "html": "render a ConformanceReport YAML as one self-contained HTML page",
+    "uninstall": "remove an implementation's shared controller instances",
+    "load-images": "build an implementation's images and load them into the cluster",
+}
+"""The suite's verbs (`wpc.suite_cli`, also `python -m conformance VERB`), with help."""
+DELEGATED = {
+    **SUITE_VERBS,
+    "cluster": "make, inspect and delete clusters",
+    "chaos": "the chaos suite and invariant checks",
+}
+"""Verbs whose arguments belong, unparsed, to the parser of their own module."""
+PROG = "wpc"
 
 
-def _conformance_main(verb: str) -> Callable[[list[str]], int]:
-    """The front end of `python -m conformance VERB`, under the name wpc."""
+def _suite_main(verb: str) -> Callable[[list[str]], int]:
+    """The suite verb `verb`, under the name wpc."""
 
     def main(argv: list[str]) -> int:
-        from conformance import __main__ as conformance_cli
+        from wpc import suite_cli
 
-        return conformance_cli.main([verb, *argv], prog="wpc")
+        return suite_cli.main([verb, *argv], prog=PROG)
 
     return main
 
 
-def _cluster_main(argv: list[str]) -> int:
+def cluster(argv: list[str], *, prog: str = f"{PROG} cluster") -> int:
+    """`wpc cluster ...` (and, under its old name, `python -m clusters ...`)."""
     from clusters import cli as clusters_cli
 
-    return clusters_cli.main(argv)
+    return clusters_cli.main(argv, prog=prog)
 
 
-def _chaos_main(argv: list[str]) -> int:
+def chaos(argv: list[str], *, prog: str = f"{PROG} chaos") -> int:
+    """`wpc chaos ...` (and, under its old name, `python -m chaos ...`)."""
     from chaos import cli as chaos_cli
 
-    return chaos_cli.main(argv)
+    return chaos_cli.main(argv, prog=prog)
 
 
 FRONT_ENDS: dict[str, Callable[[list[str]], int]] = {
-    **{verb: _conformance_main(verb) for verb in CONFORMANCE_VERBS},
-    "cluster": _cluster_main,
-    "chaos": _chaos_main,
+    **{verb: _suite_main(verb) for verb in SUITE_VERBS},
+    "cluster": cluster,
+    "chaos": chaos,
 }
 
 
 def front_end_parser(verb: str) -> argparse.ArgumentParser:
     """The parser a delegated verb's arguments go to (for checking a command line)."""
-    if verb in CONFORMANCE_VERBS:
-        from conformance import __main__ as conformance_cli
+    if verb in SUITE_VERBS:
+        from wpc import suite_cli
 
-        return conformance_cli.parser(prog="wpc")
+        return suite_cli.parser(prog=PROG)
     if verb == "cluster":
         from clusters import cli as clusters_cli
 
-        return clusters_cli._parser()
+        return clusters_cli._parser(prog=f"{PROG} cluster")
     if verb == "chaos":
         from chaos import cli as chaos_cli
 
-        return chaos_cli._parser()
+        return chaos_cli._parser(prog=f"{PROG} chaos")
     raise KeyError(verb)
 
 
 def parser() -> argparse.ArgumentParser:
     """The `wpc` parser: the delegated verbs for help, `profile` in full."""
     p = argparse.ArgumentParser(
-        prog="wpc",
+        prog=PROG,
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -90,19 +101,7 @@ def parser() -> argparse.ArgumentParser:
         "--version", action="version", version=f"wpc {conformance.__version__}"
     )
     verbs = p.add_subparsers(dest="verb", required=True, metavar="COMMAND")
-    for verb, help_text in (
-        ("run", "run the conformance suite against an implementation"),
-        ("diff", "compare two ConformanceReports: regressions, fixes, clauses"),
-        ("layout-diff", "where two implementations' layouts differ, alike or not"),
-        ("differential", "a corpus of Workflows under two implementations, compared"),
-        ("qualify", "two upstream releases built from source, run and diffed"),
-        (
-            "history",
-            "upstream's fixed bugs: listed, or each run before and after its fix",
-        ),
-        ("cluster", "make, inspect and delete clusters"),
-        ("chaos", "chaos experiments and invariant checks"),
-    ):
+    for verb, help_text in DELEGATED.items():
         sub = verbs.add_parser(verb, help=help_text, add_help=False)
         sub.add_argument("args", nargs=argparse.REMAINDER)
     profile = verbs.add_parser(
@@ -136,7 +135,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     args = list(argv)
     if args and args[0] in DELEGATED:
         return front_end_parser(args[0]).parse_args(
-            [args[0], *args[1:]] if args[0] in CONFORMANCE_VERBS else args[1:]
+            [args[0], *args[1:]] if args[0] in SUITE_VERBS else args[1:]
         )
     return parser().parse_args(args)
 

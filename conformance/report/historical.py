@@ -3,7 +3,7 @@
 The synthetic mutation score (`mutation`) says how many broken variants of the
 reference the suite kills; the historical one says how many bugs upstream Argo
 Workflows really shipped and fixed it catches: fixed bugs caught / fixed bugs
-in scope, measured by `make history` (`conformance.historical`) into
+in scope, measured by `make history` (`wpc.history`) into
 `reports/history/history-result.yaml`. A conformance run given
 `--history-result` copies the score, every fix's verdict, and the code and
 date it was measured on (`measuredOn`, `conformance.report.provenance`): it is
@@ -14,7 +14,7 @@ The score is the suite's, measured on upstream's tags, so unlike the synthetic
 one it is not refused for another implementation; the block names the
 implementation the tags were built with. The HistoryResult's schema lives
 beside the ConformanceReport's for the same reason as the negative controls':
-the writer (`conformance.historical`) sits above this layer and validates
+the writer (`wpc.history`) sits above this layer and validates
 against this file.
 """
 

@@ -70,7 +70,7 @@ they are all in scope. The reference parses a subset of expr-lang itself
 (`reference_impl/controller/formats/expressions.py` says why no library); anything outside
 it fails the step or node with a message naming the expression and the words "not
 supported by the reference controller", never a guessed value. Exercised by
-`conformance/differential/corpus/reference-features/expressions.yaml`.
+`wpc/differential/corpus/reference-features/expressions.yaml`.
 
 - Literals: integers (decimal, `0x`, `0o`, `0b`, `_`), floats, strings in `"..."`, `'...'`
   or backquotes, `true`, `false`, `nil`, arrays `[...]`, maps `{{k: v}}`.

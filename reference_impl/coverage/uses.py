@@ -17,7 +17,7 @@ from reference_impl.controller.templates import coverage
 
 SOURCES = (
     "conformance/tests/manifests",
-    "conformance/differential/corpus/reference-features",
+    "wpc/differential/corpus/reference-features",
 )
 
 

@@ -16,10 +16,13 @@ Matrix: the layout in each row.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
-from tests.chaos import experimenting
+from chaos.suite import experimenting
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)
@@ -97,7 +100,7 @@ def test_the_broken_variant_is_caught_by_its_check(control):
     target = experimenting.Target(
         implementation="reference-faulty",
         profile_vars=f"fault={control.fault}",
-        reports_dir=experimenting.ROOT / "reports" / "chaos-negative" / control.fault,
+        reports_dir=ROOT / "reports" / "chaos-negative" / control.fault,
         instance="auto",
     )
     path = experimenting.EXPERIMENTS_DIR / f"{control.experiment}.yaml"

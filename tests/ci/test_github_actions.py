@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance import __main__ as conformance_cli
 from wpc import cli as wpc_cli
+from wpc import suite_cli as conformance_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW = ROOT / "ci" / "github-actions.yaml"

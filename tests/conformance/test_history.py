@@ -28,11 +28,11 @@ import jsonschema
 import pytest
 import yaml
 
-from conformance import __main__ as conformance_cli
 from conformance import spec
 from conformance.exitcodes import ExitCode
 from conformance.spec import SpecError
 from conformance.spec import history
+from wpc import suite_cli as conformance_cli
 
 MIRROR = Path("/work/.mirror/argoproj+argo-workflows/repo")
 REMOVE = object()

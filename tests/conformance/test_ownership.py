@@ -293,9 +293,9 @@ def test_a_run_is_refused_before_it_builds_or_prepares_anything(monkeypatch, tmp
 
 
 def test_uninstall_removes_one_named_instance(monkeypatch, capsys):
-    from conformance import __main__ as entry
     from conformance.exitcodes import ExitCode
     from conformance.implementations import preparing
+    from wpc import suite_cli as entry
 
     removed = []
 
@@ -502,11 +502,11 @@ def test_a_differential_run_is_refused_where_another_implementation_serves_a_sid
     tmp_path,
 ):
     """The reference installed under side B's ID refuses a run whose B is upstream."""
-    from conformance.differential import installing
     from conformance.exitcodes import ExitCode
     from conformance.implementations import driving
     from conformance.implementations import preparing
     from conformance.implementations.contexts import ClusterChoice
+    from wpc.differential import installing
 
     reference = profiles.load("reference")
     timeouts = Timeouts()

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conformance import __main__ as cli
 from conformance.exitcodes import ExitCode
 from conformance.report import html
+from wpc import suite_cli as cli
 
 ROOT = Path(__file__).resolve().parents[2]
 ARGO = ROOT / "docs/results/argo-workflows-v4.1.2/conformance-argo-workflows.yaml"

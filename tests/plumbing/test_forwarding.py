@@ -30,7 +30,7 @@ LAUNCHERS = {
         "import sys; from plumbing.forwarding import run_forwarding; "
         "sys.exit(run_forwarding(sys.argv[1:]))"
     ),
-    # What conformance.launching did before: subprocess.run, killed on Ctrl-C.
+    # What wpc.run.launching did before: subprocess.run, killed on Ctrl-C.
     "subprocess.run": (
         "import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:]).returncode)"
     ),

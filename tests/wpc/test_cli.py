@@ -1,6 +1,8 @@
 """We test these aspects of the `wpc` console script (no cluster):
 
 - `--help` lists every command and `--version` shows the single-sourced version;
+- `wpc VERB --help` works for every verb and names the program `wpc VERB`; the
+  `python -m conformance|chaos|clusters` shims keep their own names;
 - `run`, `cluster` and `chaos` hand their arguments, unparsed, to the existing
   front ends, and `parse` checks a command line with those front ends' parsers;
 - `profile init` writes a skeleton that `profile check` accepts, and never
@@ -11,6 +13,9 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -19,22 +24,57 @@ import conformance
 from conformance.exitcodes import ExitCode
 from wpc import cli
 
+ROOT = Path(__file__).resolve().parents[2]
+VERBS = (
+    "run",
+    "profile",
+    "cluster",
+    "chaos",
+    "bench",
+    "bench-compare",
+    "differential",
+    "diff",
+    "layout-diff",
+    "qualify",
+    "history",
+    "html",
+    "uninstall",
+    "load-images",
+)
+"""Every verb of the front door (`run --list` lists; there is no `list` verb)."""
+
 
 def test_help_lists_every_command(capsys):
     with pytest.raises(SystemExit) as exited:
         cli.main(["--help"])
     assert exited.value.code == 0
     out = capsys.readouterr().out
-    for command in (
-        "run",
-        "differential",
-        "qualify",
-        "history",
-        "cluster",
-        "chaos",
-        "profile",
-    ):
+    for command in VERBS:
         assert re.search(rf"^    {command}\b", out, re.MULTILINE), command
+
+
+@pytest.mark.parametrize("verb", VERBS)
+def test_every_verb_has_help_under_the_name_wpc(capsys, verb):
+    with pytest.raises(SystemExit) as exited:
+        cli.main([verb, "--help"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.startswith(f"usage: wpc {verb} ")
+
+
+@pytest.mark.parametrize(
+    ("shim", "verb"),
+    [("conformance", "html"), ("chaos", "check"), ("clusters", "status")],
+)
+def test_the_python_m_shims_keep_their_names(shim, verb):
+    helped = subprocess.run(
+        [sys.executable, "-m", shim, verb, "--help"],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
+    assert helped.returncode == 0, helped.stderr
+    assert helped.stdout.startswith(f"usage: python -m {shim} {verb} ")
 
 
 def test_version_is_the_packages_version(capsys):
@@ -100,7 +140,7 @@ def test_profile_check_refuses_undeclared_variables(capsys):
 def test_conformance_verbs_reach_python_m_conformance_under_their_name(
     monkeypatch, verb
 ):
-    from conformance import __main__ as conformance_cli
+    from wpc import suite_cli as conformance_cli
 
     seen: list[tuple[list[str], str]] = []
     monkeypatch.setattr(

@@ -1,0 +1,118 @@
+"""Every chaos experiment passes against the implementation, in each of its layouts.
+
+We test these aspects, per experiment document in chaos/experiments/ and per
+layout it declares (selected with WPC_CHAOS_LAYOUT=legacy|initless|both):
+
+- `chaos run` of the document ends with a ChaosReport entry whose outcome is
+  `passed`: steady state before and after, the fault's injection and the
+  workload's vulnerable state verified, no probe expectation failed, and the
+  recorded history breaks no invariant;
+- it leaves no namespace labelled for it behind (the suite's leak check).
+
+The chaos controller instances are installed once for the module (the
+profile's prepare and install, as the suite does, under a host-wide lock, since
+`wpc chaos run` runs one pytest process per layout side by side; see
+`chaos.suite.parallel`) and removed at the end;
+`reports/chaos-<impl>.yaml` loses the old entries of the selected runs first. Matrix: the
+implementation named by WPC_CHAOS_IMPLEMENTATION (default reference).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from chaos import finishing
+from chaos import instances
+from chaos.settings import ChaosSettings
+from chaos.settings import parse_vars
+from chaos.suite import experimenting
+from conformance import contract
+from conformance.harness import locking
+from conformance.harness.timeouts import Timeouts
+
+
+def _layouts() -> tuple[str, ...]:
+    chosen = os.environ.get("WPC_CHAOS_LAYOUT", "both")
+    return contract.LAYOUTS if chosen == "both" else (chosen,)
+
+
+def _target() -> experimenting.Target:
+    return experimenting.Target(
+        implementation=os.environ.get("WPC_CHAOS_IMPLEMENTATION", "reference"),
+        # `source=...,ref=v4.1.2` for upstream built from a source tree (make chaos
+        # PROFILE_VARS="source=... ref=..."): the experiments' own processes get it too.
+        profile_vars=os.environ.get("WPC_CHAOS_PROFILE_VARS", ""),
+        provider=os.environ.get("WPC_CHAOS_PROVIDER", "local"),
+        cluster=os.environ.get("WPC_CHAOS_CLUSTER", "wpc"),
+    )
+
+
+@pytest.fixture(scope="module")
+def chaos_target(request: pytest.FixtureRequest) -> Iterator[experimenting.Target]:
+    """The chaos instances of the selected layouts, installed for the module."""
+    target = _target()
+    settings = ChaosSettings(
+        provider=target.provider,
+        cluster=target.cluster,
+        implementation=target.implementation,
+        profile_vars=parse_vars(target.profile_vars),
+        reports_dir=target.reports_dir,
+    )
+    timeouts = Timeouts()
+    kubeconfig, kubectl = instances.locate(settings)
+    profile = instances.load_profile(settings)
+    drv = instances.driver(
+        settings, profile, kubeconfig=kubeconfig, kubectl=kubectl, timeouts=timeouts
+    )
+    chosen = [instances.chaos_instance(profile, layout) for layout in _layouts()]
+    selected = {
+        (
+            experimenting.name_of(item.callspec.params["path"]),
+            item.callspec.params["layout"],
+        )
+        for item in request.session.items
+        if hasattr(item, "callspec") and "path" in item.callspec.params
+    }
+    finishing.drop_entries(
+        finishing.report_path(target.reports_dir, profile.name), selected
+    )
+    with locking.held(
+        "chaos-install",
+        cluster=f"{target.provider}/{target.cluster}",
+        holder=f"chaos instances {', '.join(i.instance_id for i in chosen)}",
+        timeout=timeouts.install,
+        interval=timeouts.poll_interval,
+    ):
+        instances.install(drv, chosen, settings=settings)
+    try:
+        yield target
+    finally:
+        instances.uninstall(drv, chosen)
+
+
+CASES = [
+    pytest.param(
+        path,
+        layout,
+        id=f"{path.stem}-{layout}",
+        marks=[pytest.mark.node_fault] if experimenting.hits_the_node(path) else [],
+    )
+    for path, layout in experimenting.cases(_layouts())
+]
+
+
+@pytest.mark.cluster
+@pytest.mark.chaos
+@pytest.mark.parametrize(("path", "layout"), CASES)
+def test_the_experiment_passes_with_its_injection_verified(
+    chaos_target: experimenting.Target, path: Path, layout: str
+) -> None:
+    """The experiment's ChaosReport entry passed, its injection seen, nothing leaked."""
+    entry = experimenting.run(path, layout=layout, target=chaos_target)
+    assert entry["outcome"] == "passed", experimenting.explain(entry)
+    assert entry["injectionVerified"]["verified"]
+    assert not entry["leaks"], experimenting.explain(entry)

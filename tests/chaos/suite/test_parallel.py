@@ -1,0 +1,154 @@
+"""How `wpc chaos run` (`make chaos`) splits the experiments and shares their report.
+
+We test these aspects:
+
+- the plan: one side-by-side phase per layout without node faults, then the
+  node faults alone; every experiment tagged `node` is marked `node_fault` and
+  none other is (so no node fault ever runs beside another experiment);
+- `--list` shows every case of the plan once, in its phase, and runs nothing;
+- each phase runs the suite's module where it is installed, with its markers'
+  plugin, so a wheel without the project's config runs it too;
+- several processes adding to one ChaosReport at once lose no entry (the
+  report's lock);
+- the report's HTML page links each experiment's timeline relatively and marks
+  its outcome;
+- the closing summary lists each experiment and the page.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from pathlib import Path
+
+import yaml
+
+from chaos import cli
+from chaos import finishing
+from chaos.report_html import render_index
+from chaos.suite import experimenting
+from chaos.suite import experiments
+from chaos.suite import parallel
+from tests.chaos.test_finishing import CONTEXT
+from tests.chaos.test_finishing import _result
+
+
+def test_the_layouts_run_side_by_side_and_node_faults_alone():
+    side_by_side, alone = parallel.plan("both")
+    assert [(p.name, p.layout) for p in side_by_side] == [
+        ("legacy", "legacy"),
+        ("initless", "initless"),
+    ]
+    assert all("not node_fault" in p.markers for p in side_by_side)
+    assert [(p.name, p.layout, p.markers) for p in alone] == [
+        ("node", "both", "chaos and not negative and node_fault")
+    ]
+    side_by_side, alone = parallel.plan("initless")
+    assert [p.layout for p in side_by_side] == ["initless"]
+    assert alone[0].layout == "initless"
+
+
+def test_exactly_the_node_experiments_are_marked_node_fault():
+    marked = {
+        p.values[0].stem
+        for p in experiments.CASES
+        if any(m.name == "node_fault" for m in p.marks)
+    }
+    tagged = {
+        path.stem
+        for path in experimenting.EXPERIMENTS_DIR.glob("*.yaml")
+        if "node" in (yaml.safe_load(path.read_text()).get("tags") or [])
+    }
+    assert tagged >= {"kubelet-restarted-while-main-runs", "apiserver-unavailable"}
+    assert marked == tagged
+
+
+def _add(path: str, layout: str, index: int) -> None:
+    result = _result("passed", layout=layout)
+    finishing.add_to_report(
+        Path(path), CONTEXT, type(result)(**{**vars(result), "name": f"e{index}"})
+    )
+
+
+def test_the_listing_shows_each_case_of_the_plan_once_in_its_phase(capsys):
+    assert cli.main(["run", "--layout", "both", "--list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    cases = experimenting.cases(("legacy", "initless"))
+    rows = [tuple(line.split()) for line in lines[1:-1]]
+    assert sorted(rows) == sorted(
+        ("node" if experimenting.hits_the_node(p) else layout, layout, p.stem)
+        for p, layout in cases
+    )
+    experiments = len({p for p, _ in cases})
+    assert lines[-1] == f"{experiments} experiments, {len(cases)} cases"
+    assert ("node", "initless", "kubelet-restarted-while-main-runs") in rows
+
+
+def test_each_phase_runs_the_installed_module_with_its_markers(tmp_path: Path):
+    (phase,), _ = parallel.plan("legacy")
+    command = phase.command(tmp_path, ["-k", "x"])
+    assert command[command.index("-p") + 1] == "chaos.suite.markers"
+    assert str(parallel.TESTS) in command
+    assert parallel.TESTS.resolve() == Path(experiments.__file__).resolve()
+    assert command[-2:] == ["-k", "x"]
+
+
+def test_concurrent_writers_lose_no_entry(tmp_path: Path):
+    path = tmp_path / "chaos-reference.yaml"
+    jobs = [
+        (str(path), layout, i) for i in range(8) for layout in ("legacy", "initless")
+    ]
+    with multiprocessing.get_context("fork").Pool(4) as pool:
+        pool.starmap(_add, jobs)
+    report = yaml.safe_load(path.read_text())
+    assert len(report["experiments"]) == 16
+    assert report["summary"]["passed"] == 16
+
+
+def test_the_html_page_links_the_timelines_relatively(tmp_path: Path):
+    run = tmp_path / "chaos" / "runs" / "e-legacy"
+    run.mkdir(parents=True)
+    (run / "timeline.html").write_text("<html></html>")
+    path = tmp_path / "chaos-reference.yaml"
+    result = _result("failed")
+    finishing.add_to_report(
+        path,
+        CONTEXT,
+        type(result)(**{**vars(result), "timeline_path": str(run / "timeline.html")}),
+    )
+    page = path.with_suffix(".html").read_text()
+    assert 'href="chaos/runs/e-legacy/timeline.html"' in page
+    assert '<td class="failed">failed</td>' in page
+    assert "history (missing)" in page  # `h` does not exist: said, not linked
+
+
+def test_the_page_escapes_what_it_shows(tmp_path: Path):
+    report = {
+        "implementation": {"name": "<x>"},
+        "summary": {"total": 1},
+        "experiments": [
+            {
+                "name": "e",
+                "layout": "legacy",
+                "outcome": "passed",
+                "injectionVerified": {"verified": True, "evidence": "a < b & c"},
+                "durationSeconds": 1.0,
+                "violations": [],
+                "timelinePath": "",
+                "historyPath": "",
+            }
+        ],
+    }
+    page = render_index(report, tmp_path / "chaos-x.html")
+    assert "a &lt; b &amp; c" in page
+    assert "<x>" not in page
+
+
+def test_the_summary_lists_each_experiment_and_the_page(tmp_path: Path):
+    path = tmp_path / "chaos-reference.yaml"
+    finishing.add_to_report(path, CONTEXT, _result("passed"))
+    lines = parallel.summary(path)
+    assert lines[1].split()[:3] == ["e", "legacy", "passed"]
+    assert lines[-1].endswith(str(path.with_suffix(".html")))
+    assert parallel.summary(tmp_path / "none.yaml") == [
+        f"no chaos report at {tmp_path / 'none.yaml'}"
+    ]

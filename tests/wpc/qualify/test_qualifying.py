@@ -1,0 +1,268 @@
+"""We test the qualification's orchestration with a fake runner (no cluster):
+
+- the whole suite runs against OLD then NEW, each into its own directory;
+- each differing item is rerun N rounds, OLD then NEW, one run per layout with
+  its items selected by `-k`, and read back by exact test id: an item that
+  reproduces is confirmed, one that flips is flaky (with each report), and an
+  item a rerun lacks is `absent`;
+- nothing is rerun when nothing differs, or with zero rounds;
+- the diff lands in `<out>/diff.yaml` and `<out>/diff.txt`;
+- the real runner's command is `python -m conformance run` with the build's
+  profile variables and the selection after `--`, and a run that leaves no
+  report is a CommandError naming the report;
+- the verb exits 14 for a confirmed regression and 0 when it flipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conformance.errors import CommandError
+from conformance.exitcodes import ExitCode
+from tests.wpc.diff.builders import entry
+from tests.wpc.diff.builders import report
+from wpc import suite_cli as conformance_cli
+from wpc.qualify import builds
+from wpc.qualify import cli as qualify_cli
+from wpc.qualify import qualifying
+from wpc.qualify import running
+from wpc.qualify.running import Run
+
+Outcomes = dict[tuple[str, str], str]
+"""(name, layout) -> outcome, for one run of the fake suite."""
+
+
+class FakeRunner:
+    """Writes a report per run from a script: `script(run, count) -> outcomes`."""
+
+    def __init__(self, script: Callable[[Run, int], Outcomes]) -> None:
+        self.script = script
+        self.runs: list[Run] = []
+
+    def __call__(self, run: Run) -> Path:
+        self.runs.append(run)
+        outcomes = self.script(run, len(self.runs))
+        run.reports_dir.mkdir(parents=True, exist_ok=True)
+        tests = [
+            entry(name, layout, outcome) for (name, layout), outcome in outcomes.items()
+        ]
+        run.report.write_text(yaml.safe_dump(report(tests)))
+        return run.report
+
+
+def plan(tmp_path: Path, rounds: int = 2) -> qualifying.Plan:
+    old, new = builds.plan("v4.1.0", "v4.1.2", "/src")
+    return qualifying.Plan(old=old, new=new, out_dir=tmp_path / "q", rounds=rounds)
+
+
+BASE = {("Stable", "legacy"): "passed", ("Stable", "initless"): "passed"}
+
+
+def upstream_like(run: Run, count: int) -> Outcomes:
+    """Sigterm: fixed in NEW every time; Sidecar: regressed once, then flips back."""
+    old = run.build.side == "old"
+    outcomes = dict(BASE)
+    if run.keywords:  # a rerun: only the selected items, as -k would
+        outcomes = {
+            k: v for k, v in outcomes.items() if f"test_{k[0].lower()}" in run.keywords
+        }
+    if not run.keywords or "test_sigterm" in run.keywords:
+        for layout in ("legacy", "initless"):
+            if run.layout in (layout, "both"):
+                outcomes[("Sigterm", layout)] = "failed" if old else "passed"
+    if run.layout in ("legacy", "both") and (
+        not run.keywords or "test_sidecar" in run.keywords
+    ):
+        first_new = count == 2
+        outcomes[("Sidecar", "legacy")] = "failed" if first_new else "passed"
+    return outcomes
+
+
+def test_a_qualification_reruns_differences_and_tells_fixes_from_flakes(tmp_path):
+    runner = FakeRunner(upstream_like)
+    outcome = qualifying.qualify(plan(tmp_path), runner)
+
+    whole = [(r.build.ref, r.layout, r.keywords) for r in runner.runs[:2]]
+    assert whole == [("v4.1.0", "both", ""), ("v4.1.2", "both", "")]
+    assert runner.runs[0].reports_dir == tmp_path / "q" / "old"
+    reruns = [(r.reports_dir.name, r.keywords) for r in runner.runs[2:]]
+    assert reruns == [
+        ("rerun-1-old-initless", "test_sigterm"),
+        ("rerun-1-old-legacy", "test_sidecar or test_sigterm"),
+        ("rerun-1-new-initless", "test_sigterm"),
+        ("rerun-1-new-legacy", "test_sidecar or test_sigterm"),
+        ("rerun-2-old-initless", "test_sigterm"),
+        ("rerun-2-old-legacy", "test_sidecar or test_sigterm"),
+        ("rerun-2-new-initless", "test_sigterm"),
+        ("rerun-2-new-legacy", "test_sidecar or test_sigterm"),
+    ]
+
+    diff = outcome.diff
+    status = {
+        (c.new.short_name, c.new.layout, c.kind): c.rerun.status for c in diff.items
+    }
+    assert status == {
+        ("Sigterm", "legacy", "fix"): "confirmed",
+        ("Sigterm", "initless", "fix"): "confirmed",
+        ("Sidecar", "legacy", "regression"): "flaky",
+    }
+    sidecar = next(c for c in diff.items if c.new.short_name == "Sidecar")
+    assert sidecar.rerun.outcomes("old") == ["passed", "passed"]
+    assert sidecar.rerun.outcomes("new") == ["passed", "passed"]
+    assert {r.report for r in sidecar.rerun.records} == {
+        str(tmp_path / "q" / f"rerun-{i}-{side}-legacy" / "conformance.yaml")
+        for i in (1, 2)
+        for side in ("old", "new")
+    }
+    assert not diff.regressed
+
+    document = yaml.safe_load(outcome.yaml_path.read_text())
+    assert outcome.yaml_path == tmp_path / "q" / "diff.yaml"
+    assert document["summary"]["fixes"] == 2
+    assert document["summary"]["flakyItems"] == 1
+    assert "confirmed (old failed, failed, failed; new passed, passed, passed)" in (
+        outcome.table_path.read_text()
+    )
+
+
+def test_nothing_differs_nothing_is_rerun(tmp_path):
+    runner = FakeRunner(lambda run, count: dict(BASE))
+    outcome = qualifying.qualify(plan(tmp_path), runner)
+    assert len(runner.runs) == 2
+    assert outcome.diff.items == []
+    assert outcome.table_path.is_file()
+
+
+def test_zero_rounds_leaves_every_difference_not_rerun(tmp_path):
+    runner = FakeRunner(upstream_like)
+    outcome = qualifying.qualify(plan(tmp_path, rounds=0), runner)
+    assert len(runner.runs) == 2
+    assert {c.rerun.status for c in outcome.diff.items} == {"not rerun"}
+    assert outcome.diff.regressed
+
+
+def test_an_item_a_rerun_lacks_is_absent(tmp_path):
+    def script(run: Run, count: int) -> Outcomes:
+        if run.keywords:
+            return {}
+        return {("Gone", "legacy"): "passed" if run.build.side == "old" else "failed"}
+
+    outcome = qualifying.qualify(plan(tmp_path, rounds=1), FakeRunner(script))
+    (change,) = outcome.diff.items
+    assert change.rerun.status == "not rerun"
+    assert [r.outcome for r in change.rerun.records] == ["absent", "absent"]
+    assert outcome.diff.regressed
+
+
+def test_the_suite_runner_command(tmp_path):
+    old, _new = builds.plan("v4.1.0", "v4.1.2", "/src")
+    runner = running.SuiteRunner(
+        implementation="argo-workflows", workers=2, python="py", timeout_scale=2.0
+    )
+    run = Run(
+        build=old,
+        layout="legacy",
+        reports_dir=tmp_path / "r",
+        keywords="test_a or test_b",
+    )
+    assert runner.command(run) == [
+        "py", "-m", "conformance", "run",
+        "--implementation", "argo-workflows",
+        "--layout", "legacy",
+        "--provider", "local",
+        "--cluster", "wpc",
+        "--reports-dir", str(tmp_path / "r"),
+        "--report", str(tmp_path / "r" / "conformance.yaml"),
+        "--profile-var", "build=v4.1.0",
+        "--profile-var", "instance_prefix=wpc-q-v4-1-0",
+        "--profile-var", "ref=v4.1.0",
+        "--profile-var", "source=/src",
+        "--timeout-scale", "2.0",
+        "-n", "2",
+        "--", "-k", "test_a or test_b",
+    ]  # fmt: skip
+
+
+def test_a_run_without_a_report_is_an_error_and_an_old_report_never_counts(
+    tmp_path, monkeypatch
+):
+    old, _new = builds.plan("v4.1.0", "v4.1.2", "/src")
+    run = Run(build=old, layout="both", reports_dir=tmp_path / "r")
+    run.reports_dir.mkdir()
+    run.report.write_text("stale")
+    monkeypatch.setattr(running, "_call", lambda command: 12)
+    with pytest.raises(CommandError, match=r"left no report at .*conformance.yaml"):
+        running.SuiteRunner(implementation="argo-workflows")(run)
+    assert not run.report.exists()
+
+
+@pytest.mark.parametrize(
+    ("flips", "code"), [(False, int(ExitCode.REGRESSION)), (True, 0)]
+)
+def test_the_verb_exits_14_only_for_a_confirmed_regression(
+    tmp_path, monkeypatch, capsys, flips, code
+):
+    def script(run: Run, count: int) -> Outcomes:
+        broken = run.build.side == "new" and (count == 2 or not flips)
+        return {("Kill", "legacy"): "failed" if broken else "passed"}
+
+    fake = FakeRunner(script)
+    monkeypatch.setattr(qualify_cli.running, "SuiteRunner", lambda **kwargs: fake)
+    monkeypatch.setenv("WPC_ARGO_SOURCE", "/src")
+    parser = conformance_cli.parser()
+    args = parser.parse_args(
+        [
+            "qualify",
+            "--old",
+            "v4.1.0",
+            "--new",
+            "v4.1.2",
+            "--output-dir",
+            str(tmp_path / "q"),
+        ]
+    )
+    assert isinstance(args, argparse.Namespace)
+    assert qualify_cli.main(args) == code
+    out = capsys.readouterr().out
+    assert f"diff: {tmp_path / 'q' / 'diff.yaml'}" in out
+    assert ("flaky (old passed" in out) is flips
+    assert fake.runs[0].build.source == "/src"
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "message"),
+    [
+        (["--old", "v1", "--new", "v1"], "/src", "would share the build name"),
+        (
+            ["--old", "v1", "--new", "v2"],
+            "",
+            "qualify: give --source (a git repository",
+        ),
+    ],
+)
+def test_the_verb_refuses_bad_input_before_running(
+    monkeypatch, capsys, argv, env, message
+):
+    monkeypatch.setattr(
+        qualify_cli.running, "SuiteRunner", lambda **kwargs: pytest.fail("ran")
+    )
+    monkeypatch.setenv("WPC_ARGO_SOURCE", env)
+    code = conformance_cli.main(["qualify", *argv])
+    assert code == ExitCode.INVALID_INPUT
+    assert message in capsys.readouterr().err
+
+
+def test_the_default_output_directory_is_named_by_both_refs(tmp_path, monkeypatch):
+    fake = FakeRunner(lambda run, count: dict(BASE))
+    monkeypatch.setattr(qualify_cli.running, "SuiteRunner", lambda **kwargs: fake)
+    monkeypatch.chdir(tmp_path)
+    args = conformance_cli.parser().parse_args(
+        ["qualify", "--old", "v4.1.0", "--new", "v4.1.2", "--source", "/src"]
+    )
+    assert qualify_cli.main(args) == 0
+    assert fake.runs[0].reports_dir == Path("reports/qualify-v4.1.0-v4.1.2/old")

@@ -1,0 +1,152 @@
+"""We test these aspects of `python -m conformance run --list` (and `wpc run --list`):
+
+- for the reference profile it lists test_hello_world to run in both layouts, a
+  test skipped because the implementation does not claim its feature (with that
+  reason), and a test not applicable in a layout its clauses do not cover;
+- --layout legacy lists the initless items as not selected, and `-- -k` narrows
+  the listing as it would narrow a run;
+- it touches no cluster and changes nothing: KUBECONFIG names a missing file,
+  and `clusters up`, the run's preparation and every Kubernetes client refuse;
+- a bad profile fails with pytest's usage error, not an empty list;
+- the command itself, run as a user runs it (a new process, where pytest
+  starts after the launcher imported the project), lists the same.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance.implementations import preparing
+from conformance.plugin import listing
+from wpc import cli as wpc_cli
+from wpc import suite_cli as cli
+from wpc.run import launching
+
+HELLO = "conformance/tests/test_hello_world.py::test_hello_world_workflow_succeeds_with_exit_code_zero"
+
+
+def refuse(*args, **kwargs):
+    raise AssertionError(f"--list touched the cluster or the host: {args} {kwargs}")
+
+
+@pytest.fixture
+def no_cluster(monkeypatch, tmp_path):
+    import kubernetes.config
+
+    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "missing" / "kubeconfig"))
+    monkeypatch.setattr(launching.subprocess, "run", refuse)
+    monkeypatch.setattr(preparing, "prepare_run", refuse)
+    monkeypatch.setattr(kubernetes.config, "new_client_from_config", refuse)
+    monkeypatch.setattr(kubernetes.config, "load_kube_config", refuse)
+    return tmp_path
+
+
+def listed(capsys, *argv: str) -> list[str]:
+    assert cli.main(["run", "--implementation", "reference", "--list", *argv]) == 0
+    return capsys.readouterr().out.splitlines()
+
+
+def line_of(lines: list[str], status: str, layout: str, nodeid: str) -> str:
+    found = [
+        line
+        for line in lines
+        if line.startswith(f"{status} ") and f" {layout} " in line and nodeid in line
+    ]
+    assert len(found) == 1, (status, layout, nodeid, lines)
+    return found[0]
+
+
+def test_reference_lists_hello_world_in_both_layouts_and_says_why_others_skip(
+    no_cluster, capsys
+):
+    lines = listed(capsys)
+    line_of(lines, "run", "legacy", f"{HELLO}[legacy]")
+    line_of(lines, "run", "initless", f"{HELLO}[initless]")
+    skipped = line_of(
+        lines,
+        "skip",
+        "initless",
+        "test_initless_artifact_plugins.py::test_one_plugin_sidecar_per_plugin"
+        "_and_its_names_on_the_supervisor[initless]",
+    )
+    assert skipped.endswith("(implementation does not claim ARTIFACT_PLUGINS)")
+    not_applicable = line_of(
+        lines,
+        "not applicable",
+        "legacy",
+        "test_initless_pod_shape.py::test_initless_pod_has_supervisor_image_volume"
+        "_and_no_argo_init[legacy]",
+    )
+    assert not_applicable.endswith("(its clauses apply only to initless)")
+    assert lines[-1].endswith("0 not selected, 14 not applicable")
+    assert not (no_cluster / "missing").exists()
+
+
+def test_one_layout_and_a_keyword_narrow_the_listing_as_they_narrow_a_run(
+    no_cluster, capsys
+):
+    lines = listed(capsys, "--layout", "legacy", "--", "-k", "test_hello_world")
+    line_of(lines, "run", "legacy", f"{HELLO}[legacy]")
+    assert "layout not selected with --layout" in line_of(
+        lines, "not selected", "initless", f"{HELLO}[initless]"
+    )
+    assert lines[-1].startswith("1 run, 0 skip")
+
+
+def test_wpc_run_list_is_the_same_command(no_cluster, capsys):
+    assert wpc_cli.main(["run", "--implementation", "reference", "--list"]) == 0
+    line_of(capsys.readouterr().out.splitlines(), "run", "initless", HELLO)
+
+
+def test_an_unknown_feature_is_a_usage_error_not_an_empty_list(no_cluster, capsys):
+    code = cli.main(
+        ["run", "--implementation", "reference", "--features", "NOPE", "--list"]
+    )
+    assert code == pytest.ExitCode.USAGE_ERROR
+    assert "unknown feature(s) NOPE" in capsys.readouterr().err
+
+
+def test_the_lister_refuses_to_prepare_a_run():
+    with pytest.raises(Exception, match="never prepares a run"):
+        listing.Lister().pytest_wpc_prepare_run(config=None)
+
+
+def test_list_arguments_leave_the_reports_out():
+    request = launching.RunRequest(
+        options={"wpc_implementation": "reference", "wpc_report": "r.yaml"},
+        reports_dir=Path("reports"),
+        pytest_args=("-k", "x"),
+    )
+    args = launching.list_arguments(request)
+    assert args[:4] == ["--wpc-implementation", "reference", "--wpc-layout", "both"]
+    assert "--wpc-report" not in args
+    assert args[-2:] == ["-k", "x"]
+
+
+def test_the_command_as_users_run_it_lists(tmp_path: Path):
+    # In-process tests above run inside pytest, where the plugin is loaded already;
+    # only a new process shows what `python -m conformance run --list` does.
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "conformance",
+            "run",
+            "--implementation",
+            "reference",
+            "--list",
+        ],
+        cwd=Path(__file__).resolve().parents[3],
+        env={**os.environ, "KUBECONFIG": str(tmp_path / "missing")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert f"{HELLO}[legacy]" in proc.stdout

@@ -1,0 +1,158 @@
+"""An entry's verdict from the two reports of its tags: pure.
+
+Per side (before: the tag with the bug, after: the tag with the fix) the
+scenario's items are read by exact test id (the `-k` selection may have run
+more) and folded per layout: error if any errored, else failed if any failed,
+else passed if any passed, else skipped (not claimed in that layout, e.g. an
+init-less-only scenario in legacy), or absent when the report lacks it. Only
+layouts where it passed or failed count. Then, in this order:
+
+- not-run: a side has no report (its build or run broke), or the scenario
+  errored (a harness error proves nothing either way), or it ran in no layout
+  on a side, or it never failed before in a layout where it also ran after;
+- broken-after: it failed after, in some layout (the fix does not make it pass);
+- caught: it failed before in at least one layout where it passed after;
+- missed: it passed before in every layout where it ran.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from conformance.report.verdicts import evidence_line
+from wpc.history.plans import BROKEN_AFTER
+from wpc.history.plans import CAUGHT
+from wpc.history.plans import MISSED
+from wpc.history.plans import NOT_RUN
+
+ABSENT = "absent"
+"""A layout whose items the report does not hold."""
+RAN = frozenset({"passed", "failed"})
+
+
+@dataclass(frozen=True)
+class LayoutOutcome:
+    """The scenario's outcome in one layout of one report, with one line of why."""
+
+    outcome: str
+    """passed, failed, error, skipped or absent."""
+    message: str
+
+
+@dataclass(frozen=True)
+class SideResult:
+    """What one side's run showed of one scenario."""
+
+    side: str
+    needed: str
+    """The tag the history names for this side."""
+    tag: str
+    """The tag that ran (the needed one, or its substitute)."""
+    report: str | None
+    """The run's ConformanceReport, or None when the run left none."""
+    error: str | None
+    """Why there is no report (the run's error), else None."""
+    layouts: Mapping[str, LayoutOutcome]
+
+    def with_outcome(self, *outcomes: str) -> list[str]:
+        """The layouts whose outcome is one of `outcomes`, in order."""
+        return [name for name, o in self.layouts.items() if o.outcome in outcomes]
+
+    def first_message(self, outcome: str) -> str:
+        """The message of the first layout with `outcome` ('' when none)."""
+        return next(
+            (o.message for o in self.layouts.values() if o.outcome == outcome), ""
+        )
+
+
+def _matches(nodeid: str, scenario: str) -> bool:
+    base = nodeid.partition("[")[0]
+    return base == scenario or base.endswith("/" + scenario)
+
+
+def _fold(tests: list[dict[str, Any]]) -> LayoutOutcome:
+    if not tests:
+        return LayoutOutcome(
+            ABSENT, "not in the report (the selection did not collect it)"
+        )
+    for outcome in ("error", "failed", "passed", "skipped"):
+        found = [t for t in tests if t["outcome"] == outcome]
+        if found:
+            message = "" if outcome == "passed" else evidence_line(found[0]["message"])
+            return LayoutOutcome(outcome, message)
+    return LayoutOutcome(tests[0]["outcome"], evidence_line(tests[0]["message"]))
+
+
+def layout_outcomes(
+    document: Mapping[str, Any], scenario: str, layouts: Sequence[str]
+) -> dict[str, LayoutOutcome]:
+    """The scenario's outcome per layout in a ConformanceReport."""
+    tests = [t for t in document["tests"] if _matches(t["nodeid"], scenario)]
+    return {
+        layout: _fold([t for t in tests if t["layout"] == layout]) for layout in layouts
+    }
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """An entry's verdict, a sentence saying why, and one line of evidence."""
+
+    verdict: str
+    reason: str
+    evidence: str
+
+
+def _missing(side: SideResult) -> str | None:
+    if side.report is None:
+        return f"no report from {side.tag} ({side.side}): {side.error or 'the run left none'}"
+    errored = side.with_outcome("error")
+    if errored:
+        return (
+            f"harness error on {side.tag} ({side.side}) in {', '.join(errored)}: "
+            f"{side.first_message('error')}"
+        )
+    if not side.with_outcome(*RAN):
+        states = "; ".join(
+            f"{name}: {o.outcome}" + (f" ({o.message})" if o.message else "")
+            for name, o in side.layouts.items()
+        )
+        return f"ran in no layout on {side.tag} ({side.side}): {states}"
+    return None
+
+
+def judge(before: SideResult, after: SideResult) -> Judgement:
+    """The verdict of one fix from its two sides (see the module's rules)."""
+    problems = [p for p in (_missing(before), _missing(after)) if p]
+    if problems:
+        return Judgement(NOT_RUN, "; ".join(problems), "")
+    failed_after = after.with_outcome("failed")
+    if failed_after:
+        return Judgement(
+            BROKEN_AFTER,
+            f"failed on {after.tag}, which has the fix, in {', '.join(failed_after)}",
+            after.first_message("failed"),
+        )
+    failed_before = before.with_outcome("failed")
+    if not failed_before:
+        return Judgement(
+            MISSED,
+            f"passed on {before.tag}, which has the bug, in "
+            f"{', '.join(before.with_outcome('passed'))}",
+            "",
+        )
+    seen = [name for name in failed_before if name in after.with_outcome("passed")]
+    if not seen:
+        return Judgement(
+            NOT_RUN,
+            f"failed on {before.tag} only in {', '.join(failed_before)}, where it did "
+            f"not run on {after.tag}",
+            before.first_message("failed"),
+        )
+    return Judgement(
+        CAUGHT,
+        f"failed on {before.tag} and passed on {after.tag} in {', '.join(seen)}",
+        before.first_message("failed"),
+    )

@@ -1,0 +1,144 @@
+"""Run the suite against one build: `python -m conformance run` as a subprocess.
+
+A subprocess, not the launcher in process: each run is exactly the command a
+person would type (it is logged, and the report's `reproduce` line shows it),
+its pytest session is fresh, and the qualification survives a run that dies.
+The suite's exit code is not an error here (failed items are what is being
+compared); a run that leaves no report is, naming its command and exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import shlex
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+from typing import Protocol
+
+from conformance.errors import CommandError
+from wpc.qualify.builds import Build
+from wpc.qualify.builds import profile_var_args
+
+logger = logging.getLogger(__name__)
+
+
+def add_suite_arguments(parser: argparse.ArgumentParser) -> None:
+    """Where and how each suite run goes: the options `SuiteRunner.from_args` reads.
+
+    One definition for every verb that runs the suite per build (`qualify`,
+    `history run`), so they take the same flags with the same defaults.
+    """
+    parser.add_argument("--provider", default="local")
+    parser.add_argument("--cluster", "--cluster-name", default="wpc")
+    parser.add_argument(
+        "-n", "--workers", type=int, default=0, help="pytest-xdist workers"
+    )
+    parser.add_argument("--timeout-scale", type=float, default=1.0)
+
+
+def runner_from_args(args: argparse.Namespace) -> SuiteRunner:
+    """The `SuiteRunner` that `--implementation` and `add_suite_arguments`' options ask for."""
+    return SuiteRunner(
+        implementation=args.implementation,
+        provider=args.provider,
+        cluster=args.cluster,
+        workers=args.workers,
+        timeout_scale=args.timeout_scale,
+    )
+
+
+REPORT_NAME = "conformance.yaml"
+"""Each run's ConformanceReport, inside its own reports directory."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run to make: a build, its layouts, an optional selection, where it writes."""
+
+    build: Build
+    layout: str
+    """legacy, initless or both."""
+    reports_dir: Path
+    keywords: str = ""
+    """A pytest `-k` expression, or '' for the whole suite."""
+
+    @property
+    def report(self) -> Path:
+        """Where this run's ConformanceReport lands."""
+        return self.reports_dir / REPORT_NAME
+
+
+class Runner(Protocol):
+    """Runs the suite for one `Run`; returns the report's path (it exists)."""
+
+    def __call__(self, run: Run) -> Path:
+        """Run, then return `run.report`; CommandError when the run left no report."""
+        ...
+
+
+@dataclass(frozen=True)
+class SuiteRunner:
+    """The real runner: `python -m conformance run` with the build's profile variables."""
+
+    implementation: str
+    provider: str = "local"
+    cluster: str = "wpc"
+    workers: int = 0
+    timeout_scale: float = 1.0
+    python: str = field(default=sys.executable)
+
+    def command(self, run: Run) -> list[str]:
+        """The argv of one run."""
+        argv = [
+            self.python,
+            "-m",
+            "conformance",
+            "run",
+            "--implementation",
+            self.implementation,
+            "--layout",
+            run.layout,
+            "--provider",
+            self.provider,
+            "--cluster",
+            self.cluster,
+            "--reports-dir",
+            str(run.reports_dir),
+            "--report",
+            str(run.report),
+            *profile_var_args(run.build.variables()),
+        ]
+        if self.timeout_scale != 1.0:
+            argv += ["--timeout-scale", str(self.timeout_scale)]
+        if self.workers:
+            argv += ["-n", str(self.workers)]
+        if run.keywords:
+            argv += ["--", "-k", run.keywords]
+        return argv
+
+    def __call__(self, run: Run) -> Path:
+        """Run the suite (its output goes to the console); return the report."""
+        command = self.command(run)
+        run.reports_dir.mkdir(parents=True, exist_ok=True)
+        if run.report.exists():
+            run.report.unlink()  # never read a previous run's report as this one's
+        logger.info("Running %s.", shlex.join(command))
+        returncode = _call(command)
+        if not run.report.is_file():
+            raise CommandError(
+                command=command,
+                returncode=returncode,
+                output=f"the run left no report at {run.report} (see its output above)",
+            )
+        return run.report
+
+
+def _call(command: Sequence[str]) -> int:
+    # Not plumbing.commands: the suite's live progress belongs on the console,
+    # and its exit code (failed items) is not an error here.
+    return subprocess.run(list(command), check=False).returncode

@@ -1,0 +1,268 @@
+"""The suite's verbs (`wpc VERB`, `python -m conformance VERB`): parsing only.
+
+run            cluster up, install, the suite in the selected layouts, reports
+bench          pod startup by phase and throughput of an implementation, per layout
+bench-compare  two bench results side by side, with ratios
+diff           two ConformanceReports: regressions, fixes, clauses, claims, timings
+qualify        two git refs built, run, diffed, differing items rerun (needs a cluster)
+layout-diff    two implementations' reports: where legacy and init-less differ in each
+differential   a corpus of Workflows under two implementations, every difference reported
+history        upstream's fixed bugs (conformance/spec/history.yaml), with counts;
+               `history run` builds each fix's tags and judges its scenario (cluster)
+html           a ConformanceReport YAML as one self-contained HTML page
+load-images    build an implementation's images and load them into the cluster
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from clusters.errors import ClusterError
+from conformance.errors import ClusterRefused
+from conformance.errors import ConformanceError
+from conformance.errors import DataError
+from conformance.exitcodes import ExitCode
+from conformance.harness.timeouts import Timeouts
+from conformance.implementations import images
+from conformance.implementations import preparing
+from conformance.implementations import profiles
+from conformance.implementations.contexts import ClusterChoice
+from conformance.plugin import options
+from conformance.report import html
+from conformance.spec import SpecError
+from wpc.bench import cli as bench_cli
+from wpc.diff import cli as diff_cli
+from wpc.diff import layout_cli
+from wpc.differential import cli as differential_cli
+from wpc.history import cli as history_cli
+from wpc.qualify import cli as qualify_cli
+from wpc.run import launching
+from wpc.run import preflight
+
+
+def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
+    """The command line of `python -m conformance` (and of `wpc run`)."""
+    p = argparse.ArgumentParser(
+        prog=prog,
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = p.add_subparsers(dest="verb", required=True)
+    run = sub.add_parser(
+        "run", help="run the conformance suite against an implementation"
+    )
+    # The suite's options, exactly as plain pytest takes them.
+    options.add_arguments(run)
+    run.add_argument("--reports-dir", type=Path, default=Path("reports"))
+    run.add_argument(
+        "-n", "--workers", type=int, default=0, help="pytest-xdist workers"
+    )
+    run.add_argument(
+        "--list",
+        action="store_true",
+        help="list what would run for this implementation and layout(s), and why "
+        "anything is skipped; no cluster, no host change",
+    )
+    run.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
+    bench = sub.add_parser(
+        "bench",
+        help="pod startup by phase and workflows per minute, per layout",
+        description=bench_cli.__doc__,
+    )
+    bench_cli.add_bench_arguments(bench)
+    compare = sub.add_parser(
+        "bench-compare", help="two bench results side by side, with ratios"
+    )
+    bench_cli.add_compare_arguments(compare)
+    diff = sub.add_parser(
+        "diff",
+        help="two ConformanceReports compared item by item and clause by clause",
+        description=diff_cli.DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    diff_cli.add_arguments(diff)
+    qualify = sub.add_parser(
+        "qualify",
+        help="two versions built, run, diffed; differing items rerun (flaky or confirmed)",
+        description=qualify_cli.DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    qualify_cli.add_arguments(qualify)
+    layout_diff = sub.add_parser(
+        "layout-diff",
+        help="two implementations' reports: where their layouts differ, and alike or not",
+        description=layout_cli.DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    layout_cli.add_arguments(layout_diff)
+    differential = sub.add_parser(
+        "differential",
+        help="run a corpus of Workflows under two implementations and compare them",
+        description=differential_cli.DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    differential_cli.add_arguments(differential)
+    fixes = sub.add_parser(
+        "history",
+        help="upstream's fixed bugs: list them, or run each one's scenario before and "
+        "after its fix (`history run`)",
+        description=history_cli.DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    history_cli.add_arguments(fixes)
+    page = sub.add_parser(
+        "html", help="render a ConformanceReport YAML as one self-contained HTML page"
+    )
+    page.add_argument("report", type=Path, help="ConformanceReport YAML")
+    page.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=None,
+        help="HTML file to write (default: beside the report, .html)",
+    )
+    load = sub.add_parser(
+        "load-images", help="build and load images named by a command"
+    )
+    load.add_argument("--provider", default="local")
+    load.add_argument("--cluster", "--cluster-name", default="wpc")
+    load.add_argument("--workdir", type=Path, required=True)
+    load.add_argument(
+        "command", nargs="+", help="command printing '<ref> <context>' lines"
+    )
+    rm = sub.add_parser(
+        "uninstall",
+        help="remove an implementation's shared controller instances (and their records)",
+    )
+    rm.add_argument("--implementation", required=True, help="profile name or path")
+    rm.add_argument("--layout", choices=("legacy", "initless", "both"), default="both")
+    rm.add_argument("--provider", default="local")
+    rm.add_argument("--cluster", "--cluster-name", default="wpc")
+    rm.add_argument("--kubeconfig", type=Path, default=None)
+    rm.add_argument("--profile-var", action="append", default=[], metavar="NAME=VALUE")
+    rm.add_argument(
+        "--instance-id",
+        default=None,
+        help="remove this one instance (of --layout, which must then be legacy or "
+        "initless) instead of the profile's shared ones, e.g. a differential run's",
+    )
+    rm.add_argument(
+        "--force",
+        action="store_true",
+        help="take the instance over from the run that holds it although that run is "
+        "not proven dead (its lease has not run out): you declare it abandoned",
+    )
+    return p
+
+
+def _uninstall(args: argparse.Namespace) -> int:
+    variables = dict(v.split("=", 1) for v in args.profile_var)
+    profile = profiles.load(args.implementation, variables=variables)
+    layouts = ("legacy", "initless") if args.layout == "both" else (args.layout,)
+    cluster = ClusterChoice.of(args)
+    log_dir = Path("reports") / "logs"
+    if args.instance_id is None:
+        removed = preparing.uninstall_shared(
+            cluster=cluster,
+            profile=profile,
+            layouts=layouts,
+            log_dir=log_dir,
+            timeouts=Timeouts(),
+            force=args.force,
+        )
+    else:
+        if args.layout == "both":
+            raise DataError("uninstall --instance-id: give --layout legacy or initless")
+        removed = preparing.uninstall_instances(
+            cluster=cluster,
+            profile=profile,
+            instances=[
+                preparing.instance_of(
+                    profile, layout=args.layout, instance_id=args.instance_id
+                )
+            ],
+            log_dir=log_dir,
+            timeouts=Timeouts(),
+            force=args.force,
+        )
+    sys.stdout.write(f"uninstalled {profile.name}: {', '.join(removed) or 'nothing'}\n")
+    return 0
+
+
+def _html(args: argparse.Namespace) -> int:
+    document = html.read(args.report)
+    output = args.output or html.path_beside(args.report)
+    html.write(document, output)
+    sys.stdout.write(f"{output}\n")
+    return 0
+
+
+def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") -> int:
+    """Run one verb; exit codes are `conformance.exitcodes.ExitCode` or pytest's."""
+    p = parser(prog)
+    args = p.parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        if args.verb == "uninstall":
+            return _uninstall(args)
+        if args.verb == "bench":
+            return bench_cli.main_bench(args)
+        if args.verb == "bench-compare":
+            return bench_cli.main_compare(args)
+        if args.verb == "diff":
+            return diff_cli.main(args)
+        if args.verb == "qualify":
+            return qualify_cli.main(args)
+        if args.verb == "layout-diff":
+            return layout_cli.main(args)
+        if args.verb == "differential":
+            return differential_cli.main(args)
+        if args.verb == "history":
+            return history_cli.main(args)
+        if args.verb == "html":
+            return _html(args)
+        if args.verb == "load-images":
+            refs = images.load_images(
+                command=args.command,
+                provider=args.provider,
+                cluster=args.cluster,
+                workdir=args.workdir,
+            )
+            sys.stdout.write("".join(f"loaded {ref}\n" for ref in refs))
+            return 0
+        if args.wpc_implementation is None:
+            p.error("run: the following arguments are required: --implementation")
+        values = {o.dest: getattr(args, o.dest) for o in options.OPTIONS}
+        request = launching.RunRequest(
+            options=values,
+            reports_dir=args.reports_dir,
+            workers=args.workers,
+            pytest_args=tuple(args.pytest_args),
+        )
+        if args.list:
+            # Not preflight: its host checks are for a run that builds a cluster.
+            return launching.list_tests(request)
+        # Before `clusters up`: nothing on the host changes for a typo (#12).
+        preflight.check(values)
+        return launching.run(request)
+    except (DataError, SpecError) as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return ExitCode.INVALID_INPUT
+    except ClusterError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return ExitCode.CLUSTER_FAILED
+    except ClusterRefused as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return ExitCode.CLUSTER_REFUSED
+    except ConformanceError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return ExitCode.PREPARE_FAILED
+
+
+if __name__ == "__main__":
+    sys.exit(main())
