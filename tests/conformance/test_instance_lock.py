@@ -19,7 +19,6 @@ from typing import Any
 
 import pytest
 
-from conformance import __main__ as entry
 from conformance.errors import ClusterRefused
 from conformance.exitcodes import ExitCode
 from conformance.harness.timeouts import Timeouts
@@ -28,6 +27,7 @@ from conformance.implementations import preparing
 from conformance.implementations import profiles
 from conformance.implementations.contexts import ClusterChoice
 from tests.conformance import fakerecords
+from wpc import suite_cli as entry
 
 RECORD = "wpc-instance-wpc-legacy"
 CLUSTER = ClusterChoice(
