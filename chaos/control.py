@@ -10,6 +10,14 @@ recording and delete the namespace if they are still there, judge the run
 chaoslib logs and swallows a control's exceptions, except
 `InterruptExecution`; a session that cannot be opened raises that, so the
 experiment stops instead of running without a session.
+
+An experiment that does not apply here (a need it declares that the provider
+or the profile does not offer, `chaos.requirements`) is reported
+`not-applicable` before anything is installed and interrupted: its method,
+hypothesis and rollbacks never run. During the method, an activity that finds
+its fault cannot be injected after all (`Unsupported`, the backstop) stops the
+method there, since every later step would only fail for want of what it
+should have made; the rollbacks and the judging still run.
 """
 
 from __future__ import annotations
@@ -20,9 +28,11 @@ from collections.abc import Mapping
 from collections.abc import MutableMapping
 from typing import Any
 
+from chaos import activities
 from chaos import declarations
 from chaos import finishing
 from chaos import instances
+from chaos import requirements
 from chaos import sessions
 from chaos import teardown
 from chaos.settings import ChaosSettings
@@ -31,6 +41,13 @@ from conformance.harness.timeouts import Timeouts
 from conformance.implementations import preparing
 
 logger = logging.getLogger(__name__)
+
+NOT_APPLICABLE_KEY = "wpc_not_applicable"
+"""The configuration key holding why the experiment does not apply (when it does not)."""
+
+
+class NotApplicable(Exception):
+    """The experiment does not apply here; its entry is already in the report."""
 
 
 def _open(
@@ -48,6 +65,18 @@ def _open(
     clients = kube.connect(kubeconfig)
     preparing.check_marker(clients, allow_foreign=False)
     profile = instances.load_profile(settings)
+    reasons = requirements.unmet(
+        declared.requires, provider=settings.provider, profile=profile
+    )
+    if reasons:
+        finishing.not_applicable(
+            declared=declared,
+            settings=settings,
+            profile=profile,
+            clients=clients,
+            reasons=reasons,
+        )
+        raise NotApplicable("; ".join(reasons))
     instance = instances.chaos_instance(profile, settings.layout)
     drv = instances.driver(
         settings, profile, kubeconfig=kubeconfig, kubectl=kubectl, timeouts=timeouts
@@ -91,6 +120,13 @@ def before_experiment_control(
         raise InterruptExecution("the WPC control needs the experiment's configuration")
     try:
         session = _open(context, configuration)
+    except NotApplicable as exc:
+        configuration[NOT_APPLICABLE_KEY] = str(exc)
+        if isinstance(context, MutableMapping):
+            # Nothing was done, so nothing is to be undone: rollbacks would only
+            # fail for want of a session (chaoslib reads them after this returns).
+            context["rollbacks"] = []
+        raise InterruptExecution(f"not applicable: {exc}") from exc
     except Exception as exc:  # the one place: any failure here stops the run
         logger.exception("Cannot open the WPC chaos session.")
         raise InterruptExecution(f"cannot open the WPC chaos session: {exc}") from exc
@@ -113,7 +149,11 @@ def after_experiment_control(
     try:
         session = sessions.current(configuration)
     except Exception:
-        logger.error("No WPC chaos session to finish (it never opened).")
+        why = (configuration or {}).get(NOT_APPLICABLE_KEY)
+        if why:
+            logger.info("Not applicable: %s", why)
+        else:
+            logger.error("No WPC chaos session to finish (it never opened).")
         return
     try:
         errors = teardown.safety_net(session)
@@ -124,3 +164,51 @@ def after_experiment_control(
                 instances.uninstall(session.driver, [session.instance])
         finally:
             sessions.close(session)
+
+
+def before_method_control(
+    context: Mapping[str, Any],
+    configuration: MutableMapping[str, Any] | None = None,
+    **kwargs: Any,
+) -> None:
+    """Mark the session as in its method (where `Unsupported` stops the run)."""
+    try:
+        sessions.current(configuration).in_method = True
+    except Exception:
+        return
+
+
+def after_method_control(
+    context: Mapping[str, Any],
+    configuration: MutableMapping[str, Any] | None = None,
+    **kwargs: Any,
+) -> None:
+    """The method is over: a rollback's `Unsupported` must not stop the others."""
+    try:
+        sessions.current(configuration).in_method = False
+    except Exception:
+        return
+
+
+def after_activity_control(
+    context: Mapping[str, Any],
+    state: Mapping[str, Any] | None = None,
+    configuration: MutableMapping[str, Any] | None = None,
+    **kwargs: Any,
+) -> None:
+    """Stop the method at an activity that found its fault cannot be injected.
+
+    chaoslib would go on with the next activity, which then fails for want of
+    what this one should have made (a node, a pod, a fault window) and turns
+    "cannot be injected here" into an error.
+    """
+    from chaoslib.exceptions import InterruptExecution
+
+    try:
+        session = sessions.current(configuration)
+    except Exception:
+        return
+    unsupported = [f for f in session.failures if f.kind == activities.UNSUPPORTED]
+    if session.in_method and unsupported:
+        session.in_method = False
+        raise InterruptExecution(f"not applicable: {unsupported[0].message}")

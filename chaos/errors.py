@@ -15,8 +15,8 @@ One root, so callers can catch everything this package raises::
     │                   probe's expectation); the experiment `failed`
     │   └── Final       ... and waiting longer cannot change that: ends a
     │                   wait at once (also a `plumbing.waiting.Abort`)
-    ├── Unsupported     the provider cannot inject this fault (outcome
-    │                   `skipped`)
+    ├── Unsupported     the fault cannot be injected here (outcome
+    │                   `not-applicable`; the control stops the method)
     ├── Inconclusive    the harness could not gather the evidence a probe
     │                   needs (outcome `error`, never `failed`)
     └── ResourceGone    a watch's resourceVersion was compacted (HTTP 410);

@@ -106,6 +106,8 @@ class Session:
     """Whether the recording began (so a history must exist)."""
     installed: bool = False
     """Whether this run installed the controller instance (and so removes it)."""
+    in_method: bool = False
+    """Whether the experiment's method is running (`chaos.control`)."""
 
     @property
     def history_path(self) -> Path:

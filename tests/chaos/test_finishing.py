@@ -1,6 +1,6 @@
 """How an experiment run is judged and added to the report.
 
-We test these aspects: the outcome's precedence (error > skipped >
+We test these aspects: the outcome's precedence (error > not-applicable >
 injection-unverified > failed > passed), steady-state verdicts read from a
 chaostoolkit journal, a report entry replaced (not duplicated) when an
 experiment runs again, the JUnit twin, the settings read from configuration,
@@ -64,7 +64,11 @@ def test_a_clean_verified_run_passes():
         (_session(), {"before": BAD}, "error"),
         (_session(failures=[Failure("a", "error", "x")]), {}, "error"),
         (_session(), {"errors": ["namespace stuck"]}, "error"),
-        (_session(failures=[Failure("a", "unsupported", "x")]), {}, "skipped"),
+        (
+            _session(failures=[Failure("a", "unsupported", "x")]),
+            {"after": BAD},
+            "not-applicable",
+        ),
         (_session(injections=()), {}, "injection-unverified"),
         (_session(vulnerable=()), {}, "injection-unverified"),
         (
