@@ -173,7 +173,7 @@ def before_method_control(
 ) -> None:
     """Mark the session as in its method (where `Unsupported` stops the run)."""
     try:
-        sessions.current(configuration).in_method = True
+        sessions.current(configuration).phase = sessions.METHOD
     except Exception:
         return
 
@@ -185,7 +185,7 @@ def after_method_control(
 ) -> None:
     """The method is over: a rollback's `Unsupported` must not stop the others."""
     try:
-        sessions.current(configuration).in_method = False
+        sessions.current(configuration).phase = sessions.AFTER
     except Exception:
         return
 
@@ -209,6 +209,6 @@ def after_activity_control(
     except Exception:
         return
     unsupported = [f for f in session.failures if f.kind == activities.UNSUPPORTED]
-    if session.in_method and unsupported:
-        session.in_method = False
+    if session.phase == sessions.METHOD and unsupported:
+        session.phase = sessions.AFTER
         raise InterruptExecution(f"not applicable: {unsupported[0].message}")

@@ -24,10 +24,12 @@ import datetime
 import fcntl
 import logging
 import os
+import re
 import subprocess
 import time
 from collections.abc import Iterator
 from collections.abc import Mapping
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +48,7 @@ from chaos.report import build_report
 from chaos.report import summarize
 from chaos.report import write_report
 from chaos.report_html import write_index
+from chaos.sessions import FaultSpan
 from chaos.sessions import Session
 from chaos.settings import ChaosSettings
 from chaos.timeline import FaultWindow
@@ -59,18 +62,41 @@ logger = logging.getLogger(__name__)
 REPO = Path(__file__).resolve().parents[1]
 NOT_APPLICABLE = "not-applicable"
 
+ACTIVITY_FAILED = re.compile(r"^chaoslib\.exceptions\.ActivityFailed: ")
+EXCEPTION_NAME = re.compile(r"^(?:\w+\.)+\w+: ")
+"""The (module-qualified) exception names a probe's message is quoted without."""
 
-def steady_state(journal: Mapping[str, Any], when: str) -> Check:
-    """The journal's steady-state verdict `before` or `after` the method."""
+
+def steady_state(
+    journal: Mapping[str, Any], when: str, waits: Sequence[FaultSpan] = ()
+) -> Check:
+    """The journal's steady-state verdict `before` or `after` the method.
+
+    Each probe says whether its state held and, when it did not, what was
+    expected and what was observed (the probe's own message, or the value it
+    returned against the tolerance); `waits` are what the run waited for first.
+    """
     found = (journal.get("steady_states") or {}).get(when)
     if not found:
         return Check(ok=False, details=f"the hypothesis did not run {when} the method")
-    probes = [
-        f"{p['activity']['name']}: {p.get('status')}"
-        + ("" if p.get("tolerance_met", True) else " (tolerance not met)")
-        for p in found.get("probes") or []
-    ]
+    probes = [_probe_verdict(p) for p in found.get("probes") or []]
+    probes += [f"{w.label}: {(w.end or w.start) - w.start:.1f} s" for w in waits]
     return Check(ok=bool(found.get("steady_state_met")), details="; ".join(probes))
+
+
+def _probe_verdict(run: Mapping[str, Any]) -> str:
+    """`name: held`, or `name: not met: <expected and observed>`."""
+    name = run["activity"]["name"]
+    if run.get("status") == "failed":
+        said = (run.get("exception") or ["the probe failed"])[-1].strip()
+        said = ACTIVITY_FAILED.sub("", said, count=1)
+        return f"{name}: not met: {EXCEPTION_NAME.sub('', said, count=1)}"
+    if not run.get("tolerance_met", True):
+        tolerance = run["activity"].get("tolerance")
+        return (
+            f"{name}: not met: expected {tolerance!r}, observed {run.get('output')!r}"
+        )
+    return f"{name}: held"
 
 
 def outcome(
@@ -241,9 +267,12 @@ def finish(
             timeline,
             history,
             _fault_window(session),
+            waits=[
+                FaultWindow(w.start, w.end or w.start, w.label) for w in session.waits
+            ],
             title=f"{declared.name} ({session.settings.layout}, {session.profile.name})",
         )
-    before = steady_state(journal, "before")
+    before = steady_state(journal, "before", session.waits)
     after = steady_state(journal, "after")
     verdict = outcome(
         session,

@@ -38,6 +38,12 @@ logger = logging.getLogger(__name__)
 SESSION_KEY = "wpc_session"
 """The configuration key holding the open session's id."""
 
+BEFORE = "before"
+METHOD = "method"
+AFTER = "after"
+"""Where the run is: before its method (the first steady-state hypothesis), in
+it, or after it (the second hypothesis, the rollbacks); `chaos.control` moves it."""
+
 
 @dataclass(frozen=True)
 class Note:
@@ -106,8 +112,10 @@ class Session:
     """Whether the recording began (so a history must exist)."""
     installed: bool = False
     """Whether this run installed the controller instance (and so removes it)."""
-    in_method: bool = False
-    """Whether the experiment's method is running (`chaos.control`)."""
+    phase: str = BEFORE
+    """BEFORE, METHOD or AFTER the experiment's method (`chaos.control`)."""
+    waits: list[FaultSpan] = field(default_factory=list)
+    """What the run waited for before its method (the last run's aftermath)."""
 
     @property
     def history_path(self) -> Path:
@@ -165,6 +173,11 @@ class Session:
                 span.end = time.time()
                 logger.info("[%s] Fault ended: %s.", self.experiment, label)
                 return
+
+    def waited(self, label: str, start: float) -> None:
+        """Record a wait before the method, from `start` until now."""
+        self.waits.append(FaultSpan(label=label, start=start, end=time.time()))
+        logger.info("[%s] %s: %.1f s.", self.experiment, label, time.time() - start)
 
     def injected(self, activity: str, text: str) -> None:
         """Record evidence that the fault landed."""

@@ -95,7 +95,7 @@ def test_steady_state_is_read_from_the_journal():
             "after": None,
         }
     }
-    assert finishing.steady_state(journal, "before") == Check(True, "p: succeeded")
+    assert finishing.steady_state(journal, "before") == Check(True, "p: held")
     assert not finishing.steady_state(journal, "after").ok
 
 

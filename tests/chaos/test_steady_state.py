@@ -1,0 +1,237 @@
+"""The steady-state probes wait for recovery within a named bound and say what they saw.
+
+We test these aspects:
+
+- `controller_is_available` is no point check: a controller that comes back
+  within the bound holds (three polls in a row), and one that does not fails
+  with what was expected, within which bound and where the bound comes from
+  (the clause's, the experiment's recovery time, the probe's default), and
+  what was last observed (phase, readiness, restarts);
+- a wait before the method is recorded in the session (the previous
+  experiment's aftermath), one after the method is not;
+- the report's steady-state details say `held` or `not met: <expected and
+  observed>`, never "succeeded (tolerance not met)";
+- through chaoslib's real `run_experiment`: a controller that never becomes
+  ready fails the hypothesis, and the ChaosReport quotes the probe's evidence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import yaml
+from chaoslib.experiment import run_experiment
+
+from chaos import control
+from chaos import declarations
+from chaos import finishing
+from chaos import instances
+from chaos import probes
+from chaos import sessions
+from chaos.errors import Unexpected
+from conformance.harness.timeouts import Timeouts
+from conformance.implementations import preparing
+
+CONFIG = {sessions.SESSION_KEY: "test-steady"}
+DECLARED = declarations.of({"extensions": [{"name": "wpc", "experiment": "e"}]})
+
+
+def _controller(ready: bool, restarts: int = 0) -> SimpleNamespace:
+    return SimpleNamespace(
+        metadata=SimpleNamespace(name="ctl", uid="c1", deletion_timestamp=None),
+        spec=SimpleNamespace(node_name="n"),
+        status=SimpleNamespace(
+            phase="Running",
+            container_statuses=[SimpleNamespace(ready=ready, restart_count=restarts)],
+        ),
+    )
+
+
+class Controllers:
+    """The controller pods each list call sees: `script` in order, then the last."""
+
+    def __init__(self, *script: list[SimpleNamespace]) -> None:
+        self.script = list(script)
+        self.calls = 0
+
+    def list_namespaced_pod(self, namespace, label_selector=None):
+        self.calls += 1
+        step = self.script[min(self.calls, len(self.script)) - 1]
+        return SimpleNamespace(items=step)
+
+
+def _session(core: Controllers, *, declared=DECLARED, phase=sessions.BEFORE):
+    fake = sessions.Session(
+        session_id="test-steady",
+        experiment="e",
+        settings=SimpleNamespace(timeout_scale=0.01),  # type: ignore[arg-type]
+        profile=SimpleNamespace(controller_selector=lambda i: "app=ctl"),  # type: ignore[arg-type]
+        instance=SimpleNamespace(namespace="wpc-chaos-legacy"),  # type: ignore[arg-type]
+        driver=None,  # type: ignore[arg-type]
+        clients=SimpleNamespace(core=core),  # type: ignore[arg-type]
+        timeouts=Timeouts(poll_interval=0.01),
+        run_dir=Path("."),
+        run_id="r",
+        declaration=declared,
+    )
+    fake.phase = phase
+    return fake
+
+
+@pytest.fixture
+def registered():
+    opened: list[sessions.Session] = []
+
+    def register(session: sessions.Session) -> sessions.Session:
+        sessions.register(session)
+        opened.append(session)
+        return session
+
+    yield register
+    for session in opened:
+        sessions.close(session)
+
+
+def test_a_controller_coming_back_is_waited_for_and_the_wait_recorded(registered):
+    core = Controllers([], [_controller(False, restarts=1)], [_controller(True, 1)])
+    session = registered(_session(core))
+
+    assert probes.controller_is_available(configuration=CONFIG) is True
+
+    assert core.calls == 2 + probes.AVAILABLE_CONSECUTIVE
+    [wait] = session.waits
+    assert wait.label == (
+        "waited for exactly one running, ready controller pod in wpc-chaos-legacy "
+        "(first observed: no pods)"
+    )
+
+
+def test_no_wait_is_recorded_after_the_method(registered):
+    session = registered(
+        _session(Controllers([], [_controller(True)]), phase=sessions.AFTER)
+    )
+    assert probes.controller_is_available(configuration=CONFIG) is True
+    assert session.waits == []
+
+
+def test_a_controller_that_stays_away_fails_with_what_was_expected_and_seen(
+    registered,
+):
+    declared = replace(DECLARED, recovery_seconds=30.0)
+    registered(_session(Controllers([_controller(False, 4)]), declared=declared))
+
+    with pytest.raises(Unexpected) as caught:
+        probes.controller_is_available(configuration=CONFIG)
+
+    assert str(caught.value) == (
+        "expected exactly one running, ready controller pod in wpc-chaos-legacy "
+        "within 0.3 s (the experiment's recovery time, 30 s x timeout scale 0.01); "
+        "last observed: ctl (Running, ready 0/1, restarts 4)"
+    )
+
+
+def test_the_bound_is_the_clause_s_then_the_experiment_s_then_the_probe_s():
+    session = _session(Controllers())
+    assert probes.bound(session, 120.0, None) == (
+        1.2,
+        "the probe's default, 120 s x timeout scale 0.01",
+    )
+    session.declaration = replace(DECLARED, recovery_seconds=60.0)
+    assert probes.bound(session, 120.0, None)[1].startswith(
+        "the experiment's recovery time, 60 s"
+    )
+    assert probes.bound(session, 120.0, 10)[1].startswith("the clause's bound, 10 s")
+
+
+def _journal(*runs: dict[str, Any], met: bool) -> dict[str, Any]:
+    return {"steady_states": {"after": {"steady_state_met": met, "probes": list(runs)}}}
+
+
+def test_the_details_say_what_was_expected_and_observed():
+    held = {"activity": {"name": "cluster-is-healthy"}, "status": "succeeded"}
+    raised = {
+        "activity": {"name": "controller-is-available", "tolerance": True},
+        "status": "failed",
+        "exception": [
+            "chaoslib.exceptions.ActivityFailed: chaos.errors.Unexpected: expected "
+            "one pod within 3 s (the probe's default); last observed: no pods\n"
+        ],
+    }
+    returned = {
+        "activity": {"name": "other", "tolerance": True},
+        "status": "succeeded",
+        "output": False,
+        "tolerance_met": False,
+    }
+
+    check = finishing.steady_state(_journal(held, raised, returned, met=False), "after")
+
+    assert check.details == (
+        "cluster-is-healthy: held; controller-is-available: not met: expected one "
+        "pod within 3 s (the probe's default); last observed: no pods; other: not "
+        "met: expected True, observed False"
+    )
+    assert "tolerance not met" not in check.details
+
+
+def test_through_chaoslib_the_report_quotes_what_the_probe_saw(
+    tmp_path: Path, monkeypatch
+):
+    core = Controllers([_controller(False, restarts=7)])
+    monkeypatch.setattr(instances, "locate", lambda settings: ("kc", "kubectl"))
+    monkeypatch.setattr(
+        control.kube, "connect", lambda kubeconfig: SimpleNamespace(core=core, api=None)
+    )
+    monkeypatch.setattr(preparing, "check_marker", lambda clients, allow_foreign: {})
+    experiment = {
+        "version": "1.0.0",
+        "title": "t",
+        "description": "d",
+        "extensions": [{"name": "wpc", "experiment": "e", "layouts": ["legacy"]}],
+        "configuration": {
+            "wpc_reports_dir": str(tmp_path),
+            "wpc_instance": "external",
+            "wpc_timeout_scale": "0.01",
+        },
+        "controls": [
+            {"name": "wpc", "provider": {"type": "python", "module": "chaos.control"}}
+        ],
+        "steady-state-hypothesis": {
+            "title": "controller",
+            "probes": [
+                {
+                    "type": "probe",
+                    "name": "controller-is-available",
+                    "tolerance": True,
+                    "provider": {
+                        "type": "python",
+                        "module": "chaos.probes",
+                        "func": "controller_is_available",
+                    },
+                }
+            ],
+        },
+        "method": [
+            {
+                "type": "action",
+                "name": "nothing",
+                "provider": {"type": "python", "module": "time", "func": "time"},
+            }
+        ],
+    }
+
+    run_experiment(experiment)
+
+    report = yaml.safe_load((tmp_path / "chaos-reference.yaml").read_text())
+    [entry] = report["experiments"]
+    assert entry["outcome"] == "error"
+    assert entry["steadyStateBefore"]["details"] == (
+        "controller-is-available: not met: expected exactly one running, ready "
+        "controller pod in wpc-chaos-legacy within 3 s (the probe's default, "
+        "300 s x timeout scale 0.01); last observed: ctl (Running, ready 0/1, "
+        "restarts 7)"
+    )
