@@ -4,8 +4,13 @@ Before the experiment: check the cluster is WPC's, load the profile, install
 the chaos controller instance if it is not there (`wpc_instance: auto`), and
 open the session the activities share (`chaos.sessions`). After it: undo any
 fault the rollbacks did not (an interrupted run plays none), stop the
-recording and delete the namespace if they are still there, judge the run
-(`chaos.finishing`), and remove the instance if this run installed it.
+recording and delete the namespace if they are still there, wait (bounded)
+until the controller is available again, judge the run (`chaos.finishing`),
+and remove the instance if this run installed it. The wait makes a controller
+that went down after the second hypothesis (while the rollbacks ran) this
+experiment's finding; the next experiment's first hypothesis waits too, so an
+aftermath that shows only later delays it (recorded on its timeline) instead
+of failing it.
 
 chaoslib logs and swallows a control's exceptions, except
 `InterruptExecution`; a session that cannot be opened raises that, so the
@@ -32,6 +37,7 @@ from chaos import activities
 from chaos import declarations
 from chaos import finishing
 from chaos import instances
+from chaos import probes
 from chaos import requirements
 from chaos import sessions
 from chaos import teardown
@@ -157,7 +163,16 @@ def after_experiment_control(
         return
     try:
         errors = teardown.safety_net(session)
-        finishing.finish(session, state or {}, teardown_errors=errors)
+        aftermath = ""
+        if session.phase == sessions.AFTER and (state or {}).get("status") not in (
+            "interrupted",
+            "aborted",
+        ):
+            session.phase = sessions.ENDED
+            aftermath = probes.controller_is_back(session)
+        finishing.finish(
+            session, state or {}, teardown_errors=errors, aftermath=aftermath
+        )
     finally:
         try:
             if session.installed:

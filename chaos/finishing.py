@@ -48,8 +48,10 @@ from chaos.report import build_report
 from chaos.report import summarize
 from chaos.report import write_report
 from chaos.report_html import write_index
-from chaos.sessions import FaultSpan
+from chaos.sessions import BEFORE
+from chaos.sessions import ENDED
 from chaos.sessions import Session
+from chaos.sessions import Wait
 from chaos.settings import ChaosSettings
 from chaos.timeline import FaultWindow
 from chaos.timeline import write_timeline
@@ -68,7 +70,7 @@ EXCEPTION_NAME = re.compile(r"^(?:\w+\.)+\w+: ")
 
 
 def steady_state(
-    journal: Mapping[str, Any], when: str, waits: Sequence[FaultSpan] = ()
+    journal: Mapping[str, Any], when: str, waits: Sequence[Wait] = ()
 ) -> Check:
     """The journal's steady-state verdict `before` or `after` the method.
 
@@ -80,7 +82,7 @@ def steady_state(
     if not found:
         return Check(ok=False, details=f"the hypothesis did not run {when} the method")
     probes = [_probe_verdict(p) for p in found.get("probes") or []]
-    probes += [f"{w.label}: {(w.end or w.start) - w.start:.1f} s" for w in waits]
+    probes += [f"{w.label}: {w.end - w.start:.1f} s" for w in waits]
     return Check(ok=bool(found.get("steady_state_met")), details="; ".join(probes))
 
 
@@ -250,9 +252,18 @@ def drop_entries(path: Path, runs: set[tuple[str, str]]) -> None:
 
 
 def finish(
-    session: Session, journal: Mapping[str, Any], *, teardown_errors: list[str]
+    session: Session,
+    journal: Mapping[str, Any],
+    *,
+    teardown_errors: list[str],
+    aftermath: str = "",
 ) -> ExperimentResult:
-    """Check the history, draw the timeline, compute the outcome, write the report."""
+    """Check the history, draw the timeline, compute the outcome, write the report.
+
+    `aftermath`: why the controller was not available again after the
+    rollbacks (`chaos.probes.controller_is_back`); the steady state after the
+    experiment did not return, so the experiment failed.
+    """
     declared = session.declaration
     violations: list[Violation] = []
     timeline = session.run_dir / "timeline.html"
@@ -267,13 +278,17 @@ def finish(
             timeline,
             history,
             _fault_window(session),
-            waits=[
-                FaultWindow(w.start, w.end or w.start, w.label) for w in session.waits
-            ],
+            waits=[FaultWindow(w.start, w.end, w.label) for w in session.waits],
             title=f"{declared.name} ({session.settings.layout}, {session.profile.name})",
         )
-    before = steady_state(journal, "before", session.waits)
-    after = steady_state(journal, "after")
+    before = steady_state(
+        journal, "before", [w for w in session.waits if w.phase == BEFORE]
+    )
+    after = steady_state(
+        journal, "after", [w for w in session.waits if w.phase == ENDED]
+    )
+    if aftermath:
+        after = Check(ok=False, details=f"{after.details}; {aftermath}")
     verdict = outcome(
         session,
         before=before,

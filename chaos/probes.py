@@ -114,7 +114,7 @@ def await_steady(
             f"expected {describe} within {timeout:g} s ({source}); "
             f"last observed: {exc.last_observed}"
         ) from exc
-    if first and session.phase == sessions.BEFORE:
+    if first and session.phase in (sessions.BEFORE, sessions.ENDED):
         session.waited(f"waited for {describe} (first observed: {first[0]})", started)
     return found
 
@@ -167,7 +167,25 @@ def controller_is_available(
     within_seconds: float | None = None, configuration: dict[str, Any] | None = None
 ) -> bool:
     """The chaos instance's controller has exactly one running, ready pod (waits, bounded)."""
-    session = sessions.current(configuration)
+    return await_controller(sessions.current(configuration), within_seconds)
+
+
+def controller_is_back(session: sessions.Session) -> str:
+    """After the rollbacks: "" once the controller is available again, else why not.
+
+    The control's last look, so that a controller that went down after the
+    second hypothesis (while the rollbacks ran) is this experiment's finding,
+    not the next experiment's error.
+    """
+    try:
+        await_controller(session, None)
+    except Unexpected as exc:
+        return f"after the rollbacks: {exc}"
+    return ""
+
+
+def await_controller(session: sessions.Session, within_seconds: float | None) -> bool:
+    """Wait (bounded) until the instance's controller has one running, ready pod."""
 
     def available() -> bool | NotYet:
         pods = controller_pods.listed(session)

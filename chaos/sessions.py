@@ -41,8 +41,10 @@ SESSION_KEY = "wpc_session"
 BEFORE = "before"
 METHOD = "method"
 AFTER = "after"
+ENDED = "ended"
 """Where the run is: before its method (the first steady-state hypothesis), in
-it, or after it (the second hypothesis, the rollbacks); `chaos.control` moves it."""
+it, after it (the second hypothesis, the rollbacks), or ended (the control's
+last look, after the rollbacks); `chaos.control` moves it."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,16 @@ class Failure:
     activity: str
     kind: str
     message: str
+
+
+@dataclass(frozen=True)
+class Wait:
+    """What the run waited for outside its method, in which phase, from when to when."""
+
+    phase: str
+    label: str
+    start: float
+    end: float
 
 
 @dataclass
@@ -114,8 +126,9 @@ class Session:
     """Whether this run installed the controller instance (and so removes it)."""
     phase: str = BEFORE
     """BEFORE, METHOD or AFTER the experiment's method (`chaos.control`)."""
-    waits: list[FaultSpan] = field(default_factory=list)
-    """What the run waited for before its method (the last run's aftermath)."""
+    waits: list[Wait] = field(default_factory=list)
+    """What the run waited for before its method (the last run's aftermath) or
+    after its rollbacks (its own)."""
 
     @property
     def history_path(self) -> Path:
@@ -175,8 +188,8 @@ class Session:
                 return
 
     def waited(self, label: str, start: float) -> None:
-        """Record a wait before the method, from `start` until now."""
-        self.waits.append(FaultSpan(label=label, start=start, end=time.time()))
+        """Record a wait in the current phase, from `start` until now."""
+        self.waits.append(Wait(self.phase, label, start, time.time()))
         logger.info("[%s] %s: %.1f s.", self.experiment, label, time.time() - start)
 
     def injected(self, activity: str, text: str) -> None:

@@ -12,7 +12,11 @@ We test these aspects:
 - the report's steady-state details say `held` or `not met: <expected and
   observed>`, never "succeeded (tolerance not met)";
 - through chaoslib's real `run_experiment`: a controller that never becomes
-  ready fails the hypothesis, and the ChaosReport quotes the probe's evidence.
+  ready fails the hypothesis, and the ChaosReport quotes the probe's evidence;
+- between experiments (issue 31): one still coming back from the last
+  experiment is waited for before the method, and the wait is told in
+  `steadyStateBefore` and shaded on the timeline; one that is gone after the
+  rollbacks fails the steady state after of the experiment that left it so.
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ from chaos import sessions
 from chaos.errors import Unexpected
 from conformance.harness.timeouts import Timeouts
 from conformance.implementations import preparing
+from tests.chaos.histories import HistoryBuilder
+from tests.chaos.histories import pod
 
 CONFIG = {sessions.SESSION_KEY: "test-steady"}
 DECLARED = declarations.of({"extensions": [{"name": "wpc", "experiment": "e"}]})
@@ -178,15 +184,25 @@ def test_the_details_say_what_was_expected_and_observed():
     assert "tolerance not met" not in check.details
 
 
-def test_through_chaoslib_the_report_quotes_what_the_probe_saw(
-    tmp_path: Path, monkeypatch
-):
-    core = Controllers([_controller(False, restarts=7)])
+def write_history(configuration: dict[str, Any] | None = None) -> str:
+    """The tiny experiment's method: a recorded history, so a timeline is drawn."""
+    session = sessions.current(configuration)
+    builder = HistoryBuilder()
+    builder.at(0).add("ADDED", pod("wf-a", phase="Running"))
+    session.history_path.parent.mkdir(parents=True, exist_ok=True)
+    builder.write(session.history_path)
+    session.recorded = True
+    return str(session.history_path)
+
+
+def _run(tmp_path: Path, monkeypatch, core: Controllers) -> dict[str, Any]:
+    """Run the tiny experiment through chaoslib; its ChaosReport entry."""
     monkeypatch.setattr(instances, "locate", lambda settings: ("kc", "kubectl"))
     monkeypatch.setattr(
         control.kube, "connect", lambda kubeconfig: SimpleNamespace(core=core, api=None)
     )
     monkeypatch.setattr(preparing, "check_marker", lambda clients, allow_foreign: {})
+    monkeypatch.setattr(control, "Timeouts", lambda: Timeouts(poll_interval=0.05))
     experiment = {
         "version": "1.0.0",
         "title": "t",
@@ -218,20 +234,75 @@ def test_through_chaoslib_the_report_quotes_what_the_probe_saw(
         "method": [
             {
                 "type": "action",
-                "name": "nothing",
-                "provider": {"type": "python", "module": "time", "func": "time"},
+                "name": "write-history",
+                "provider": {
+                    "type": "python",
+                    "module": __name__,
+                    "func": "write_history",
+                },
             }
         ],
     }
-
     run_experiment(experiment)
-
     report = yaml.safe_load((tmp_path / "chaos-reference.yaml").read_text())
     [entry] = report["experiments"]
+    return dict(entry)
+
+
+EXPECTED = "exactly one running, ready controller pod in wpc-chaos-legacy"
+
+
+def test_through_chaoslib_the_report_quotes_what_the_probe_saw(
+    tmp_path: Path, monkeypatch
+):
+    entry = _run(tmp_path, monkeypatch, Controllers([_controller(False, restarts=7)]))
+
     assert entry["outcome"] == "error"
     assert entry["steadyStateBefore"]["details"] == (
-        "controller-is-available: not met: expected exactly one running, ready "
-        "controller pod in wpc-chaos-legacy within 3 s (the probe's default, "
-        "300 s x timeout scale 0.01); last observed: ctl (Running, ready 0/1, "
-        "restarts 7)"
+        f"controller-is-available: not met: expected {EXPECTED} within 3 s (the "
+        "probe's default, 300 s x timeout scale 0.01); last observed: ctl (Running, "
+        "ready 0/1, restarts 7)"
     )
+
+
+def test_an_experiment_starts_once_the_last_one_s_aftermath_is_over(
+    tmp_path: Path, monkeypatch
+):
+    coming_back = [_controller(False, restarts=1)]
+    entry = _run(
+        tmp_path, monkeypatch, Controllers(coming_back, [_controller(True, 1)])
+    )
+
+    assert entry["outcome"] != "error", entry
+    assert entry["steadyStateBefore"]["ok"]
+    details = entry["steadyStateBefore"]["details"]
+    assert details.startswith(
+        f"controller-is-available: held; waited for {EXPECTED} (first observed: ctl "
+        "(Running, ready 0/1, restarts 1)): "
+    ), details
+    timeline = Path(entry["timelinePath"]).read_text()
+    assert '<rect class="wait"' in timeline
+    assert entry["steadyStateAfter"] == {
+        "ok": True,
+        "details": "controller-is-available: held",
+    }
+
+
+def test_a_controller_gone_after_the_rollbacks_fails_that_experiment(
+    tmp_path: Path, monkeypatch
+):
+    ready = [_controller(True)]
+    hypotheses = [ready] * (2 * probes.AVAILABLE_CONSECUTIVE)
+    entry = _run(
+        tmp_path, monkeypatch, Controllers(*hypotheses, [_controller(False, 2)])
+    )
+
+    assert entry["steadyStateBefore"]["ok"]
+    assert entry["steadyStateAfter"] == {
+        "ok": False,
+        "details": (
+            "controller-is-available: held; after the rollbacks: expected "
+            f"{EXPECTED} within 3 s (the probe's default, 300 s x timeout scale "
+            "0.01); last observed: ctl (Running, ready 0/1, restarts 2)"
+        ),
+    }
