@@ -16,6 +16,10 @@ nothing counts as passed), after every phase has run: a failure in one layout
 does not hide the others' verdicts.
 
     python -m tests.chaos.parallel [--layout both|legacy|initless] [-- PYTEST_ARGS...]
+
+The closing summary reads the ChaosReport the experiments wrote, named after
+the profile's `name` (WPC_CHAOS_IMPLEMENTATION may be a path to a profile); a
+profile that cannot be loaded stops the run at once with exit code 10.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,11 +38,14 @@ from typing import IO
 import yaml
 
 from conformance import contract
+from conformance.errors import DataError
 
 ROOT = Path(__file__).resolve().parents[2]
 TESTS = "tests/chaos/test_experiments.py"
 NO_TESTS_COLLECTED = 5
 """pytest's exit status when the selection is empty (a layout with no node faults)."""
+INVALID_INPUT = 10
+"""The exit status for a profile that cannot be loaded (the CLI's invalid input)."""
 
 
 @dataclass(frozen=True)
@@ -157,21 +165,45 @@ def summary(report: Path) -> list[str]:
     return lines
 
 
+def report_of(reports: Path, environ: Mapping[str, str]) -> Path:
+    """The ChaosReport the experiments write: `chaos-<the profile's name>.yaml`.
+
+    Not `chaos-<WPC_CHAOS_IMPLEMENTATION>`: that may be a path to the profile.
+    DataError or ValueError when the profile or its variables are invalid.
+    """
+    from chaos import finishing
+    from chaos import instances
+    from chaos.settings import ChaosSettings
+    from chaos.settings import parse_vars
+
+    settings = ChaosSettings(
+        implementation=environ.get("WPC_CHAOS_IMPLEMENTATION") or "reference",
+        profile_vars=parse_vars(environ.get("WPC_CHAOS_PROFILE_VARS", "")),
+    )
+    return finishing.report_path(reports, instances.load_profile(settings).name)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.chaos.parallel")
     parser.add_argument("--layout", choices=("both", *contract.LAYOUTS), default="both")
     parser.add_argument("--reports", type=Path, default=ROOT / "reports")
     parser.add_argument(
-        "--report", type=Path, help="the ChaosReport to summarise at the end"
+        "--report",
+        type=Path,
+        help="the ChaosReport to summarise at the end (default: the profile's)",
     )
     parser.add_argument("pytest_args", nargs="*", help="passed to every pytest process")
     args = parser.parse_args(argv)
+    try:
+        report = args.report or report_of(args.reports, os.environ)
+    except (DataError, ValueError) as exc:
+        print(f"make chaos: {exc}", file=sys.stderr, flush=True)
+        return INVALID_INPUT
     side_by_side, alone = plan(args.layout)
     statuses = run_phases(side_by_side, args.reports, args.pytest_args)
     for phase in alone:
         statuses += run_phases([phase], args.reports, args.pytest_args)
-    if args.report:
-        print("\n".join(summary(args.report)), flush=True)
+    print("\n".join(summary(report)), flush=True)
     return next((s for s in statuses if s), 0)
 
 
