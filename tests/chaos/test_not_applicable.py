@@ -13,11 +13,14 @@ cluster access is faked, the activities are the real ones):
   the method there; the later activities do not run (they would fail for want of
   the node it should have recorded and turn the verdict into `error`), the
   rollbacks do, and the entry is `not-applicable` with the activity's message;
-- the requirement table: what each provider and profile offers.
+- the requirement table: what each provider and profile offers;
+- on the local cluster (cluster-marked): `chaos run` of each worker experiment
+  ends not-applicable in seconds, installing nothing and leaving no namespace.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -33,6 +36,7 @@ from chaos import requirements
 from chaos.node import placement
 from conformance.implementations import preparing
 from conformance.implementations import profiles
+from tests.chaos import experimenting
 from tests.chaos.test_worker_probes import CP
 from tests.chaos.test_worker_probes import FakeCore
 from tests.chaos.test_worker_probes import _node
@@ -269,3 +273,35 @@ def test_what_providers_and_profiles_offer(tmp_path: Path):
     )
     with pytest.raises(ValueError, match="unknown requirements"):
         requirements.unmet(["node-fault"], provider="local", profile=reference)
+
+
+NOT_APPLICABLE_WITHIN_SECONDS = 60.0
+"""`chaos run` of an experiment that does not apply: start-up, the declarations, one
+report entry; an install alone takes minutes."""
+
+
+@pytest.mark.cluster
+@pytest.mark.chaos
+@pytest.mark.parametrize(
+    "name",
+    [
+        "worker-deleted-while-main-runs",
+        "worker-drained-while-main-runs",
+        "worker-frozen-while-main-runs",
+    ],
+)
+def test_on_the_local_cluster_a_worker_experiment_is_not_applicable_at_once(
+    tmp_path: Path, name: str
+):
+    target = experimenting.Target(reports_dir=tmp_path, instance="auto")
+    started = time.monotonic()
+
+    entry = experimenting.run(
+        experimenting.EXPERIMENTS_DIR / f"{name}.yaml", layout="legacy", target=target
+    )
+
+    assert entry["outcome"] == "not-applicable", experimenting.explain(entry)
+    assert "which the local provider does not offer" in entry["reason"]
+    assert time.monotonic() - started < NOT_APPLICABLE_WITHIN_SECONDS
+    assert not entry["leaks"]
+    assert not (tmp_path / "chaos" / "logs").exists()  # no profile command ran
