@@ -169,7 +169,13 @@ def after_experiment_control(
             "aborted",
         ):
             session.phase = sessions.ENDED
-            aftermath = probes.controller_is_back(session)
+            try:
+                aftermath = probes.controller_is_back(session)
+            except Exception as exc:  # the report must still be written
+                errors.append(
+                    "could not check the controller after the rollbacks: "
+                    f"{type(exc).__name__}: {exc}"
+                )
         finishing.finish(
             session, state or {}, teardown_errors=errors, aftermath=aftermath
         )

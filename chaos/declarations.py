@@ -72,8 +72,15 @@ def of(experiment: Mapping[str, Any]) -> Declaration:
     if "deadlineSeconds" in ext:
         limits = InvariantSettings(deadline_seconds=float(ext["deadlineSeconds"]))
     recovery = ext.get("recoverySeconds")
-    if recovery is not None and not float(recovery) > 0:
-        raise ValueError(f"experiment {name}: recoverySeconds must be positive")
+    if recovery is not None and (
+        isinstance(recovery, bool)
+        or not isinstance(recovery, int | float)
+        or not recovery > 0
+    ):
+        raise ValueError(
+            f"experiment {name}: recoverySeconds must be a positive number of "
+            f"seconds, not {recovery!r}"
+        )
     return Declaration(
         name=name,
         layouts=layouts,

@@ -180,6 +180,36 @@ def test_the_declaration_is_checked():
         )
     with pytest.raises(ValueError, match="one `extensions`"):
         declarations.of({"title": "t"})
+    declared = declarations.of(
+        {
+            "extensions": [
+                {
+                    "name": "wpc",
+                    "experiment": "e",
+                    "requires": ["node-faults"],
+                    "recoverySeconds": 90,
+                }
+            ]
+        }
+    )
+    assert (declared.requires, declared.recovery_seconds) == (("node-faults",), 90.0)
+    with pytest.raises(ValueError, match=r"unknown .*requirements \['node-fault'\]"):
+        declarations.of(
+            {
+                "extensions": [
+                    {"name": "wpc", "experiment": "e", "requires": ["node-fault"]}
+                ]
+            }
+        )
+    for bad in ("90", 0, -1, float("nan"), True):
+        with pytest.raises(ValueError, match="recoverySeconds must be a positive"):
+            declarations.of(
+                {
+                    "extensions": [
+                        {"name": "wpc", "experiment": "e", "recoverySeconds": bad}
+                    ]
+                }
+            )
 
 
 @pytest.mark.parametrize(

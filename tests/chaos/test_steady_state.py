@@ -306,3 +306,26 @@ def test_a_controller_gone_after_the_rollbacks_fails_that_experiment(
             "0.01); last observed: ctl (Running, ready 0/1, restarts 2)"
         ),
     }
+
+
+class BrokenAfter(Controllers):
+    """The API answers the two hypotheses, then breaks."""
+
+    def list_namespaced_pod(self, namespace, label_selector=None):
+        if self.calls >= 2 * probes.AVAILABLE_CONSECUTIVE:
+            raise RuntimeError("connection refused")
+        return super().list_namespaced_pod(namespace, label_selector)
+
+
+def test_a_last_look_that_cannot_be_taken_is_an_error_and_the_report_is_written(
+    tmp_path: Path, monkeypatch
+):
+    entry = _run(tmp_path, monkeypatch, BrokenAfter([_controller(True)]))
+
+    assert entry["outcome"] == "error"
+    assert entry["failedChecks"][-1] == {
+        "activity": "teardown",
+        "kind": "error",
+        "message": "could not check the controller after the rollbacks: "
+        "RuntimeError: connection refused",
+    }
