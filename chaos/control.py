@@ -41,6 +41,7 @@ from chaos import probes
 from chaos import requirements
 from chaos import sessions
 from chaos import teardown
+from chaos.errors import NotApplicable
 from chaos.settings import ChaosSettings
 from conformance.harness import kube
 from conformance.harness.timeouts import Timeouts
@@ -50,10 +51,6 @@ logger = logging.getLogger(__name__)
 
 NOT_APPLICABLE_KEY = "wpc_not_applicable"
 """The configuration key holding why the experiment does not apply (when it does not)."""
-
-
-class NotApplicable(Exception):
-    """The experiment does not apply here; its entry is already in the report."""
 
 
 def _open(
