@@ -63,6 +63,7 @@ def unmet(needs: Iterable[str], *, provider: str, profile: Profile) -> list[str]
 
     ValueError for a need no one could offer (a typo in a document).
     """
+    needs = tuple(needs)
     unknown = sorted(set(needs) - KNOWN)
     if unknown:
         raise ValueError(f"unknown requirements {unknown} (known: {sorted(KNOWN)})")

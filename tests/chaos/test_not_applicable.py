@@ -271,6 +271,8 @@ def test_what_providers_and_profiles_offer(tmp_path: Path):
             ["controller-restart"], provider="local", profile=no_restart
         )[0]
     )
+    once = (n for n in ["node-faults"])  # read twice: checked, then judged
+    assert len(requirements.unmet(once, provider="kind", profile=reference)) == 1
     with pytest.raises(ValueError, match="unknown requirements"):
         requirements.unmet(["node-fault"], provider="local", profile=reference)
 
