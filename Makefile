@@ -224,14 +224,15 @@ history-list: setup
 # IMPLEMENTATION in LAYOUT (legacy, initless or both): the layouts' experiments side by
 # side (one pytest process each), then the node faults alone (`wpc chaos run`, chaos/suite/;
 # the checkout's heartbeat plugin keeps the log from going silent while an experiment runs).
-# Writes reports/chaos-<impl>.yaml, its JUnit twin, its HTML page (linking the timelines),
-# and a history and timeline per experiment under reports/chaos/.
+# Writes reports/chaos-<the profile's name>.yaml (IMPLEMENTATION may be a profile's path),
+# its JUnit twin, its HTML page (linking the timelines), and a history and timeline per
+# experiment under reports/chaos/. An experiment that needs what PROVIDER or the profile
+# does not offer is reported not-applicable, with the reason, before anything is installed.
 chaos: setup
 	$(PY) -m clusters up --provider $(PROVIDER) --name $(CLUSTER)
 	WPC_CHAOS_IMPLEMENTATION=$(IMPLEMENTATION) WPC_CHAOS_PROFILE_VARS="$(CHAOS_PROFILE_VARS)" \
 	WPC_CHAOS_PROVIDER=$(PROVIDER) WPC_CHAOS_CLUSTER=$(CLUSTER) \
-	$(PY) -m chaos run --layout $(LAYOUT) --report reports/chaos-$(IMPLEMENTATION).yaml \
-	  -- -p tests.heartbeat $(PYTEST_ARGS)
+	$(PY) -m chaos run --layout $(LAYOUT) -- -p tests.heartbeat $(PYTEST_ARGS)
 
 # The multi-node experiments on a kind cluster with two workers (KIND_CLUSTER, made if
 # absent): a worker frozen and thawed, drained, then deleted for good, which leaves the

@@ -7,7 +7,13 @@ extensions:
     layouts: [legacy, initless]                   # where it applies
     invariants: [...]                             # optional; default: all
     deadlineSeconds: 180                          # optional; the invariant's
+    requires: [node-faults]                       # optional; chaos.requirements
+    recoverySeconds: 120                          # optional; see below
 ```
+
+`recoverySeconds` is how long the system may take to be steady again after the
+fault: the steady-state probes wait that long, at most, before they fail
+(default: each probe's own bound).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from typing import Any
 
 from chaos.invariants import INVARIANTS
 from chaos.invariants import InvariantSettings
+from chaos.requirements import KNOWN as KNOWN_REQUIREMENTS
 from conformance import contract
 
 EXTENSION = "wpc"
@@ -31,6 +38,10 @@ class Declaration:
     layouts: tuple[str, ...]
     invariants: tuple[str, ...]
     invariant_settings: InvariantSettings
+    requires: tuple[str, ...] = ()
+    """What the provider or profile must offer (`chaos.requirements`)."""
+    recovery_seconds: float | None = None
+    """The declared recovery time; None: each steady-state probe's own bound."""
 
 
 def of(experiment: Mapping[str, Any]) -> Declaration:
@@ -51,11 +62,30 @@ def of(experiment: Mapping[str, Any]) -> Declaration:
     unknown = [layout for layout in layouts if layout not in contract.LAYOUTS]
     names = tuple(ext.get("invariants") or INVARIANTS)
     unknown += [n for n in names if n not in INVARIANTS]
+    requires = tuple(ext.get("requires") or ())
+    unknown += [r for r in requires if r not in KNOWN_REQUIREMENTS]
     if unknown:
-        raise ValueError(f"experiment {name}: unknown layouts or invariants {unknown}")
+        raise ValueError(
+            f"experiment {name}: unknown layouts, invariants or requirements {unknown}"
+        )
     limits = InvariantSettings()
     if "deadlineSeconds" in ext:
         limits = InvariantSettings(deadline_seconds=float(ext["deadlineSeconds"]))
+    recovery = ext.get("recoverySeconds")
+    if recovery is not None and (
+        isinstance(recovery, bool)
+        or not isinstance(recovery, int | float)
+        or not recovery > 0
+    ):
+        raise ValueError(
+            f"experiment {name}: recoverySeconds must be a positive number of "
+            f"seconds, not {recovery!r}"
+        )
     return Declaration(
-        name=name, layouts=layouts, invariants=names, invariant_settings=limits
+        name=name,
+        layouts=layouts,
+        invariants=names,
+        invariant_settings=limits,
+        requires=requires,
+        recovery_seconds=None if recovery is None else float(recovery),
     )

@@ -15,8 +15,11 @@ One root, so callers can catch everything this package raises::
     │                   probe's expectation); the experiment `failed`
     │   └── Final       ... and waiting longer cannot change that: ends a
     │                   wait at once (also a `plumbing.waiting.Abort`)
-    ├── Unsupported     the provider cannot inject this fault (outcome
-    │                   `skipped`)
+    ├── Unsupported     the fault cannot be injected here (outcome
+    │                   `not-applicable`; the control stops the method)
+    ├── NotApplicable   the experiment needs what the provider or the
+    │                   profile does not offer; raised by the control
+    │                   before anything is installed, after reporting it
     ├── Inconclusive    the harness could not gather the evidence a probe
     │                   needs (outcome `error`, never `failed`)
     └── ResourceGone    a watch's resourceVersion was compacted (HTTP 410);
@@ -72,6 +75,10 @@ class Final(Unexpected, Abort):
 
 class Unsupported(ChaosError):
     """The cluster provider has no way to inject this fault."""
+
+
+class NotApplicable(ChaosError):
+    """The experiment does not apply here; its entry is already in the report."""
 
 
 class Inconclusive(ChaosError):

@@ -5,7 +5,10 @@ The outcome, in order of precedence:
 - `error`: the steady state did not hold before the fault (the cluster was not
   fit to experiment on), an activity hit a harness or cluster error, or the
   cleanup failed;
-- `skipped`: the provider cannot inject the fault;
+- `not-applicable`: an activity found the fault cannot be injected here
+  (`Unsupported`, the backstop: `chaos.control` stops the method there);
+  an experiment whose declared needs are not offered never gets this far
+  (`not_applicable()`, written before anything is installed);
 - `injection-unverified`: no probe showed that the fault landed, or that the
   workload was in the targeted state when it did; then nothing else counts,
   since a pass would prove nothing;
@@ -21,10 +24,12 @@ import datetime
 import fcntl
 import logging
 import os
+import re
 import subprocess
 import time
 from collections.abc import Iterator
 from collections.abc import Mapping
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +37,7 @@ import yaml
 
 from chaos import activities
 from chaos import junit
+from chaos.declarations import Declaration
 from chaos.errors import HistoryError
 from chaos.history import load_history
 from chaos.invariants import check
@@ -39,29 +45,60 @@ from chaos.report import Check
 from chaos.report import ExperimentResult
 from chaos.report import RunContext
 from chaos.report import build_report
+from chaos.report import summarize
 from chaos.report import write_report
 from chaos.report_html import write_index
+from chaos.sessions import BEFORE
+from chaos.sessions import ENDED
 from chaos.sessions import Session
+from chaos.sessions import Wait
+from chaos.settings import ChaosSettings
 from chaos.timeline import FaultWindow
 from chaos.timeline import write_timeline
 from chaos.violations import Violation
+from conformance.harness import kube
+from conformance.implementations.profiles import Profile
 
 logger = logging.getLogger(__name__)
 
 REPO = Path(__file__).resolve().parents[1]
+NOT_APPLICABLE = "not-applicable"
+
+ACTIVITY_FAILED = re.compile(r"^chaoslib\.exceptions\.ActivityFailed: ")
+EXCEPTION_NAME = re.compile(r"^(?:\w+\.)+\w+: ")
+"""The (module-qualified) exception names a probe's message is quoted without."""
 
 
-def steady_state(journal: Mapping[str, Any], when: str) -> Check:
-    """The journal's steady-state verdict `before` or `after` the method."""
+def steady_state(
+    journal: Mapping[str, Any], when: str, waits: Sequence[Wait] = ()
+) -> Check:
+    """The journal's steady-state verdict `before` or `after` the method.
+
+    Each probe says whether its state held and, when it did not, what was
+    expected and what was observed (the probe's own message, or the value it
+    returned against the tolerance); `waits` are what the run waited for first.
+    """
     found = (journal.get("steady_states") or {}).get(when)
     if not found:
         return Check(ok=False, details=f"the hypothesis did not run {when} the method")
-    probes = [
-        f"{p['activity']['name']}: {p.get('status')}"
-        + ("" if p.get("tolerance_met", True) else " (tolerance not met)")
-        for p in found.get("probes") or []
-    ]
+    probes = [_probe_verdict(p) for p in found.get("probes") or []]
+    probes += [f"{w.label}: {w.end - w.start:.1f} s" for w in waits]
     return Check(ok=bool(found.get("steady_state_met")), details="; ".join(probes))
+
+
+def _probe_verdict(run: Mapping[str, Any]) -> str:
+    """`name: held`, or `name: not met: <expected and observed>`."""
+    name = run["activity"]["name"]
+    if run.get("status") == "failed":
+        said = (run.get("exception") or ["the probe failed"])[-1].strip()
+        said = ACTIVITY_FAILED.sub("", said, count=1)
+        return f"{name}: not met: {EXCEPTION_NAME.sub('', said, count=1)}"
+    if not run.get("tolerance_met", True):
+        tolerance = run["activity"].get("tolerance")
+        return (
+            f"{name}: not met: expected {tolerance!r}, observed {run.get('output')!r}"
+        )
+    return f"{name}: held"
 
 
 def outcome(
@@ -77,7 +114,7 @@ def outcome(
     if not before.ok or activities.ERROR in kinds or teardown_errors:
         return "error"
     if activities.UNSUPPORTED in kinds:
-        return "skipped"
+        return NOT_APPLICABLE
     if not session.injections or not session.vulnerable:
         return "injection-unverified"
     if activities.EXPECTATION in kinds or not after.ok or violations:
@@ -123,20 +160,20 @@ def _commit() -> str:
         return ""
 
 
-def _context(session: Session) -> RunContext:
+def _context(profile: Profile, provider: str, clients: kube.Clients) -> RunContext:
     from kubernetes import client
 
     try:
-        version = str(client.VersionApi(session.clients.api).get_code().git_version)
+        version = str(client.VersionApi(clients.api).get_code().git_version)
     except Exception:
         version = "unknown"
     return RunContext(
         date=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         suite_version="0.1.0",
         suite_commit=_commit(),
-        implementation_name=session.profile.name,
-        implementation_profile=str(session.profile.path),
-        provider=session.settings.provider,
+        implementation_name=profile.name,
+        implementation_profile=str(profile.path),
+        provider=provider,
         kubernetes_version=version,
     )
 
@@ -189,7 +226,7 @@ def add_to_report(path: Path, context: RunContext, result: ExperimentResult) -> 
         report = build_report(context, [])
         report["experiments"] = [*kept, result.to_dict()]
         report["experiments"].sort(key=lambda e: (e["name"], e["layout"]))
-        report["summary"] = _summary(report["experiments"])
+        report["summary"] = summarize(report["experiments"])
         _write(report, path)
 
 
@@ -210,29 +247,23 @@ def drop_entries(path: Path, runs: set[tuple[str, str]]) -> None:
             path.with_suffix(".html").unlink(missing_ok=True)
             return
         report["experiments"] = kept
-        report["summary"] = _summary(kept)
+        report["summary"] = summarize(kept)
         _write(report, path)
 
 
-def _summary(entries: list[dict[str, Any]]) -> dict[str, int]:
-    def count(outcome: str) -> int:
-        return sum(1 for e in entries if e["outcome"] == outcome)
-
-    return {
-        "total": len(entries),
-        "passed": count("passed"),
-        "failed": count("failed"),
-        "injectionUnverified": count("injection-unverified"),
-        "error": count("error"),
-        "skipped": count("skipped"),
-        "violations": sum(len(e["violations"]) for e in entries),
-    }
-
-
 def finish(
-    session: Session, journal: Mapping[str, Any], *, teardown_errors: list[str]
+    session: Session,
+    journal: Mapping[str, Any],
+    *,
+    teardown_errors: list[str],
+    aftermath: str = "",
 ) -> ExperimentResult:
-    """Check the history, draw the timeline, compute the outcome, write the report."""
+    """Check the history, draw the timeline, compute the outcome, write the report.
+
+    `aftermath`: why the controller was not available again after the
+    rollbacks (`chaos.probes.controller_is_back`); the steady state after the
+    experiment did not return, so the experiment failed.
+    """
     declared = session.declaration
     violations: list[Violation] = []
     timeline = session.run_dir / "timeline.html"
@@ -247,10 +278,17 @@ def finish(
             timeline,
             history,
             _fault_window(session),
+            waits=[FaultWindow(w.start, w.end, w.label) for w in session.waits],
             title=f"{declared.name} ({session.settings.layout}, {session.profile.name})",
         )
-    before = steady_state(journal, "before")
-    after = steady_state(journal, "after")
+    before = steady_state(
+        journal, "before", [w for w in session.waits if w.phase == BEFORE]
+    )
+    after = steady_state(
+        journal, "after", [w for w in session.waits if w.phase == ENDED]
+    )
+    if aftermath:
+        after = Check(ok=False, details=f"{after.details}; {aftermath}")
     verdict = outcome(
         session,
         before=before,
@@ -277,9 +315,20 @@ def finish(
             (f.label, f.start, f.end if f.end is not None else time.time())
             for f in session.faults
         ),
+        reason="; ".join(
+            f"{f.activity}: {f.message}"
+            for f in session.failures
+            if f.kind == activities.UNSUPPORTED
+        )
+        if verdict == NOT_APPLICABLE
+        else "",
     )
     path = report_path(session.settings.reports_dir, session.profile.name)
-    add_to_report(path, _context(session), result)
+    add_to_report(
+        path,
+        _context(session.profile, session.settings.provider, session.clients),
+        result,
+    )
     logger.info(
         "[%s] %s in %s: %s (%d violation(s)); report %s",
         declared.name,
@@ -287,6 +336,47 @@ def finish(
         f"{result.duration_seconds:g} s",
         verdict,
         len(violations),
+        path,
+    )
+    return result
+
+
+def not_applicable(
+    *,
+    declared: Declaration,
+    settings: ChaosSettings,
+    profile: Profile,
+    clients: kube.Clients,
+    reasons: list[str],
+) -> ExperimentResult:
+    """Report the experiment as not applicable, for `reasons`, without running it.
+
+    Nothing ran: no steady state was checked, no fault injected, no history
+    recorded; the entry says so and why.
+    """
+    not_run = Check(ok=False, details="not checked: the experiment does not apply")
+    result = ExperimentResult(
+        name=declared.name,
+        layout=settings.layout,
+        outcome=NOT_APPLICABLE,
+        injection_verified=False,
+        injection_evidence="no fault injected: the experiment does not apply",
+        steady_state_before=not_run,
+        steady_state_after=not_run,
+        invariants_checked=declared.invariants,
+        violations=(),
+        duration_seconds=0.0,
+        history_path="",
+        timeline_path="",
+        reason="; ".join(reasons),
+    )
+    path = report_path(settings.reports_dir, profile.name)
+    add_to_report(path, _context(profile, settings.provider, clients), result)
+    logger.info(
+        "[%s] %s: not applicable (%s); report %s",
+        declared.name,
+        settings.layout,
+        result.reason,
         path,
     )
     return result

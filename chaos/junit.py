@@ -1,8 +1,9 @@
 """A ChaosReport as JUnit XML: one test case per experiment and layout.
 
 CI systems read JUnit; the ChaosReport stays the source of truth. A failed or
-injection-unverified experiment is a <failure>, an error an <error>, a skipped
-one <skipped>, each with the evidence as text.
+injection-unverified experiment is a <failure>, an error an <error>, a
+not-applicable one <skipped> whose message gives the reason, each with the
+evidence as text.
 """
 
 from __future__ import annotations
@@ -13,10 +14,13 @@ from typing import Any
 from xml.etree import ElementTree
 
 FAILURES = frozenset({"failed", "injection-unverified"})
+NOT_RUN = frozenset({"not-applicable", "skipped"})
+"""Outcomes that are <skipped> (`skipped`: what older runs called not applicable)."""
 
 
 def _text(entry: Mapping[str, Any]) -> str:
-    lines = [entry["injectionVerified"]["evidence"]]
+    lines = [f"not applicable: {entry['reason']}"] if entry.get("reason") else []
+    lines.append(entry["injectionVerified"]["evidence"])
     lines += [
         f"{c['activity']} ({c['kind']}): {c['message']}"
         for c in entry.get("failedChecks") or []
@@ -37,7 +41,7 @@ def render(report: Mapping[str, Any]) -> bytes:
         tests=str(len(entries)),
         failures=str(sum(1 for e in entries if e["outcome"] in FAILURES)),
         errors=str(sum(1 for e in entries if e["outcome"] == "error")),
-        skipped=str(sum(1 for e in entries if e["outcome"] == "skipped")),
+        skipped=str(sum(1 for e in entries if e["outcome"] in NOT_RUN)),
         time=f"{sum(e['durationSeconds'] for e in entries):.1f}",
     )
     for entry in entries:
@@ -48,11 +52,16 @@ def render(report: Mapping[str, Any]) -> bytes:
             name=entry["name"],
             time=f"{entry['durationSeconds']:.1f}",
         )
-        tag = {"error": "error", "skipped": "skipped"}.get(entry["outcome"])
+        tag = "error" if entry["outcome"] == "error" else None
         if entry["outcome"] in FAILURES:
             tag = "failure"
+        if entry["outcome"] in NOT_RUN:
+            tag = "skipped"
         if tag is not None:
-            child = ElementTree.SubElement(case, tag, message=entry["outcome"])
+            message = entry["outcome"]
+            if entry.get("reason"):
+                message = f"{message}: {entry['reason']}"
+            child = ElementTree.SubElement(case, tag, message=message)
             child.text = _text(entry)
     document: bytes = ElementTree.tostring(
         suite, encoding="utf-8", xml_declaration=True

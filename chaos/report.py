@@ -24,7 +24,9 @@ from chaos.violations import Violation
 
 SCHEMA_PATH = Path(__file__).with_name("chaos-report.schema.json")
 API_VERSION = "wpc.dev/v1alpha1"
-OUTCOMES = ("passed", "failed", "injection-unverified", "error", "skipped")
+OUTCOMES = ("passed", "failed", "injection-unverified", "error", "not-applicable")
+LEGACY_OUTCOMES = ("skipped",)
+"""Outcomes older runs wrote (before `not-applicable`); kept readable, counted apart."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,8 @@ class ExperimentResult:
     """(activity, kind, message) of each activity that failed."""
     faults: tuple[tuple[str, float, float], ...] = ()
     """(label, start, end) of each fault window, unix seconds."""
+    reason: str = ""
+    """Why the experiment does not apply (outcome `not-applicable`)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The experiment's entry in the report."""
@@ -81,7 +85,7 @@ class ExperimentResult:
                 {"label": label, "start": start, "end": end}
                 for label, start, end in self.faults
             ],
-        }
+        } | ({"reason": self.reason} if self.reason else {})
 
 
 @dataclass(frozen=True)
@@ -116,17 +120,18 @@ def validate_report(report: Mapping[str, Any]) -> None:
         )
 
 
-def summarize(experiments: Sequence[ExperimentResult]) -> dict[str, int]:
-    """Counts per outcome and the number of violations."""
-    counts = Counter(e.outcome for e in experiments)
+def summarize(entries: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """Counts per outcome of the report's entries, and the number of violations."""
+    counts = Counter(str(e["outcome"]) for e in entries)
     return {
-        "total": len(experiments),
+        "total": len(entries),
         "passed": counts["passed"],
         "failed": counts["failed"],
         "injectionUnverified": counts["injection-unverified"],
         "error": counts["error"],
+        "notApplicable": counts["not-applicable"],
         "skipped": counts["skipped"],
-        "violations": sum(len(e.violations) for e in experiments),
+        "violations": sum(len(e["violations"]) for e in entries),
     }
 
 
@@ -148,8 +153,8 @@ def build_report(
             "kubernetesVersion": context.kubernetes_version,
         },
         "experiments": [e.to_dict() for e in experiments],
-        "summary": summarize(experiments),
     }
+    report["summary"] = summarize(report["experiments"])
     validate_report(report)
     return report
 

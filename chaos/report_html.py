@@ -25,7 +25,7 @@ th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; vertical-al
 th { background: #f4f4f4; }
 td.passed { color: #1e7e34; font-weight: 600; }
 td.failed, td.error, td.injection-unverified { color: #b42318; font-weight: 600; }
-td.skipped { color: #777; }
+td.skipped, td.not-applicable { color: #777; }
 td.evidence { max-width: 520px; font-size: 12px; color: #444; }
 """
 
@@ -38,6 +38,14 @@ def _link(target: str, page: Path, text: str) -> str:
         return escape(f"{text} (missing)")
     relative = os.path.relpath(Path(target).resolve(), page.resolve().parent)
     return f'<a href="{escape(relative)}">{escape(text)}</a>'
+
+
+def _evidence(entry: Mapping[str, Any]) -> str:
+    """The injection evidence; first, for an experiment that does not apply, why."""
+    evidence = str(entry["injectionVerified"]["evidence"])
+    if entry.get("reason"):
+        return f"not applicable: {entry['reason']}\n{evidence}"
+    return evidence
 
 
 def _row(entry: Mapping[str, Any], page: Path) -> str:
@@ -56,7 +64,7 @@ def _row(entry: Mapping[str, Any], page: Path) -> str:
         ("", f"{float(entry['durationSeconds']):.1f} s"),
         ("", str(len(entry.get("violations") or []))),
         ("", links),
-        ("evidence", escape(str(injection["evidence"]))),
+        ("evidence", escape(_evidence(entry))),
     ]
     return (
         "<tr>"
@@ -87,7 +95,7 @@ def render_index(report: Mapping[str, Any], page: Path) -> str:
             "duration",
             "violations",
             "links",
-            "injection evidence",
+            "injection evidence (or why it does not apply)",
         )
     )
     rows = "\n".join(_row(e, page) for e in entries)

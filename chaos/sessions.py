@@ -38,6 +38,14 @@ logger = logging.getLogger(__name__)
 SESSION_KEY = "wpc_session"
 """The configuration key holding the open session's id."""
 
+BEFORE = "before"
+METHOD = "method"
+AFTER = "after"
+ENDED = "ended"
+"""Where the run is: before its method (the first steady-state hypothesis), in
+it, after it (the second hypothesis, the rollbacks), or ended (the control's
+last look, after the rollbacks); `chaos.control` moves it."""
+
 
 @dataclass(frozen=True)
 class Note:
@@ -60,6 +68,16 @@ class Failure:
     activity: str
     kind: str
     message: str
+
+
+@dataclass(frozen=True)
+class Wait:
+    """What the run waited for outside its method, in which phase, from when to when."""
+
+    phase: str
+    label: str
+    start: float
+    end: float
 
 
 @dataclass
@@ -106,6 +124,11 @@ class Session:
     """Whether the recording began (so a history must exist)."""
     installed: bool = False
     """Whether this run installed the controller instance (and so removes it)."""
+    phase: str = BEFORE
+    """BEFORE, METHOD or AFTER the experiment's method (`chaos.control`)."""
+    waits: list[Wait] = field(default_factory=list)
+    """What the run waited for before its method (the last run's aftermath) or
+    after its rollbacks (its own)."""
 
     @property
     def history_path(self) -> Path:
@@ -163,6 +186,11 @@ class Session:
                 span.end = time.time()
                 logger.info("[%s] Fault ended: %s.", self.experiment, label)
                 return
+
+    def waited(self, label: str, start: float) -> None:
+        """Record a wait in the current phase, from `start` until now."""
+        self.waits.append(Wait(self.phase, label, start, time.time()))
+        logger.info("[%s] %s: %.1f s.", self.experiment, label, time.time() - start)
 
     def injected(self, activity: str, text: str) -> None:
         """Record evidence that the fault landed."""

@@ -2,13 +2,16 @@
 
 One row per pod (phase), per container (waiting/running/terminated) and per
 workflow node (phase), on a shared time axis in seconds from the start; the
-fault window, when given, is shaded across every row. Hovering a bar shows
+fault window, when given, is shaded across every row, and so, in grey, is
+what the run waited for before its method (the previous experiment's
+aftermath: a controller still coming back). Hovering a bar shows
 its state and times (SVG <title>), so the page needs no script.
 """
 
 from __future__ import annotations
 
 import datetime
+from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -50,6 +53,9 @@ svg line.tick { stroke: #ddd; }
 svg rect.fault { fill: rgba(235, 87, 87, 0.18); stroke: #eb5757; stroke-dasharray: 4 3;
   pointer-events: none; }
 svg text.fault { fill: #b42318; font-weight: 600; }
+svg rect.wait { fill: rgba(130, 130, 130, 0.15); stroke: #828282; stroke-dasharray: 2 3;
+  pointer-events: none; }
+svg text.wait { fill: #555; font-weight: 600; }
 svg rect.bar { stroke: #fff; stroke-width: 0.5; }
 svg text.state { fill: #fff; pointer-events: none; }
 """
@@ -140,30 +146,38 @@ def _axis_svg(scale: _Scale, height: int) -> list[str]:
     return out
 
 
-def _fault_svg(fault: FaultWindow, scale: _Scale, height: int) -> list[str]:
+def _fault_svg(
+    fault: FaultWindow, scale: _Scale, height: int, kind: str = "fault"
+) -> list[str]:
     left = scale.x(fault.start)
     width = max(scale.x(fault.end) - left, 1.0)
-    tip = f"fault: {fault.label}, {scale.offset(fault.start)} to {scale.offset(fault.end)}"
+    tip = f"{kind}: {fault.label}, {scale.offset(fault.start)} to {scale.offset(fault.end)}"
     # Drawn over the bars (translucent, click-through) so no bar hides it.
     return [
-        f'<rect class="fault" x="{left:.1f}" y="{AXIS_HEIGHT - 6}" width="{width:.1f}" '
+        f'<rect class="{kind}" x="{left:.1f}" y="{AXIS_HEIGHT - 6}" width="{width:.1f}" '
         f'height="{height - AXIS_HEIGHT + 6}"/>',
-        f'<text class="fault" x="{left + 3:.1f}" y="12">{escape(fault.label)}'
+        f'<text class="{kind}" x="{left + 3:.1f}" y="12">{escape(fault.label)}'
         f"<title>{escape(tip)}</title></text>",
     ]
 
 
 def render_timeline(
-    history: History, fault: FaultWindow | None = None, *, title: str = ""
+    history: History,
+    fault: FaultWindow | None = None,
+    *,
+    title: str = "",
+    waits: Sequence[FaultWindow] = (),
 ) -> str:
-    """The HTML page for `history`, with `fault` shaded when given."""
+    """The HTML page for `history`, with `fault` and `waits` shaded when given."""
     t0, t1 = history.start, history.end
-    if fault is not None:
-        t0, t1 = min(t0, fault.start), max(t1, fault.end)
+    for window in [*waits, *([fault] if fault is not None else [])]:
+        t0, t1 = min(t0, window.start), max(t1, window.end)
     scale = _Scale(t0, max(t1 - t0, 1.0))
     rows, bottom = _rows_svg(history, scale)
     height = bottom + 8
     shade = _fault_svg(fault, scale, height) if fault is not None else []
+    for wait in waits:
+        shade += _fault_svg(wait, scale, height, kind="wait")
     started = datetime.datetime.fromtimestamp(t0, tz=datetime.UTC)
     heading = title or f"History {history.path}"
     return "\n".join(
@@ -191,9 +205,12 @@ def write_timeline(
     fault: FaultWindow | None = None,
     *,
     title: str = "",
+    waits: Sequence[FaultWindow] = (),
 ) -> Path:
     """Render and write the page; returns the path written."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(render_timeline(history, fault, title=title), encoding="utf-8")
+    target.write_text(
+        render_timeline(history, fault, title=title, waits=waits), encoding="utf-8"
+    )
     return target

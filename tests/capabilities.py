@@ -88,6 +88,13 @@ DECLARED: tuple[Capability, ...] = check(
             "(its own stage of make test), not by the suite's negative controls",
         ),
         Capability(
+            name="chaos-not-applicable",
+            reason=re.compile(r"^not applicable: needs \S"),
+            where=re.compile(r"^tests/chaos/test_experiments\.py::"),
+            why="the experiment needs what the provider or profile declares it does "
+            "not offer; the ChaosReport records it as not-applicable with that reason",
+        ),
+        Capability(
             name="upstream-argo-git",
             reason=re.compile(r"^the upstream (checkout|mirror) .*(absent|missing)"),
             where=re.compile(

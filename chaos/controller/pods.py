@@ -31,6 +31,20 @@ def describe(pods: list[Any]) -> str:
     )
 
 
+def health(pods: list[Any]) -> str:
+    """`name (phase, ready r/n, restarts k[, terminating])` per pod: what availability sees."""
+    described = []
+    for p in pods:
+        statuses = p.status.container_statuses or []
+        described.append(
+            f"{p.metadata.name} ({p.status.phase}, ready "
+            f"{sum(1 for s in statuses if s.ready)}/{len(statuses)}, restarts "
+            f"{sum(s.restart_count or 0 for s in statuses)}"
+            + (", terminating)" if p.metadata.deletion_timestamp else ")")
+        )
+    return ", ".join(described) or "no pods"
+
+
 def ready(pod: Any) -> bool:
     """Running, not terminating, every container ready."""
     return (

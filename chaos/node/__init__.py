@@ -1,6 +1,7 @@
 """Faults of the node: its kubelet, container runtime and API server, its containers.
 
 Only providers with the `clusters.base.NodeFaults` capability (the local
-provider) can inject these; elsewhere the actions raise `Unsupported` and the
-experiment is `skipped`.
+provider) can inject these; the experiments declare it (`requires: [node-faults]`),
+so elsewhere they are `not-applicable` before they start (and an action that
+still cannot inject its fault raises `Unsupported`, with the same outcome).
 """

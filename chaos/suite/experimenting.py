@@ -21,6 +21,8 @@ import yaml
 
 from chaos import declarations
 from chaos import finishing
+from chaos import requirements
+from conformance.implementations import profiles
 
 EXPERIMENTS_DIR = Path(__file__).resolve().parents[1] / "experiments"
 """The shipped experiment documents (a checkout's or an installed wheel's)."""
@@ -83,6 +85,17 @@ def name_of(path: Path) -> str:
     return declarations.of(yaml.safe_load(path.read_text())).name
 
 
+def unmet(path: Path, target: Target) -> list[str]:
+    """Why the experiment at `path` does not apply to `target` (empty: it does).
+
+    From the declarations alone, so a runner knows it before installing anything.
+    """
+    declared = declarations.of(yaml.safe_load(path.read_text()))
+    return requirements.unmet(
+        declared.requires, provider=target.provider, profile=profile_of(target)
+    )
+
+
 def run(path: Path, *, layout: str, target: Target) -> dict[str, Any]:
     """Run one experiment with `chaos run`; return its ChaosReport entry."""
     run_dir = target.reports_dir / "chaos" / "runs" / f"{path.stem}-{layout}"
@@ -104,7 +117,7 @@ def run(path: Path, *, layout: str, target: Target) -> dict[str, Any]:
         command, env=target.env(layout), output=output
     )
     said = output.read_text(errors="replace")
-    report = finishing.report_path(target.reports_dir, _profile_name(target))
+    report = finishing.report_path(target.reports_dir, profile_name(target))
     name = name_of(path)
     entries = []
     if report.exists():
@@ -181,21 +194,26 @@ def leaks(name: str, target: Target, *, layout: str) -> list[str]:
     ]
 
 
-def _profile_name(target: Target) -> str:
-    from conformance.implementations import profiles
-
+def profile_of(target: Target) -> profiles.Profile:
+    """The target's implementation profile, loaded with its variables."""
     return profiles.load(
         target.implementation,
         variables=dict(
             p.split("=", 1) for p in target.profile_vars.split(",") if "=" in p
         ),
-    ).name
+    )
+
+
+def profile_name(target: Target) -> str:
+    """The profile's `name`: what the ChaosReport is named after (not its path)."""
+    return profile_of(target).name
 
 
 def explain(entry: dict[str, Any]) -> str:
     """The entry's verdict and evidence, for an assertion message."""
     lines = [
         f"{entry['name']} ({entry['layout']}): {entry['outcome']}",
+        *([f"not applicable: {entry['reason']}"] if entry.get("reason") else []),
         entry["injectionVerified"]["evidence"],
         f"steady state before: {entry['steadyStateBefore']}",
         f"steady state after: {entry['steadyStateAfter']}",

@@ -19,6 +19,9 @@ does not hide the others' verdicts.
 
 The pytest module is `chaos.suite.experiments`, run from where it is installed, so
 an installed wheel runs the whole suite; reports go below the current directory.
+The closing summary reads the ChaosReport the experiments wrote, named after
+the profile's `name` (WPC_CHAOS_IMPLEMENTATION may be a path to a profile); a
+profile that cannot be loaded stops the run at once with exit code 10.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +41,7 @@ import yaml
 
 from chaos.suite import experimenting
 from conformance import contract
+from conformance.errors import DataError
 
 TESTS = Path(__file__).with_name("experiments.py")
 """The suite's pytest module, given by path: its name need not match `test_*.py`."""
@@ -44,6 +49,8 @@ MARKERS = "chaos.suite.markers"
 """The plugin registering the suite's markers where no project config does (a wheel)."""
 NO_TESTS_COLLECTED = 5
 """pytest's exit status when the selection is empty (a layout with no node faults)."""
+INVALID_INPUT = 10
+"""The exit status for a profile that cannot be loaded (the CLI's invalid input)."""
 
 
 @dataclass(frozen=True)
@@ -164,12 +171,32 @@ def summary(report: Path) -> list[str]:
     return lines
 
 
+def report_of(reports: Path, environ: Mapping[str, str]) -> Path:
+    """The ChaosReport the experiments write: `chaos-<the profile's name>.yaml`.
+
+    Not `chaos-<WPC_CHAOS_IMPLEMENTATION>`: that may be a path to the profile.
+    DataError or ValueError when the profile or its variables are invalid.
+    """
+    from chaos import finishing
+    from chaos import instances
+    from chaos.settings import ChaosSettings
+    from chaos.settings import parse_vars
+
+    settings = ChaosSettings(
+        implementation=environ.get("WPC_CHAOS_IMPLEMENTATION") or "reference",
+        profile_vars=parse_vars(environ.get("WPC_CHAOS_PROFILE_VARS", "")),
+    )
+    return finishing.report_path(reports, instances.load_profile(settings).name)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of `wpc chaos run`."""
     parser.add_argument("--layout", choices=("both", *contract.LAYOUTS), default="both")
     parser.add_argument("--reports", type=Path, default=experimenting.REPORTS_DIR)
     parser.add_argument(
-        "--report", type=Path, help="the ChaosReport to summarise at the end"
+        "--report",
+        type=Path,
+        help="the ChaosReport to summarise at the end (default: the profile's)",
     )
     parser.add_argument(
         "--list",
@@ -197,10 +224,14 @@ def run(args: argparse.Namespace) -> int:
     if args.list:
         _say("\n".join(listing(args.layout)))
         return 0
+    try:
+        report = args.report or report_of(args.reports, os.environ)
+    except (DataError, ValueError) as exc:
+        sys.stderr.write(f"wpc chaos run: {exc}\n")
+        return INVALID_INPUT
     side_by_side, alone = plan(args.layout)
     statuses = run_phases(side_by_side, args.reports, args.pytest_args)
     for phase in alone:
         statuses += run_phases([phase], args.reports, args.pytest_args)
-    if args.report:
-        _say("\n".join(summary(args.report)))
+    _say("\n".join(summary(report)))
     return next((s for s in statuses if s), 0)

@@ -102,6 +102,9 @@ class Profile:
     unsupported_layouts: Mapping[str, str] = dataclasses.field(default_factory=dict)
     """Layouts the file claims that this run's build cannot run, with the reason
     (the `layouts` command's answer, `without_layouts`); they are not in `layouts`."""
+    capabilities: frozenset[str] = frozenset()
+    """What else its commands can change (`capabilities`: `executor-config`); the
+    chaos experiments that need one it lacks do not apply."""
 
     def controller_selector(self, instance: Instance) -> str:
         """The label selector of `instance`'s controller pods (in its namespace)."""
@@ -394,6 +397,7 @@ def load(
             (secret["namespace"], secret["name"])
             for secret in data.get("artifactRepository", {}).get("secrets", [])
         ),
+        capabilities=frozenset(data.get("capabilities", [])),
     )
 
 

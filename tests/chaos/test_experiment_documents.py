@@ -9,7 +9,12 @@ We test these aspects, per document in chaos/experiments/:
 - its steady-state hypothesis checks the cluster and the controller;
 - its method begins with `begin_experiment`, proves the vulnerable state and
   the injection with probes that record them, and its rollbacks end with
-  `end_experiment` (settle, stop recording, delete the namespace).
+  `end_experiment` (settle, stop recording, delete the namespace);
+- it declares exactly what its activities need from the provider and the
+  profile (`requires`), so where it does not apply is known before a run: on
+  the local provider with the reference profile that is exactly the three
+  worker experiments, on kind exactly the node faults, and with upstream Argo's
+  profile the executor-image swap too.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from chaoslib.experiment import ensure_experiment_is_valid
 
 from chaos import declarations
 from chaos.settings import KEYS
+from chaos.suite import experimenting
 
 EXPERIMENTS = sorted(
     (Path(__file__).resolve().parents[2] / "chaos" / "experiments").glob("*.yaml")
@@ -57,6 +63,24 @@ INJECTION = {
     "node_is_gone",
 }
 """Activities that record proof that the fault landed."""
+
+
+NEEDS = {
+    "restart_node_component": "node-faults",
+    "signal_step_container": "node-faults",
+    "cut_controller_off": "node-faults",
+    "cut_step_pod_off": "node-faults",
+    "freeze_step_node": "worker-faults",
+    "delete_step_node": "worker-faults",
+    "step_runs_on_a_free_worker": "several-nodes",
+    "stop_controller": "controller-restart",
+    "start_controller": "controller-restart",
+    "restart_controller": "controller-restart",
+    "restart_controller_repeatedly": "controller-restart",
+    "set_status_finalizer": "status-finalizer",
+    "use_executor_image": "executor-config",
+}
+"""What an activity needs the provider or the profile to offer (`chaos.requirements`)."""
 
 
 def _funcs(activities):
@@ -95,3 +119,37 @@ def test_discovery_lists_every_activity_the_experiments_use():
             used.update(_funcs(experiment[block]))
         used.update(_funcs(experiment["steady-state-hypothesis"]["probes"]))
     assert used <= listed, sorted(used - listed)
+
+
+@pytest.mark.parametrize("path", EXPERIMENTS, ids=[p.stem for p in EXPERIMENTS])
+def test_the_document_declares_what_its_activities_need(path):
+    experiment = yaml.safe_load(path.read_text())
+    used = _funcs(experiment["method"]) + _funcs(experiment["rollbacks"])
+    needed = {NEEDS[f] for f in used if f in NEEDS}
+    assert set(declarations.of(experiment).requires) == needed
+
+
+def _not_applicable(provider: str, implementation: str = "reference") -> set[str]:
+    target = experimenting.Target(provider=provider, implementation=implementation)
+    return {p.stem for p in EXPERIMENTS if experimenting.unmet(p, target)}
+
+
+WORKER_EXPERIMENTS = {
+    "worker-deleted-while-main-runs",
+    "worker-drained-while-main-runs",
+    "worker-frozen-while-main-runs",
+}
+
+
+def test_where_each_experiment_applies_is_known_before_a_run():
+    assert _not_applicable("local") == WORKER_EXPERIMENTS
+    node = {
+        p.stem
+        for p in EXPERIMENTS
+        if "node-faults" in declarations.of(yaml.safe_load(p.read_text())).requires
+    }
+    assert {"apiserver-unavailable", "wait-killed-while-main-runs"} <= node
+    assert _not_applicable("kind") == node
+    assert _not_applicable("local", "argo-workflows") == WORKER_EXPERIMENTS | {
+        "executor-binary-missing-from-image-volume"
+    }

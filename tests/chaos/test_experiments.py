@@ -7,6 +7,7 @@ module where it is installed.
 
 from __future__ import annotations
 
+from chaos.suite.experiments import chaos_report  # noqa: F401
 from chaos.suite.experiments import chaos_target  # noqa: F401
 from chaos.suite.experiments import (  # noqa: F401
     test_the_experiment_passes_with_its_injection_verified,

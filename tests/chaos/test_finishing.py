@@ -1,6 +1,6 @@
 """How an experiment run is judged and added to the report.
 
-We test these aspects: the outcome's precedence (error > skipped >
+We test these aspects: the outcome's precedence (error > not-applicable >
 injection-unverified > failed > passed), steady-state verdicts read from a
 chaostoolkit journal, a report entry replaced (not duplicated) when an
 experiment runs again, the JUnit twin, the settings read from configuration,
@@ -64,7 +64,11 @@ def test_a_clean_verified_run_passes():
         (_session(), {"before": BAD}, "error"),
         (_session(failures=[Failure("a", "error", "x")]), {}, "error"),
         (_session(), {"errors": ["namespace stuck"]}, "error"),
-        (_session(failures=[Failure("a", "unsupported", "x")]), {}, "skipped"),
+        (
+            _session(failures=[Failure("a", "unsupported", "x")]),
+            {"after": BAD},
+            "not-applicable",
+        ),
         (_session(injections=()), {}, "injection-unverified"),
         (_session(vulnerable=()), {}, "injection-unverified"),
         (
@@ -91,7 +95,7 @@ def test_steady_state_is_read_from_the_journal():
             "after": None,
         }
     }
-    assert finishing.steady_state(journal, "before") == Check(True, "p: succeeded")
+    assert finishing.steady_state(journal, "before") == Check(True, "p: held")
     assert not finishing.steady_state(journal, "after").ok
 
 
@@ -176,6 +180,36 @@ def test_the_declaration_is_checked():
         )
     with pytest.raises(ValueError, match="one `extensions`"):
         declarations.of({"title": "t"})
+    declared = declarations.of(
+        {
+            "extensions": [
+                {
+                    "name": "wpc",
+                    "experiment": "e",
+                    "requires": ["node-faults"],
+                    "recoverySeconds": 90,
+                }
+            ]
+        }
+    )
+    assert (declared.requires, declared.recovery_seconds) == (("node-faults",), 90.0)
+    with pytest.raises(ValueError, match=r"unknown .*requirements \['node-fault'\]"):
+        declarations.of(
+            {
+                "extensions": [
+                    {"name": "wpc", "experiment": "e", "requires": ["node-fault"]}
+                ]
+            }
+        )
+    for bad in ("90", 0, -1, float("nan"), True):
+        with pytest.raises(ValueError, match="recoverySeconds must be a positive"):
+            declarations.of(
+                {
+                    "extensions": [
+                        {"name": "wpc", "experiment": "e", "recoverySeconds": bad}
+                    ]
+                }
+            )
 
 
 @pytest.mark.parametrize(

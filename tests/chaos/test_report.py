@@ -65,6 +65,7 @@ def test_a_valid_report_builds_and_is_written_as_yaml(tmp_path: Path) -> None:
         "failed": 1,
         "injectionUnverified": 0,
         "error": 0,
+        "notApplicable": 0,
         "skipped": 0,
         "violations": 1,
     }
@@ -99,3 +100,22 @@ def test_an_unverified_injection_is_its_own_outcome() -> None:
     report = build_report(CONTEXT, [unverified])
 
     assert report["summary"]["injectionUnverified"] == 1
+
+
+def test_a_not_applicable_experiment_says_why() -> None:
+    not_applicable = replace(
+        PASSED, outcome="not-applicable", injection_verified=False, reason="needs x"
+    )
+
+    report = build_report(CONTEXT, [not_applicable])
+
+    assert report["experiments"][0]["reason"] == "needs x"
+    assert report["summary"]["notApplicable"] == 1
+    with pytest.raises(ReportError, match="'reason' is a required property"):
+        build_report(CONTEXT, [replace(not_applicable, reason="")])
+
+
+def test_an_older_report_s_skipped_entry_is_still_read() -> None:
+    report = build_report(CONTEXT, [replace(PASSED, outcome="skipped")])
+
+    assert report["summary"]["skipped"] == 1

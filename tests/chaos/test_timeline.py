@@ -66,3 +66,18 @@ def test_an_empty_history_still_renders() -> None:
     page = render_timeline(History(path="empty.jsonl", records=()))
 
     assert "0 history lines" in page
+
+
+def test_a_wait_before_the_method_is_shaded_apart_from_the_fault() -> None:
+    fault = FaultWindow(start=T0 + 2, end=T0 + 5, label="controller stopped")
+    wait = FaultWindow(start=T0 - 8, end=T0 - 1, label="waited for the controller")
+
+    page = render_timeline(_history(), fault, waits=[wait])
+
+    assert page.count('<rect class="wait"') == 1
+    assert page.count('<rect class="fault"') == 1
+    assert (
+        ">waited for the controller<title>wait: waited for the controller, +0.0 s"
+        in page
+    )
+    assert "; 20.0 s;" in page  # the axis starts at the wait, 8 s before the history

@@ -2,7 +2,7 @@
 
 We test these aspects: `step_runs_on_a_free_worker` records the step's worker as
 the vulnerable state, and refuses a control-plane node or a node with no spare
-(`Unsupported`: the experiment is skipped) or the controller's node
+(`Unsupported`: the experiment is not applicable) or the controller's node
 (`Inconclusive`); `node_is_not_ready` records the injection once the Node's Ready
 condition is no longer True; `retry_ran_elsewhere` wants the first attempt on the
 faulted node and the last on another; a drain cordons the node, evicts only the

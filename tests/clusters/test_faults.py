@@ -1,8 +1,10 @@
 """Node faults are a provider capability.
 
 We test these aspects: the local provider has them and satisfies the
-`NodeFaults` protocol; the other providers have none; signalling refuses a
-malformed container id and fails when no process of the container exists.
+`NodeFaults` protocol; the other providers have none; what each provider
+declares it offers (`offers`) matches the capabilities it has, and only the
+providers that can make a second node say so; signalling refuses a malformed
+container id and fails when no process of the container exists.
 """
 
 from __future__ import annotations
@@ -18,6 +20,20 @@ def test_only_the_local_provider_can_inject_node_faults():
     local = faults.of("local")
     assert isinstance(local, NodeFaults)
     assert [faults.of(p) for p in ("kind", "k3d", "existing")] == [None, None, None]
+
+
+def test_what_a_provider_offers_is_what_it_has():
+    from clusters import providers
+
+    for name in providers.NAMES:
+        offered = faults.offers(name)
+        assert (faults.NODE_FAULTS in offered) == (faults.of(name) is not None)
+        assert (faults.WORKER_FAULTS in offered) == (
+            faults.workers_of(name) is not None
+        )
+    several = {n for n in providers.NAMES if faults.SEVERAL_NODES in faults.offers(n)}
+    assert several == {"kind", "existing"}
+    assert faults.offers("nonesuch") == frozenset()
 
 
 def test_signalling_needs_a_real_container():

@@ -12,14 +12,19 @@ We test these aspects:
   report's lock);
 - the report's HTML page links each experiment's timeline relatively and marks
   its outcome;
-- the closing summary lists each experiment and the page.
+- the closing summary lists each experiment and the page, read from the
+  report named after the profile's `name` even when IMPLEMENTATION is a path
+  (`make chaos` no longer names it after the path); a profile that cannot be
+  loaded stops the runner at once with exit code 10.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import subprocess
 from pathlib import Path
 
+import pytest
 import yaml
 
 from chaos import cli
@@ -30,6 +35,8 @@ from chaos.suite import experiments
 from chaos.suite import parallel
 from tests.chaos.test_finishing import CONTEXT
 from tests.chaos.test_finishing import _result
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_the_layouts_run_side_by_side_and_node_faults_alone():
@@ -152,3 +159,59 @@ def test_the_summary_lists_each_experiment_and_the_page(tmp_path: Path):
     assert parallel.summary(tmp_path / "none.yaml") == [
         f"no chaos report at {tmp_path / 'none.yaml'}"
     ]
+
+
+def test_the_summary_reads_the_report_named_after_the_profile_not_its_path(
+    tmp_path: Path, monkeypatch, capsys
+):
+    profile = tmp_path / "profiles" / "vendor.yaml"
+    profile.parent.mkdir()
+    profile.write_text((ROOT / "conformance/profiles/argo-workflows.yaml").read_text())
+    reports = tmp_path / "reports"
+    finishing.add_to_report(reports / "chaos-argo-workflows.yaml", CONTEXT, _result())
+    ran: list[list[parallel.Phase]] = []
+    monkeypatch.setattr(
+        parallel, "run_phases", lambda phases, r, extra: ran.append(phases) or [0]
+    )
+    monkeypatch.setenv("WPC_CHAOS_IMPLEMENTATION", str(profile))
+    monkeypatch.setenv("WPC_CHAOS_PROFILE_VARS", "ref=v4.1.2")
+
+    assert cli.main(["run", "--reports", str(reports)]) == 0
+
+    out = capsys.readouterr().out
+    assert (
+        "e                                                    legacy    passed" in out
+    )
+    assert f"report: {reports / 'chaos-argo-workflows.yaml'}" in out
+    assert ran
+
+
+def test_a_profile_that_cannot_be_loaded_stops_at_once_with_exit_10(
+    tmp_path: Path, monkeypatch, capsys
+):
+    monkeypatch.setattr(parallel, "run_phases", lambda *a: pytest.fail("ran"))
+    monkeypatch.setenv("WPC_CHAOS_IMPLEMENTATION", str(tmp_path / "missing.yaml"))
+
+    assert cli.main(["run", "--reports", str(tmp_path)]) == parallel.INVALID_INPUT
+
+    err = capsys.readouterr().err
+    assert f"implementation profile {tmp_path / 'missing.yaml'} does not exist" in err
+
+
+def test_make_chaos_names_no_report_after_the_implementation_s_path():
+    made = subprocess.run(
+        [
+            "make",
+            "-n",
+            "-C",
+            str(ROOT),
+            "chaos",
+            "IMPLEMENTATION=conformance/profiles/argo-workflows.yaml",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
+    [runner] = [line for line in made.splitlines() if "-m chaos run" in line]
+    assert "reports/chaos-conformance" not in runner
