@@ -17,6 +17,7 @@ from conformance.bench import running
 from conformance.bench import tables
 from conformance.bench.settings import BenchSettings
 from conformance.harness import layouts
+from conformance.harness.timeouts import checked_scale
 from conformance.implementations.contexts import ClusterChoice
 
 
@@ -129,7 +130,9 @@ def settings_of(args: argparse.Namespace) -> BenchSettings:
         layouts=args.layout,
         prepare=not args.skip_prepare,
         reports_dir=args.reports_dir,
-        timeouts=defaults.timeouts.scaled(args.timeout_scale),
+        timeouts=defaults.timeouts.scaled(
+            checked_scale(args.timeout_scale, "--timeout-scale")
+        ),
     )
 
 
