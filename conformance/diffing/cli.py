@@ -19,6 +19,7 @@ from conformance.diffing import explaining
 from conformance.diffing import reading
 from conformance.diffing import rendering
 from conformance.exitcodes import ExitCode
+from plumbing import textfiles
 
 DESCRIPTION = f"""\
 Compare two ConformanceReports item by item (test id and layout) and clause by
@@ -107,7 +108,6 @@ def main(args: argparse.Namespace) -> int:
         diff = explaining.apply(diff, entries, source=str(args.explained))
     sys.stdout.write(rendering.table(diff))
     if args.output is not None:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(rendering.yaml_text(diff), encoding="utf-8")
+        textfiles.write(args.output, rendering.yaml_text(diff))
         sys.stdout.write(f"diff: {args.output}\n")
     return ExitCode.REGRESSION if diff.regressed else 0

@@ -16,6 +16,7 @@ from conformance.diffing import layout_rendering
 from conformance.diffing import layouts
 from conformance.diffing import reading
 from conformance.exitcodes import ExitCode
+from plumbing import textfiles
 
 DESCRIPTION = f"""\
 Compare where two implementations' legacy and init-less layouts differ, from
@@ -53,7 +54,6 @@ def main(args: argparse.Namespace) -> int:
     diff = layouts.compare(a, b)
     sys.stdout.write(layout_rendering.table(diff))
     if args.output is not None:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(layout_rendering.yaml_text(diff), encoding="utf-8")
+        textfiles.write(args.output, layout_rendering.yaml_text(diff))
         sys.stdout.write(f"layout diff: {args.output}\n")
     return 0

@@ -22,6 +22,12 @@ import jsonschema
 import yaml
 
 from conformance.errors import DataError
+from plumbing import textfiles
+
+READ_LIMIT_BYTES = 32 * textfiles.MIB
+"""The largest report read (ConformanceReport, NegativeControlsReport, HistoryResult):
+a full run's report is about 160 KB, so 32 MiB leaves room for any evidence while a
+runaway file is refused before it is parsed."""
 
 
 def _finite_number(checker: Any, instance: object) -> bool:
@@ -45,11 +51,23 @@ def validate(document: Any, schema_path: Path) -> None:
     VALIDATOR(schema).validate(document)
 
 
+def read_text(path: Path, what: str) -> str:
+    """The text of a report file a user named: UTF-8, at most READ_LIMIT_BYTES.
+
+    DataError naming the file (and `what` it should be) otherwise.
+    """
+    try:
+        return textfiles.read(path, limit=READ_LIMIT_BYTES, what=what)
+    except textfiles.TextFileError as exc:
+        raise DataError(str(exc)) from exc
+
+
 def load(path: Path, schema_path: Path, what: str) -> dict[str, Any]:
     """Read and validate `path`; DataError names the file, `what` it is and the key."""
+    text = read_text(path, what)
     try:
-        document = yaml.safe_load(path.read_text())
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        document = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
         raise DataError(f"{path}: cannot read the {what}: {exc}") from exc
     try:
         validate(document, schema_path)
