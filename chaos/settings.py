@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from conformance import contract
+from conformance.errors import DataError
+from conformance.harness.timeouts import checked_scale
 
 KEYS = (
     "wpc_provider",
@@ -60,6 +62,13 @@ class ChaosSettings:
         layout = str(configuration.get("wpc_layout") or contract.LEGACY)
         if layout not in contract.LAYOUTS:
             raise ValueError(f"wpc_layout must be legacy or initless, not {layout!r}")
+        try:
+            scale = checked_scale(
+                float(configuration.get("wpc_timeout_scale") or 1.0),
+                "wpc_timeout_scale",
+            )
+        except DataError as exc:
+            raise ValueError(str(exc)) from exc
         instance = str(configuration.get("wpc_instance") or "auto")
         if instance not in ("auto", "external"):
             raise ValueError(f"wpc_instance must be auto or external, not {instance!r}")
@@ -72,7 +81,7 @@ class ChaosSettings:
             layout=layout,
             reports_dir=Path(str(configuration.get("wpc_reports_dir") or "reports")),
             instance=instance,
-            timeout_scale=float(configuration.get("wpc_timeout_scale") or 1.0),
+            timeout_scale=scale,
         )
 
 

@@ -9,7 +9,10 @@ Scope: the project's own tests, those whose node id starts with `tests/` (relati
 the rootdir). The conformance suite (conformance/tests) runs in sessions of its own
 through its plugin and reports an unclaimed feature as "not claimed", a result; this
 plugin is not loaded there. Accepted skips are listed in `tests/capabilities.py`.
-An xfail is not a skip here (`xfail_strict` judges those).
+An xfail marker is not a skip here (`xfail_strict` judges those), but an imperative
+`pytest.xfail("...")` is: it ends a test as "xfailed" whatever the marker says, so it
+would let a test bail out past this gate. It is judged as a skip with the reason
+`xfail: <its reason>`, and declared in tests/capabilities.py like one.
 """
 
 from __future__ import annotations
@@ -26,6 +29,9 @@ from tests import capabilities
 VARIABLE = "WPC_STRICT_SKIPS"
 SCOPE = "tests/"
 EXIT_CODE = pytest.ExitCode.TESTS_FAILED
+XFAIL_MARKER = "xfail"
+XFAIL_PREFIX = "xfail: "
+"""How the reason of an imperative `pytest.xfail()` reads in the gate's lists."""
 
 
 def strict(environ: Mapping[str, str] | None = None) -> bool:
@@ -65,11 +71,14 @@ class Gate:
 
     def judge(self, report: pytest.TestReport | pytest.CollectReport) -> None:
         """Record one skip, accepted or not; ignore every other outcome."""
-        if not report.skipped or hasattr(report, "wasxfail"):
+        if not report.skipped or not report.nodeid.startswith(SCOPE):
             return
-        if not report.nodeid.startswith(SCOPE):
-            return
-        reason = skip_reason(report)
+        if hasattr(report, "wasxfail"):
+            if XFAIL_MARKER in report.keywords:
+                return  # an expected failure the test declares; xfail_strict judges it
+            reason = f"{XFAIL_PREFIX}{report.wasxfail}"
+        else:
+            reason = skip_reason(report)
         row = capabilities.declared(report.nodeid, reason)
         if row is None:
             self.undeclared.append((report.nodeid, reason))

@@ -170,7 +170,12 @@ from wpc.cli import main
 code = main(["chaos", "run", "--list"])
 sys.stdout.flush()
 files = [getattr(m, "__file__", None) or "" for m in list(sys.modules.values())]
-print("checkout:", [f for f in files if f.startswith(sys.argv[1])])
+# The dependencies' site-packages may sit inside the checkout (a clone's .venv).
+deps = sys.argv[2]
+print(
+    "checkout:",
+    [f for f in files if f.startswith(sys.argv[1]) and not f.startswith(deps)],
+)
 sys.exit(code)
 """
 
@@ -189,7 +194,13 @@ def test_installed_wheel_lists_the_whole_chaos_suite(installed, tmp_path):
         experiments
     )
     imported = subprocess.run(
-        [str(installed / "bin" / "python"), "-c", LIST_AND_SAY_WHERE_FROM, str(REPO)],
+        [
+            str(installed / "bin" / "python"),
+            "-c",
+            LIST_AND_SAY_WHERE_FROM,
+            str(REPO),
+            sysconfig.get_path("purelib"),
+        ],
         **run,
     )
     assert imported.returncode == 0, imported.stderr

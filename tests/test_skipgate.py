@@ -3,7 +3,8 @@
 Aspects: under WPC_STRICT_SKIPS=1 a declared skip passes and is listed; an undeclared
 one fails the session and is named with its reason (also a module-level skip, also
 across xdist workers); a declared reason at a test the row does not name is undeclared;
-skips outside tests/ and xfails are not judged; without the variable nothing is judged;
+skips outside tests/ and xfail markers are not judged, but an imperative pytest.xfail()
+is judged as a skip (also in a fixture); without the variable nothing is judged;
 a bad value is a usage error. The table: malformed rows are rejected naming the row,
 every row names test files that exist, and the real skip sites (run where their input
 is missing) give reasons their rows accept.
@@ -141,6 +142,50 @@ def test_known():
     assert result.ret == pytest.ExitCode.OK
     result.assert_outcomes(passed=1, skipped=1, xfailed=1)
     assert "UNDECLARED" not in result.stdout.str()
+
+
+@pytest.mark.parametrize(
+    ("where", "source"),
+    [
+        (
+            "test_bails_out",
+            "def test_bails_out():\n    pytest.xfail('no frobnicator')\n",
+        ),
+        (
+            "test_uses_it",
+            "@pytest.fixture\ndef it():\n    pytest.xfail('no frobnicator')\n\n"
+            "def test_uses_it(it):\n    pass\n",
+        ),
+    ],
+)
+def test_an_imperative_xfail_is_judged_like_a_skip(gated, where, source):
+    # Before: pytest.xfail() ended a test as "xfailed", past the gate (issue 29, item 7).
+    gated.makepyfile(**{"tests/test_bail": "import pytest\n\n" + source})
+    result = run(gated)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.assert_outcomes(xfailed=1)
+    result.stdout.fnmatch_lines(
+        [f"UNDECLARED SKIP tests/test_bail.py::{where}: xfail: no frobnicator"]
+    )
+
+
+def test_a_declared_imperative_xfail_passes(gated, monkeypatch):
+    accepting = row(
+        name="bail-row",
+        reason=re.compile(r"^xfail: no frobnicator"),
+        where=re.compile(r"^tests/test_bail\.py::"),
+    )
+    monkeypatch.setattr(capabilities, "DECLARED", (accepting,))
+    gated.makepyfile(
+        **{
+            "tests/test_bail": "import pytest\n\ndef test_b():\n    pytest.xfail('no frobnicator')\n"
+        }
+    )
+    result = gated.runpytest_inprocess("-p", "tests.skipgate", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(
+        ["bail-row: tests/test_bail.py::test_b: xfail: no frobnicator"]
+    )
 
 
 def test_the_gate_is_off_without_the_variable(gated, monkeypatch):

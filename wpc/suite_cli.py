@@ -33,6 +33,7 @@ from conformance.implementations.contexts import ClusterChoice
 from conformance.plugin import options
 from conformance.report import html
 from conformance.spec import SpecError
+from plumbing import textfiles
 from wpc.bench import cli as bench_cli
 from wpc.diff import cli as diff_cli
 from wpc.diff import layout_cli
@@ -195,7 +196,7 @@ def _uninstall(args: argparse.Namespace) -> int:
 def _html(args: argparse.Namespace) -> int:
     document = html.read(args.report)
     output = args.output or html.path_beside(args.report)
-    html.write(document, output)
+    textfiles.write(output, html.render(document))
     sys.stdout.write(f"{output}\n")
     return 0
 
@@ -250,7 +251,7 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
         # Before `clusters up`: nothing on the host changes for a typo (#12).
         preflight.check(values)
         return launching.run(request)
-    except (DataError, SpecError) as exc:
+    except (DataError, SpecError, textfiles.TextFileError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return ExitCode.INVALID_INPUT
     except ClusterError as exc:

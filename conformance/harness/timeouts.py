@@ -9,12 +9,21 @@ the timing tolerance added to such bounds, the spec's cadences and the poll
 interval stay as they are, so a slow cluster gets more patience but a slow
 implementation never passes a clause it breaks (at scale 3 a 13 s heartbeat
 must still fail "every 5 s"). The report records the factor.
+
+The factor is a finite number of at least 1 (`checked_scale`): a NaN deadline
+never comes, so a NaN wait never runs out; and a factor below 1 would also
+shrink the windows in which nothing must happen (`unprocessed_window`), so a
+foreign controller that processes the ownership canary a second late would go
+unnoticed.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
+
+from conformance.errors import DataError
 
 
 @dataclass(frozen=True)
@@ -154,14 +163,28 @@ class Timeouts:
         SPEC_BOUNDS (the spec's limits, their tolerance and cadences) and the
         poll interval are not the harness's patience and stay as they are.
         """
-        if factor <= 0:
-            raise ValueError(f"timeout scale must be positive, got {factor}")
+        checked_scale(factor, "timeout scale")
         changes = {
             f.name: getattr(self, f.name) * factor
             for f in dataclasses.fields(self)
             if f.name not in SPEC_BOUNDS and f.name != "poll_interval"
         }
         return dataclasses.replace(self, **changes)
+
+
+def checked_scale(factor: float, option: str) -> float:
+    """`factor` if it is a valid timeout scale; DataError naming `option` if not.
+
+    Every front end that takes `--timeout-scale` (or the ini key, or chaos's
+    `wpc_timeout_scale`) checks it here, so they all refuse the same values.
+    """
+    if not (math.isfinite(factor) and factor >= 1):
+        raise DataError(
+            f"{option} {factor}: must be a finite number of at least 1 (1 is the "
+            "default; a scale below 1 would shorten the windows in which nothing "
+            "must happen)"
+        )
+    return factor
 
 
 SPEC_BOUNDS = frozenset(

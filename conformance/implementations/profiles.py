@@ -37,9 +37,14 @@ from conformance import contract
 from conformance.errors import DataError
 from conformance.errors import HarnessError
 from conformance.harness.layouts import Instance
+from plumbing import textfiles
 
 PROFILES_DIR = Path(__file__).parent.parent / "profiles"
 SCHEMA_PATH = PROFILES_DIR / "profile.schema.json"
+
+PROFILE_LIMIT_BYTES = 1 * textfiles.MIB
+"""The largest profile read: the bundled ones are under 10 KB, so 1 MiB is room for
+any real one while a runaway file is refused before it is parsed."""
 
 COMMON_PLACEHOLDERS = frozenset(
     {
@@ -124,9 +129,21 @@ class Profile:
 
 
 def _placeholders(arg: str) -> Iterable[str]:
-    for _literal, field, _spec, _conv in string.Formatter().parse(arg):
-        if field is not None:
-            yield field
+    """The names `arg` fills; ValueError for a malformed one, a format spec or conversion.
+
+    Only a plain `{name}` is filled (`render` uses str.format_map): a format spec
+    such as `{namespace:>99999999999999}` would pad to that width, a MemoryError in
+    the middle of a run, so `profile check` refuses it as `fill_template` does.
+    """
+    for _literal, field, spec, conversion in string.Formatter().parse(arg):
+        if field is None:
+            continue
+        if spec or conversion:
+            raise ValueError(
+                f"{{{field}}} in {arg!r}: no format spec or conversion allowed, "
+                "only {name}"
+            )
+        yield field
 
 
 def _placeholders_of(template: str) -> list[str]:
@@ -213,9 +230,12 @@ def _check_commands(data: Mapping[str, Any], source: Path) -> None:
                         f"(allowed here: {', '.join(sorted(allowed))})"
                     )
     for key in ("namespace", "podSelector"):
-        for field in sorted(
-            set(_placeholders(data["controller"][key])) - {"instance_id", "layout"}
-        ):
+        try:
+            named = set(_placeholders(data["controller"][key]))
+        except ValueError as exc:
+            problems.append(f"controller.{key}: {exc}")
+            continue
+        for field in sorted(named - {"instance_id", "layout"}):
             problems.append(f"controller.{key}: unknown placeholder {{{field}}}")
     tools = data["images"].get("tools", contract.TOOLS_IMAGE)
     if tools != contract.TOOLS_IMAGE:
@@ -338,6 +358,7 @@ def _instance_ids(
     filled = {}
     for layout in contract.LAYOUTS:
         raw = given.get(layout, f"wpc-{layout}")
+        # The schema allows only `{name}` here (and a well-formed template).
         unknown = sorted(set(_placeholders(raw)) - set(variables))
         if unknown:
             raise DataError(
@@ -367,7 +388,13 @@ def load(
     """
     source = resolve(name_or_path)
     try:
-        data = yaml.safe_load(source.read_text())
+        text = textfiles.read(
+            source, limit=PROFILE_LIMIT_BYTES, what="implementation profile"
+        )
+    except textfiles.TextFileError as exc:
+        raise DataError(str(exc)) from exc
+    try:
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise DataError(f"{source}: not valid YAML: {exc}") from exc
     _check_schema(data, source)

@@ -26,6 +26,7 @@ import pytest
 
 from conformance import contract
 from conformance.errors import ConformanceError
+from conformance.exitcodes import ExitCode
 from conformance.plugin import collection
 from conformance.plugin import keys
 from conformance.plugin import runs
@@ -145,6 +146,8 @@ class Listing:
     """What `--list` found: pytest's exit code, the entries, collection errors."""
 
     exit_code: int
+    """pytest's, except that its usage error (a bad option, profile or ini value)
+    is INVALID_INPUT, the code `run` gives the same mistakes in preflight."""
     entries: tuple[Entry, ...]
     errors: tuple[str, ...]
 
@@ -179,4 +182,6 @@ def collect(suite_args: Sequence[str]) -> Listing:
         code = pytest.main(pytest_args(suite_args), plugins=[lister])
     if code != pytest.ExitCode.OK:
         sys.stderr.write(shown.getvalue())
+    if code == pytest.ExitCode.USAGE_ERROR:
+        code = ExitCode.INVALID_INPUT
     return Listing(int(code), tuple(lister.entries), tuple(lister.errors))

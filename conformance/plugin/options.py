@@ -30,7 +30,9 @@ from typing import Any
 
 import pytest
 
+from conformance.errors import DataError
 from conformance.harness import layouts
+from conformance.harness import timeouts
 from conformance.implementations.contexts import Environment
 from conformance.plugin import collection
 from conformance.plugin.settings import RunSettings
@@ -194,7 +196,8 @@ OPTIONS = (
     Option(
         ("--timeout-scale",),
         "wpc_timeout_scale",
-        "multiply every named timeout (recorded in the report)",
+        "multiply every harness timeout by this finite factor of at least 1 "
+        "(recorded in the report)",
         default=1.0,
         type=float,
     ),
@@ -346,9 +349,16 @@ def settings(config: pytest.Config) -> RunSettings:
 
     report: Path | None = opt("wpc_report")
     features = opt("wpc_features")
-    scale = float(opt("wpc_timeout_scale"))
-    if scale <= 0:
-        raise pytest.UsageError(f"--wpc-timeout-scale must be positive, not {scale}")
+    scale_option = BY_DEST["wpc_timeout_scale"]
+    scale_name = (
+        scale_option.pytest_flags[0]
+        if _from_command_line(config, "wpc_timeout_scale") is not None
+        else f"ini option {scale_option.ini}"
+    )
+    try:
+        scale = timeouts.checked_scale(float(opt("wpc_timeout_scale")), scale_name)
+    except DataError as exc:
+        raise pytest.UsageError(str(exc)) from exc
     return RunSettings(
         implementation=opt("wpc_implementation") or DEFAULT_IMPLEMENTATION,
         layouts=layouts.parse_selection(opt("wpc_layout")),

@@ -19,19 +19,18 @@ read) is upstream's fixed bugs caught / in scope, copied from a HistoryResult
 from __future__ import annotations
 
 import datetime
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import yaml
 
 import conformance
 from conformance.report import ledger as ledgers
 from conformance.report import provenance
 from conformance.report import reruns
+from conformance.report import schemafiles
 from conformance.report.outcomes import Outcome
 from conformance.report.results import TestRecord
 
@@ -212,8 +211,7 @@ def build(
 
 def validate(document: dict[str, Any]) -> None:
     """Raise jsonschema.ValidationError if the report does not match its schema."""
-    schema = json.loads(SCHEMA_PATH.read_text())
-    jsonschema.Draft202012Validator(schema).validate(document)
+    schemafiles.validate(document, SCHEMA_PATH)
 
 
 def write(document: dict[str, Any], path: Path) -> None:

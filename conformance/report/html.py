@@ -24,6 +24,7 @@ from conformance.report import documents
 from conformance.report import historical
 from conformance.report import mutation
 from conformance.report import reruns
+from conformance.report import schemafiles
 from conformance.report import verdicts
 from conformance.report.markup import Child
 from conformance.report.markup import Markup
@@ -360,9 +361,10 @@ def write(document: Mapping[str, Any], path: Path) -> None:
 
 def read(path: Path) -> dict[str, Any]:
     """A ConformanceReport YAML, schema-checked; DataError naming the file."""
+    text = schemafiles.read_text(path, documents.KIND)
     try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+        document = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
         raise DataError(f"{path}: cannot read a ConformanceReport: {exc}") from exc
     if not isinstance(document, dict) or document.get("kind") != documents.KIND:
         raise DataError(f"{path}: kind: not a {documents.KIND}")

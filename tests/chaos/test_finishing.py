@@ -168,6 +168,13 @@ def test_settings_come_from_the_configuration():
         parse_vars("fault")
 
 
+@pytest.mark.parametrize("scale", ["nan", "inf", "0.5", "-1"])
+def test_a_timeout_scale_below_1_or_not_finite_is_refused(scale):
+    # A NaN wait never runs out (issue 29, item 5); the ValueError names the key.
+    with pytest.raises(ValueError, match=rf"^wpc_timeout_scale {scale}.*at least 1"):
+        ChaosSettings.from_configuration({"wpc_timeout_scale": scale})
+
+
 def test_the_declaration_is_checked():
     declared = declarations.of(
         {"extensions": [{"name": "wpc", "experiment": "e", "deadlineSeconds": 60}]}

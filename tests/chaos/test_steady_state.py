@@ -207,11 +207,18 @@ def _run(tmp_path: Path, monkeypatch, core: Controllers) -> dict[str, Any]:
         "version": "1.0.0",
         "title": "t",
         "description": "d",
-        "extensions": [{"name": "wpc", "experiment": "e", "layouts": ["legacy"]}],
+        # a short recovery time rather than a timeout scale below 1 (refused)
+        "extensions": [
+            {
+                "name": "wpc",
+                "experiment": "e",
+                "layouts": ["legacy"],
+                "recoverySeconds": 0.3,
+            }
+        ],
         "configuration": {
             "wpc_reports_dir": str(tmp_path),
             "wpc_instance": "external",
-            "wpc_timeout_scale": "0.01",
         },
         "controls": [
             {"name": "wpc", "provider": {"type": "python", "module": "chaos.control"}}
@@ -259,8 +266,8 @@ def test_through_chaoslib_the_report_quotes_what_the_probe_saw(
 
     assert entry["outcome"] == "error"
     assert entry["steadyStateBefore"]["details"] == (
-        f"controller-is-available: not met: expected {EXPECTED} within 3 s (the "
-        "probe's default, 300 s x timeout scale 0.01); last observed: ctl (Running, "
+        f"controller-is-available: not met: expected {EXPECTED} within 0.3 s (the "
+        "experiment's recovery time, 0.3 s x timeout scale 1); last observed: ctl (Running, "
         "ready 0/1, restarts 7)"
     )
 
@@ -302,8 +309,8 @@ def test_a_controller_gone_after_the_rollbacks_fails_that_experiment(
         "ok": False,
         "details": (
             "controller-is-available: held; after the rollbacks: expected "
-            f"{EXPECTED} within 3 s (the probe's default, 300 s x timeout scale "
-            "0.01); last observed: ctl (Running, ready 0/1, restarts 2)"
+            f"{EXPECTED} within 0.3 s (the experiment's recovery time, 0.3 s x "
+            "timeout scale 1); last observed: ctl (Running, ready 0/1, restarts 2)"
         ),
     }
 

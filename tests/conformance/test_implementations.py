@@ -3,6 +3,9 @@
 - the bundled profiles load and claim the layout features of their layouts;
 - schema errors (unknown keys, missing keys) name the key;
 - unknown feature names, unknown placeholders and `:latest` images are errors naming the key;
+- a placeholder is a plain `{name}`: a format spec or conversion in a command, the
+  controller's namespace or pod selector is an error naming the key;
+- a profile larger than PROFILE_LIMIT_BYTES, or not UTF-8, is an error naming the file;
 - commands render with the run's values; a missing value is an error;
 - the optional `setConfig` command: every bundled profile has one that renders,
   only it may use `{key}`, `{value}` and `{config_patch}`, and those are one
@@ -87,6 +90,54 @@ def test_unknown_placeholder_is_named(tmp_path):
     with pytest.raises(
         DataError,
         match=r"commands.restart\[0\]\[1\]: unknown placeholder \{kubeconfg\}",
+    ):
+        profiles.load(str(path), known_features=KNOWN)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "where"),
+    [
+        (
+            "commands__restart",
+            [["kubectl", "-n", "{namespace:>99999999999999}"]],
+            r"commands.restart\[0\]\[2\]",
+        ),
+        (
+            "commands__restart",
+            [["echo", "{namespace!r}"]],
+            r"commands.restart\[0\]\[1\]",
+        ),
+        ("controller__namespace", "{instance_id:>9999999999}", r"controller.namespace"),
+        ("controller__podSelector", "app={layout!s}", r"controller.podSelector"),
+    ],
+)
+def test_a_format_spec_or_conversion_is_refused(tmp_path, key, value, where):
+    # Before: `{namespace:>99999999999999}` passed and raised MemoryError when rendered.
+    path = write_profile(tmp_path, **{key: value})
+    with pytest.raises(
+        DataError,
+        match=rf"{where}: \{{\w+\}} in .*: no format spec or conversion allowed",
+    ):
+        profiles.load(str(path), known_features=KNOWN)
+
+
+@pytest.mark.parametrize(
+    ("spoil", "message"),
+    [
+        (
+            lambda size: b"#" * (profiles.PROFILE_LIMIT_BYTES - size + 1),
+            "is larger than the limit of 1 MiB$",
+        ),
+        (lambda size: "# café\n".encode("latin-1"), "is not UTF-8 text: byte 0xe9"),
+    ],
+)
+def test_a_profile_too_large_or_not_utf8_is_refused_naming_the_file(
+    tmp_path, spoil, message
+):
+    path = write_profile(tmp_path)
+    path.write_bytes(path.read_bytes() + spoil(path.stat().st_size))
+    with pytest.raises(
+        DataError, match=rf"^{path}: the implementation profile {message}"
     ):
         profiles.load(str(path), known_features=KNOWN)
 

@@ -6,7 +6,9 @@
   `--kubeconfig`, and stays inert (no `wpc:` header) while that project runs;
 - the ini key `wpc_implementation` activates the suite like the flag, and other
   ini keys give values the command line overrides;
-- `KUBECONFIG` names the cluster unless a kubeconfig, provider or cluster is given.
+- `KUBECONFIG` names the cluster unless a kubeconfig, provider or cluster is given;
+- `--wpc-timeout-scale` (or its ini key) below 1, NaN or infinite is a usage error
+  naming where it came from.
 """
 
 from __future__ import annotations
@@ -125,3 +127,28 @@ def test_kubeconfig_comes_from_the_environment_unless_a_cluster_is_named(
     pytester.makeini("[pytest]\n")
     config = pytester.parseconfig(*args)
     assert options.kubeconfig(config) == expected
+
+
+@pytest.mark.parametrize("scale", ["nan", "inf", "-1", "0", "0.5"])
+@pytest.mark.parametrize("where", ["command line", "ini file"])
+def test_a_timeout_scale_below_1_or_not_finite_is_refused_naming_the_option(
+    pytester: pytest.Pytester, scale: str, where: str
+) -> None:
+    # NaN waits never run out, and a scale below 1 would shorten the windows in
+    # which nothing must happen (issue 29, item 5).
+    if where == "ini file":
+        _ini(pytester, wpc_timeout_scale=scale)
+        config = pytester.parseconfig()
+        named = "ini option wpc_timeout_scale"
+    else:
+        pytester.makeini("[pytest]\n")
+        config = pytester.parseconfig(f"--wpc-timeout-scale={scale}")
+        named = "--wpc-timeout-scale"
+    with pytest.raises(pytest.UsageError, match=f"^{named} .*at least 1"):
+        options.settings(config)
+
+
+def test_a_timeout_scale_of_at_least_1_is_taken(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\n")
+    config = pytester.parseconfig("--wpc-timeout-scale", "2.5")
+    assert options.settings(config).timeout_scale == 2.5

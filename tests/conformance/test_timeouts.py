@@ -5,7 +5,9 @@
 - scaled() multiplies the harness budgets but never a spec bound: every field
   whose docstring states a spec limit is in SPEC_BOUNDS (so a new one cannot be
   forgotten), and neither those nor the timing tolerance nor the poll interval
-  move: at scale 3 a heartbeat 13 s late still breaks "every 5 s".
+  move: at scale 3 a heartbeat 13 s late still breaks "every 5 s";
+- a scale is a finite number of at least 1: NaN, infinity and anything below 1
+  are refused (DataError naming the option).
 """
 
 from __future__ import annotations
@@ -14,9 +16,11 @@ import ast
 import dataclasses
 import inspect
 import itertools
+import math
 
 import pytest
 
+from conformance.errors import DataError
 from conformance.harness import timeouts
 
 
@@ -59,9 +63,21 @@ def test_scaling_multiplies_waits_only():
     assert doubled.heartbeat_interval == base.heartbeat_interval
 
 
-def test_scale_must_be_positive():
-    with pytest.raises(ValueError, match="must be positive"):
-        timeouts.Timeouts().scaled(0)
+@pytest.mark.parametrize("factor", [0, -1, 0.5, math.nan, math.inf, -math.inf])
+def test_a_scale_below_1_or_not_finite_is_refused(factor):
+    # A NaN wait never runs out; below 1 the windows in which nothing must happen
+    # shrink (issue 29, item 5).
+    with pytest.raises(
+        DataError, match=r"^--scale .*: must be a finite number of at least 1"
+    ):
+        timeouts.checked_scale(factor, "--scale")
+    with pytest.raises(DataError, match="at least 1"):
+        timeouts.Timeouts().scaled(factor)
+
+
+@pytest.mark.parametrize("factor", [1, 1.0, 2.5])
+def test_a_finite_scale_of_at_least_1_is_taken(factor):
+    assert timeouts.checked_scale(factor, "--scale") == factor
 
 
 SPEC_LIMIT = "Max value for a conformant implementation"

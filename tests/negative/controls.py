@@ -73,7 +73,7 @@ class Control:
     status: str = ACTIVE
     reason: str = ""
     timeout_scale: float = 1.0
-    """`--timeout-scale` of the fault's run (below 1 only to cut a timing-out killer)."""
+    """`--timeout-scale` of the fault's run: at least 1, as for every run."""
     slice: bool = True
     no_family_canary: str = ""
     """Why no test of the row's clause families survives the fault (empty: one must)."""

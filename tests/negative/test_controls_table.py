@@ -139,7 +139,10 @@ def test_a_pending_row_needs_no_killer():
             r"controls.0.canaries.0.layout: 'both' is not one of",
         ),
         ({k: v for k, v in ROW.items() if k != "clauses"}, r"'clauses' is a required"),
-        (with_changes(timeoutScale=0), r"timeoutScale: 0 is less than or equal"),
+        (
+            with_changes(timeoutScale=0.5),
+            r"timeoutScale: 0.5 is less than the minimum of 1",
+        ),
         (with_changes(stauts="pending"), r"'stauts' was unexpected"),
     ],
 )

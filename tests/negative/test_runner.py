@@ -58,14 +58,14 @@ def test_the_selection_names_each_file_with_its_layout():
 
 
 def test_the_invocation_runs_the_rows_tests_against_the_fault():
-    argv = runner.pytest_argv(control(SHAPE, HELLO_I, scale=0.5), TARGET, workers=2)
+    argv = runner.pytest_argv(control(SHAPE, HELLO_I, scale=2.0), TARGET, workers=2)
     options = dict(itertools.pairwise(argv))
     assert argv[1:3] == ["-m", "pytest"]
     assert str(runner.PROFILE) == options["--wpc-implementation"]
     assert options["--wpc-profile-var"] == "fault=f-1"
     assert options["--wpc-layout"] == "both"
     assert options["--wpc-report"] == "/out/f-1/conformance.yaml"
-    assert options["--wpc-timeout-scale"] == "0.5"
+    assert options["--wpc-timeout-scale"] == "2.0"
     assert options["-n"] == "2"
     assert "--wpc-skip-install" in argv
     assert str(HELLO_I.path()) in argv

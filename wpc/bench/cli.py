@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from conformance.harness import layouts
+from conformance.harness.timeouts import checked_scale
 from conformance.implementations.contexts import ClusterChoice
 from wpc.bench import reporting
 from wpc.bench import running
@@ -129,7 +130,9 @@ def settings_of(args: argparse.Namespace) -> BenchSettings:
         layouts=args.layout,
         prepare=not args.skip_prepare,
         reports_dir=args.reports_dir,
-        timeouts=defaults.timeouts.scaled(args.timeout_scale),
+        timeouts=defaults.timeouts.scaled(
+            checked_scale(args.timeout_scale, "--timeout-scale")
+        ),
     )
 
 

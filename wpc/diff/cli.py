@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from conformance.exitcodes import ExitCode
+from plumbing import textfiles
 from wpc.diff import comparing
 from wpc.diff import explaining
 from wpc.diff import reading
@@ -107,7 +108,6 @@ def main(args: argparse.Namespace) -> int:
         diff = explaining.apply(diff, entries, source=str(args.explained))
     sys.stdout.write(rendering.table(diff))
     if args.output is not None:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(rendering.yaml_text(diff), encoding="utf-8")
+        textfiles.write(args.output, rendering.yaml_text(diff))
         sys.stdout.write(f"diff: {args.output}\n")
     return ExitCode.REGRESSION if diff.regressed else 0

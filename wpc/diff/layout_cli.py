@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from conformance.exitcodes import ExitCode
+from plumbing import textfiles
 from wpc.diff import layout_rendering
 from wpc.diff import layouts
 from wpc.diff import reading
@@ -53,7 +54,6 @@ def main(args: argparse.Namespace) -> int:
     diff = layouts.compare(a, b)
     sys.stdout.write(layout_rendering.table(diff))
     if args.output is not None:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(layout_rendering.yaml_text(diff), encoding="utf-8")
+        textfiles.write(args.output, layout_rendering.yaml_text(diff))
         sys.stdout.write(f"layout diff: {args.output}\n")
     return 0

@@ -16,14 +16,12 @@ import yaml
 
 from conformance.errors import DataError
 from conformance.report import documents
+from conformance.report import schemafiles
 
 
 def read(path: Path) -> dict[str, Any]:
     """The report at `path`, validated; DataError naming the file and key if not."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read the report: {exc}") from exc
+    text = schemafiles.read_text(path, "report")
     try:
         document = yaml.safe_load(text)
     except yaml.YAMLError as exc:

@@ -15,6 +15,7 @@ from conformance import contract
 from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
 from conformance.harness.timeouts import Timeouts
+from conformance.harness.timeouts import checked_scale
 from conformance.implementations.contexts import ClusterChoice
 from wpc.differential import images
 from wpc.differential import known
@@ -104,8 +105,7 @@ def settings_of(args: argparse.Namespace) -> running.Settings:
     """The run the parsed arguments ask for; DataError for bad values."""
     if args.inflight < 1:
         raise DataError(f"--inflight {args.inflight}: must be at least 1")
-    if args.timeout_scale <= 0:
-        raise DataError(f"--timeout-scale {args.timeout_scale}: must be positive")
+    scale = checked_scale(args.timeout_scale, "--timeout-scale")
     return running.Settings(
         a=args.a,
         b=args.b,
@@ -121,7 +121,7 @@ def settings_of(args: argparse.Namespace) -> running.Settings:
         out=args.out,
         prepare=not args.skip_prepare,
         inflight=args.inflight,
-        timeouts=Timeouts().scaled(args.timeout_scale),
+        timeouts=Timeouts().scaled(scale),
     )
 
 

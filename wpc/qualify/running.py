@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Protocol
 
 from conformance.errors import CommandError
+from conformance.harness.timeouts import checked_scale
 from wpc.qualify.builds import Build
 from wpc.qualify.builds import profile_var_args
 
@@ -48,7 +49,7 @@ def runner_from_args(args: argparse.Namespace) -> SuiteRunner:
         provider=args.provider,
         cluster=args.cluster,
         workers=args.workers,
-        timeout_scale=args.timeout_scale,
+        timeout_scale=checked_scale(args.timeout_scale, "--timeout-scale"),
     )
 
 

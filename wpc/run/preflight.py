@@ -23,6 +23,7 @@ from typing import Any
 from clusters import providers
 from conformance.errors import DataError
 from conformance.harness import layouts
+from conformance.harness import timeouts
 from conformance.implementations import checking
 from conformance.implementations import profiles
 from conformance.report import historical
@@ -138,8 +139,11 @@ def _files(
         except DataError as exc:
             problems.append(f"--negative-controls: {exc}")
     scale = values.get("wpc_timeout_scale")
-    if scale is not None and float(scale) <= 0:
-        problems.append(f"--timeout-scale must be positive, not {scale}")
+    if scale is not None:
+        try:
+            timeouts.checked_scale(float(scale), "--timeout-scale")
+        except DataError as exc:
+            problems.append(str(exc))
     history_result = values.get("wpc_history_result")
     if history_result is not None:
         try:

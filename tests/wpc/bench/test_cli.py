@@ -13,6 +13,7 @@ import dataclasses
 import pytest
 
 import wpc.bench
+from conformance.errors import DataError
 from conformance.errors import HarnessError
 from conformance.implementations import profiles
 from wpc.bench import cli
@@ -78,6 +79,13 @@ def test_a_profile_variable_given_twice_is_refused():
         ["bench", "--profile-var", "ref=a", "--profile-var", "ref=b"]
     )
     with pytest.raises(SystemExit, match="--profile-var ref given twice"):
+        cli.settings_of(args)
+
+
+@pytest.mark.parametrize("scale", ["nan", "inf", "0.5"])
+def test_a_timeout_scale_below_1_or_not_finite_is_invalid_input(scale):
+    args = _parser().parse_args(["bench", "--timeout-scale", scale])
+    with pytest.raises(DataError, match=rf"^--timeout-scale {scale}: .*at least 1"):
         cli.settings_of(args)
 
 

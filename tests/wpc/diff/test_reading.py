@@ -3,15 +3,21 @@
 - a valid report comes back as the mapping it holds;
 - a missing file, invalid YAML, a document that is not a mapping, the wrong
   kind or apiVersion, and a schema violation each raise DataError naming the
-  file and the key at fault.
+  file and the key at fault;
+- a `timeoutScale` of NaN, infinity or below 1 is a schema violation, read or written
+  (YAML has `.nan`, and NaN passes every bound a schema can state).
 """
 
 from __future__ import annotations
 
+import math
+
+import jsonschema
 import pytest
 import yaml
 
 from conformance.errors import DataError
+from conformance.report import documents
 from tests.wpc.diff.builders import entry
 from tests.wpc.diff.builders import report
 from wpc.diff import reading
@@ -65,4 +71,21 @@ def test_a_schema_violation_names_its_key(tmp_path):
     document = report([entry("A", "legacy")])
     document["tests"][0]["outcome"] = "maybe"
     with pytest.raises(DataError, match=r"r\.yaml: key tests\.0\.outcome: 'maybe'"):
+        reading.read(write(tmp_path, document))
+
+
+@pytest.mark.parametrize(
+    ("scale", "why"),
+    [
+        (math.nan, "nan is not of type 'number'"),
+        (math.inf, "inf is not of type 'number'"),
+        (0.5, "0.5 is less than the minimum of 1"),
+    ],
+)
+def test_a_timeout_scale_below_1_or_not_finite_is_no_report(tmp_path, scale, why):
+    document = report([entry("A", "legacy")])
+    document["run"]["timeoutScale"] = scale
+    with pytest.raises(jsonschema.ValidationError, match=why):
+        documents.validate(document)  # what documents.write checks first
+    with pytest.raises(DataError, match=rf"r\.yaml: key run\.timeoutScale: {why}"):
         reading.read(write(tmp_path, document))

@@ -190,6 +190,8 @@ def test_the_command_line_becomes_settings():
         (["--inflight", "0"], "--inflight"),
         (["--profile-var-a", "novalue"], "--profile-var-a"),
         (["--image-map", "busybox"], "--image-map"),
+        (["--timeout-scale", "nan"], "--timeout-scale nan: must be a finite number"),
+        (["--timeout-scale", "0.5"], "--timeout-scale 0.5: must be a finite number"),
     ],
 )
 def test_bad_options_are_invalid_input(flags, message, capsys):

@@ -243,6 +243,20 @@ def test_the_verb_exits_14_only_for_a_confirmed_regression(
             "",
             "qualify: give --source (a git repository",
         ),
+        (
+            [
+                "--old",
+                "v1",
+                "--new",
+                "v2",
+                "--source",
+                "/src",
+                "--timeout-scale",
+                "nan",
+            ],
+            "/src",
+            "--timeout-scale nan: must be a finite number of at least 1",
+        ),
     ],
 )
 def test_the_verb_refuses_bad_input_before_running(

@@ -3,7 +3,8 @@
 - an unknown implementation, a profile with a typo, an unknown provider, a
   layout the profile does not claim, an unknown feature or a missing file each
   stop `python -m conformance run` with exit code 10 within 5 CPU seconds, naming the
-  option, file and key, before `clusters up`: the state and cache directories
+  option, file and key (a timeout scale that is NaN, infinite or below 1 too),
+  before `clusters up`: the state and cache directories
   are never created;
 - every problem is reported at once;
 - the local provider needs root, Go and apt on the host, and says so;
@@ -83,6 +84,13 @@ def run_cli(
             ("--implementation", "reference", "--kubeconfig", "/nonexistent/kc"),
             "--kubeconfig: /nonexistent/kc is not a file",
         ),
+        *(
+            (
+                ("--implementation", "reference", "--timeout-scale", scale),
+                f"--timeout-scale {scale}: must be a finite number of at least 1",
+            )
+            for scale in ("nan", "inf", "0.5")
+        ),
     ],
 )
 def test_bad_input_stops_the_run_before_the_host_changes(tmp_path, args, named):
@@ -116,7 +124,7 @@ def test_every_problem_is_reported_at_once(tmp_path):
     for part in (
         "--provider nosuch",
         "--features: unknown",
-        "--timeout-scale must be positive",
+        "--timeout-scale 0.0: must be a finite number of at least 1",
     ):
         assert part in message
 

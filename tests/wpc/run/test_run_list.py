@@ -7,7 +7,8 @@
   the listing as it would narrow a run;
 - it touches no cluster and changes nothing: KUBECONFIG names a missing file,
   and `clusters up`, the run's preparation and every Kubernetes client refuse;
-- a bad profile fails with pytest's usage error, not an empty list;
+- a bad option or profile (malformed, not UTF-8) fails with exit 10 (invalid input,
+  as `run` says in preflight) naming the mistake, not an empty list nor a traceback;
 - the command itself, run as a user runs it (a new process, where pytest
   starts after the launcher imported the project), lists the same.
 """
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance.exitcodes import ExitCode
 from conformance.implementations import preparing
 from conformance.plugin import listing
 from wpc import cli as wpc_cli
@@ -103,12 +105,32 @@ def test_wpc_run_list_is_the_same_command(no_cluster, capsys):
     line_of(capsys.readouterr().out.splitlines(), "run", "initless", HELLO)
 
 
-def test_an_unknown_feature_is_a_usage_error_not_an_empty_list(no_cluster, capsys):
+def test_an_unknown_feature_is_invalid_input_not_an_empty_list(no_cluster, capsys):
     code = cli.main(
         ["run", "--implementation", "reference", "--features", "NOPE", "--list"]
     )
-    assert code == pytest.ExitCode.USAGE_ERROR
+    assert code == ExitCode.INVALID_INPUT
     assert "unknown feature(s) NOPE" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("content", "named"),
+    [
+        (b"name: [unclosed\n", "not valid YAML"),
+        (b"name: caf\xe9\n", "is not UTF-8 text: byte 0xe9 at offset 9"),
+    ],
+)
+def test_a_broken_profile_is_invalid_input(no_cluster, capsys, content, named):
+    # Before: a malformed profile exited 4, one that is not UTF-8 3 (INTERNALERROR).
+    profile = no_cluster / "broken.yaml"
+    profile.write_bytes(content)
+    code = cli.main(["run", "--implementation", str(profile), "--list"])
+    err = capsys.readouterr().err
+    assert code == ExitCode.INVALID_INPUT, err
+    assert f"{profile}: " in err
+    assert named in err
+    assert "Traceback" not in err
+    assert "INTERNALERROR" not in err
 
 
 def test_the_lister_refuses_to_prepare_a_run():
