@@ -9,6 +9,8 @@ SIGHUP we receive is passed to the child's whole group (pytest and its xdist
 workers, each of which then tears down what it set up) while we go on waiting
 for it to exit. A second Ctrl-C is passed on as well: whoever presses it twice
 wants the child to stop sooner, and the child decides what that means.
+`run_to_end` also says which signals it passed on, so a caller can tell a child
+that stopped because it was asked to from one that failed.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import subprocess
 from collections.abc import Iterator
 from collections.abc import Mapping
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
@@ -41,8 +44,10 @@ class _Forwarder:
     def __init__(self) -> None:
         self.pid: int | None = None
         self.pending: list[int] = []
+        self.received: list[int] = []
 
     def handle(self, signum: int, frame: FrameType | None) -> None:
+        self.received.append(signum)
         if self.pid is None:
             self.pending.append(signum)
             return
@@ -78,13 +83,33 @@ def _forwarding() -> Iterator[_Forwarder]:
             signal.signal(s, handler)
 
 
+@dataclass(frozen=True)
+class Ended:
+    """How a child run by `run_to_end` ended."""
+
+    status: int
+    """Its exit status; 128 + the signal's number when a signal killed it."""
+    signals: tuple[str, ...]
+    """The names of the signals passed on to it, in order (empty: none was)."""
+
+
 def run_forwarding(
     command: Sequence[str],
     *,
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
 ) -> int:
-    """Run `command` in its own process group, passing signals on; its exit status.
+    """Run `command` in its own process group, passing signals on; its exit status."""
+    return run_to_end(command, env=env, cwd=cwd).status
+
+
+def run_to_end(
+    command: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+) -> Ended:
+    """Run `command` in its own process group, passing signals on, until it exits.
 
     Output is not captured: the child writes to our console as it goes. A child
     killed by a signal reports 128 + its number, as a shell would.
@@ -98,4 +123,7 @@ def run_forwarding(
         )
         forwarder.attach(proc.pid)
         status = proc.wait()  # PEP 475: a handled signal does not end the wait
-    return 128 - status if status < 0 else status
+    return Ended(
+        status=128 - status if status < 0 else status,
+        signals=tuple(signal.Signals(s).name for s in forwarder.received),
+    )

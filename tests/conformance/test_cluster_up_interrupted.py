@@ -1,0 +1,120 @@
+"""A signal while `wpc run` brings the cluster up lets `clusters up` roll back (issue 29).
+
+We test these aspects with a real launcher process (`python -m conformance run`'s
+entry point, with `clusters up` replaced by a stand-in whose rollback takes a
+second, longer than the 0.25 s `subprocess.run` granted) and real signals:
+
+- Ctrl-C (SIGINT to the launcher's process group, as a terminal sends it) or
+  SIGTERM reaches the stand-in once, through the launcher, and its rollback
+  finishes; the launcher then says in one line that it was interrupted, prints
+  no traceback, runs no tests and exits 2, as an interrupted pytest does;
+- a Ctrl-C while no child runs (the checks before `clusters up`) gives the
+  same one line and exit 2, not a KeyboardInterrupt traceback.
+
+Before the fix, `subprocess.run` killed `clusters up` 0.25 s into its
+rollback and the launcher died of a KeyboardInterrupt traceback (or of SIGTERM).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance import __main__ as cli
+from conformance import preflight
+from plumbing.waiting import Abort
+from plumbing.waiting import NotYet
+from plumbing.waiting import until
+from tests.slowchild import SLOW_CHILD
+
+ROOT = Path(__file__).resolve().parents[2]
+READY_TIMEOUT = 60.0
+FINISHED_TIMEOUT = 60.0
+INTERRUPTED = 2
+"""pytest's exit status for an interrupted run, which the launcher takes over."""
+
+LAUNCHER = """
+import sys
+from pathlib import Path
+from conformance import __main__ as cli
+from conformance import launching
+from conformance import preflight
+
+here = Path(sys.argv[1])
+launching.cluster_commands = lambda request: [
+    [sys.executable, "-c", sys.argv[2], str(here), "1.0"]
+]
+launching.pytest_command = lambda request: [
+    sys.executable, "-c", f"open({str(here / 'pytest-ran')!r}, 'w')"
+]
+preflight.check = lambda values: None  # the host's checks are not this test's
+sys.exit(cli.main(
+    ["run", "--implementation", "reference", "--reports-dir", str(here / "reports")]
+))
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["INT", "TERM"])
+def test_clusters_up_rolls_back_and_the_launcher_exits_interrupted(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", LAUNCHER, str(tmp_path), SLOW_CHILD],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # the test's own process group never sees the signal
+    )
+    try:
+
+        def ready() -> bool | NotYet:
+            if (tmp_path / "ready").exists():
+                return True
+            if proc.poll() is not None:
+                raise Abort(f"the launcher ended first: {proc.communicate()}")
+            return NotYet("the stand-in for clusters up has not started")
+
+        until(
+            ready,
+            timeout=READY_TIMEOUT,
+            interval=0.05,
+            describe="the stand-in for clusters up is ready",
+        )
+        # A terminal's Ctrl-C reaches its foreground group: the launcher, and
+        # with subprocess.run the stand-in too (same group).
+        os.killpg(proc.pid, signum)
+        _, err = proc.communicate(timeout=FINISHED_TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == INTERRUPTED, err
+    assert (tmp_path / "cleaned").read_text() == signum.name  # the rollback finished
+    assert not (tmp_path / "pytest-ran").exists()
+    assert "Traceback" not in err
+    assert (
+        f"Interrupted by {signum.name} while the cluster came up: `clusters up` "
+        "stopped (exit 7) after rolling back; no test ran." in err
+    )
+
+
+def test_ctrl_c_between_the_children_is_one_line_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def interrupted(values: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(preflight, "check", interrupted)
+    try:
+        status = cli.main(["run", "--implementation", "reference"])
+    except KeyboardInterrupt:  # would stop this whole session, not fail the test
+        pytest.fail("a KeyboardInterrupt escaped the launcher")
+    assert status == INTERRUPTED
+    assert capsys.readouterr().err == "interrupted (Ctrl-C)\n"
