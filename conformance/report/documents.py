@@ -14,6 +14,11 @@ null), the objects cleanup found left behind (leaks), and every test.
 read) is upstream's fixed bugs caught / in scope, copied from a HistoryResult
 (`make history`) by `conformance.report.historical` when the run is given
 `--history-result`, else null.
+
+`interrupted` (optional in the schema, like it) is null, or says what stopped
+the run early (a signal, or pytest's reason) and lists the tests that ran and
+those cut short; the result is then "interrupted" unless a failure or error
+already decides it.
 """
 
 from __future__ import annotations
@@ -39,6 +44,8 @@ API_VERSION = "wpc.dev/v1alpha1"
 KIND = "ConformanceReport"
 SCHEMA_PATH = Path(__file__).parent.parent / "report.schema.json"
 SUITE_VERSION = conformance.__version__
+NOT_FAILED = frozenset({"success", "partial", "empty", "skipped"})
+"""Results that a layout divergence or an interruption overrides."""
 
 
 @dataclass(frozen=True)
@@ -137,15 +144,23 @@ def build(
     leaks: list[str],
     mutation_score: dict[str, Any] | None = None,
     historical_score: dict[str, Any] | None = None,
+    interrupted: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Assemble the report document (validate with `validate()`)."""
+    """Assemble the report document (validate with `validate()`).
+
+    `interrupted`: what stopped the run early and which tests ran (see the
+    schema); such a run is never a success, only a failure or an error when
+    what ran already says so.
+    """
     scenarios = [r for r in records if r.kind == "scenario"]
     final = _counts(scenarios)
     undeclared = [d for d in diffs if d.undeclared]
     summary = {**final, "divergenceFailures": len(undeclared)}
     result = _verdict(final)
-    if undeclared and result in {"success", "partial", "empty", "skipped"}:
+    if undeclared and result in NOT_FAILED:
         result = "failure"
+    if interrupted is not None and result in NOT_FAILED:
+        result = "interrupted"
     return {
         "apiVersion": API_VERSION,
         "kind": KIND,
@@ -159,6 +174,7 @@ def build(
         "environment": environment,
         "run": run,
         "result": result,
+        "interrupted": interrupted,
         "summary": summary,
         "results": results_by_layout(scenarios),
         "layoutDivergences": {

@@ -1,0 +1,231 @@
+"""A run stopped by SIGINT, SIGTERM or SIGHUP tears down, sweeps and reports (issue 29).
+
+We test these aspects with real processes and real signals: the launcher's
+forwarding (`plumbing.forwarding`, what `wpc run` runs pytest with) runs a real
+pytest session of the suite's plugin on three tests, with the fake cluster of
+the plugin's tests and API clients that note the sweep. The signal reaches the
+launcher while the second test runs, and the launcher passes it on to pytest's
+group, as a cancelled CI job, `timeout`, a closed terminal or Ctrl-C does:
+
+- once: the test's fixture is torn down, then the end-of-run sweep runs, and
+  the report (schema-valid, beside its HTML page) says `interrupted` by that
+  signal, that the first test ran, that the second was cut short (and is not
+  counted), and how many tests were collected; the run exits 2, as pytest does
+  when interrupted, and its result is not a success;
+- twice in a row, the second while the fixture's teardown is still running:
+  the second signal is noted and does not cut the teardown short, and all of
+  the above holds.
+
+Before the fix, SIGTERM and SIGHUP killed pytest at once (exit 143, 129: no
+teardown, no sweep, no report), a second SIGINT aborted the teardown, and an
+interrupted report had no mark and swept before the teardown.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from conformance.report import documents
+from plumbing.waiting import Abort
+from plumbing.waiting import NotYet
+from plumbing.waiting import until
+from tests.conformance.conftest import FAKE_CLUSTER_CONFTEST
+from tests.conformance.conftest import wpc_args
+
+ROOT = Path(__file__).resolve().parents[2]
+STARTED_TIMEOUT = 60.0
+"""pytest starts, loads the spec and the profile, and reaches the second test."""
+FINISHED_TIMEOUT = 60.0
+"""From the last signal to pytest's exit: teardown, sweep and report."""
+INTERRUPTED = 2
+"""pytest's exit status for an interrupted run."""
+
+LAUNCHER = (
+    "import sys; from plumbing.forwarding import run_forwarding; "
+    "sys.exit(run_forwarding(sys.argv[1:]))"
+)
+
+# The sweep lists the session's namespaces first: noting that call (and whether
+# the teardown had finished by then) shows the sweep ran, and in which order.
+SWEEP_NOTING_CONFTEST = textwrap.dedent(
+    """
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from conformance.harness import kube
+
+    HERE = Path(__file__).parent
+
+
+    class _Core:
+        def list_namespace(self, label_selector):
+            done = (HERE / "torn-down").exists()
+            (HERE / "swept").write_text("after teardown" if done else "before teardown")
+            return SimpleNamespace(items=[])
+
+
+    kube.connect = lambda kubeconfig: SimpleNamespace(core=_Core())
+    """
+)
+
+# One scenario per file (the marker's rule), collected in this order.
+GUARDED = textwrap.dedent(
+    """
+    from pathlib import Path
+
+    import pytest
+
+    from plumbing.waiting import NotYet
+    from plumbing.waiting import until
+
+    HERE = Path(__file__).parent
+    WAIT = 300.0  # longer than the test waits for anything here
+
+
+    @pytest.fixture
+    def guarded():
+        yield
+        (HERE / "tearing-down").write_text("")
+        until(
+            lambda: (HERE / "release").exists() or NotYet("not released"),
+            timeout=WAIT,
+            interval=0.05,
+            describe="the test releases the teardown",
+        )
+        (HERE / "torn-down").write_text("")
+
+
+    @pytest.mark.conformance(short_name="Beta", clauses=["WPC-POD-001"])
+    def test_beta(guarded):
+        (HERE / "running").write_text("")
+        until(lambda: NotYet("not signalled"), timeout=WAIT, interval=0.05,
+              describe="a signal")
+    """
+)
+TESTS = {
+    "test_alpha.py": textwrap.dedent(
+        """
+        import pytest
+
+        @pytest.mark.conformance(short_name="Alpha", clauses=["WPC-FINALIZER-001"])
+        def test_alpha():
+            pass
+        """
+    ),
+    "test_beta.py": GUARDED,
+    "test_gamma.py": textwrap.dedent(
+        """
+        import pytest
+
+        @pytest.mark.conformance(short_name="Gamma", clauses=["WPC-POD-002"])
+        def test_gamma():
+            pass
+        """
+    ),
+}
+RAN = "test_alpha.py::test_alpha[legacy]"
+CUT = "test_beta.py::test_beta[legacy]"
+
+
+def _start(tmp_path: Path) -> tuple[subprocess.Popen[bytes], Path, Path]:
+    (tmp_path / "conftest.py").write_text(FAKE_CLUSTER_CONFTEST + SWEEP_NOTING_CONFTEST)
+    for name, text in TESTS.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")  # not the repository's
+    report = tmp_path / "reports" / "conformance-fake.yaml"
+    log = tmp_path / "output.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [
+                *(sys.executable, "-c", LAUNCHER),
+                *(sys.executable, "-m", "pytest", str(tmp_path)),
+                *("-c", str(tmp_path / "pytest.ini"), "--rootdir", str(tmp_path)),
+                *wpc_args("--wpc-layout", "legacy", "--wpc-report", str(report)),
+            ],
+            cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # the test's own process group never sees the signal
+        )
+    return proc, report, log
+
+
+def _wait_for(
+    proc: subprocess.Popen[bytes], log: Path, found: Any, describe: str
+) -> None:
+    def check() -> bool | NotYet:
+        if found():
+            return True
+        if proc.poll() is not None:
+            raise Abort(
+                f"pytest ended first (exit {proc.returncode}):\n{log.read_text()[-3000:]}"
+            )
+        return NotYet(f"not yet; output tail: {log.read_text()[-300:]!r}")
+
+    until(check, timeout=STARTED_TIMEOUT, interval=0.05, describe=describe)
+
+
+SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("times", [1, 2], ids=["once", "twice"])
+@pytest.mark.parametrize("signum", SIGNALS, ids=[s.name for s in SIGNALS])
+def test_a_signalled_run_tears_down_sweeps_and_reports_interrupted(
+    tmp_path: Path, signum: signal.Signals, times: int
+) -> None:
+    if times == 1:
+        (tmp_path / "release").write_text("")  # the teardown goes straight through
+    proc, report, log = _start(tmp_path)
+    try:
+        _wait_for(
+            proc, log, (tmp_path / "running").exists, "the second test is running"
+        )
+        os.killpg(proc.pid, signum)  # the launcher's group: pytest has its own
+        if times == 2:
+            _wait_for(
+                proc,
+                log,
+                (tmp_path / "tearing-down").exists,
+                "the interrupted test's fixture is being torn down",
+            )
+            os.killpg(proc.pid, signum)
+            again = f"received {signum.name} again"
+            _wait_for(
+                proc,
+                log,
+                lambda: again in log.read_text(),
+                "pytest noted the second signal",
+            )
+            (tmp_path / "release").write_text("")
+        status = proc.wait(timeout=FINISHED_TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    output = log.read_text()
+    assert status == INTERRUPTED, f"exit {status}; output tail:\n{output[-3000:]}"
+    assert (tmp_path / "torn-down").exists(), output[-3000:]
+    assert (tmp_path / "swept").read_text() == "after teardown"
+    doc = yaml.safe_load(report.read_text())
+    documents.validate(doc)
+    assert doc["interrupted"] == {
+        "reason": signum.name,
+        "ran": [RAN],
+        "unfinished": [CUT],
+        "collected": 3,
+    }
+    assert doc["result"] == "interrupted"
+    assert [t["nodeid"] for t in doc["tests"]] == [RAN]
+    assert "INTERRUPTED (" in report.with_suffix(".html").read_text()
+    assert f"INTERRUPTED ({signum.name}): 1 of 3 tests ran" in output
