@@ -22,6 +22,8 @@ Two exceptions keep the clean-up whole:
 
 Installed in every process of an active run (each pytest-xdist worker tears down
 its own tests), from the main thread only, where Python runs signal handlers.
+The pytest-xdist controller waits for its workers' teardown (up to
+WORKERS_TEARDOWN) before the sweep.
 """
 
 from __future__ import annotations
@@ -41,6 +43,10 @@ from conformance.plugin import runs
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 PLUGIN_NAME = "wpc-interrupter"
+WORKERS_TEARDOWN = 600.0
+"""Seconds pytest-xdist workers of an interrupted run get to finish their teardown
+(a private controller instance's uninstall, namespace deletions), scaled by
+--timeout-scale; then they are killed. pytest-xdist's own limit is 10 s."""
 
 Handler = Callable[[int, FrameType | None], Any] | int | None
 
@@ -99,9 +105,30 @@ class Interrupter:
             self.tearing_down = False
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_sessionfinish(self) -> None:
-        """From here on (the remaining teardown, the sweep, the report) nothing raises."""
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """From here on (the remaining teardown, the sweep, the report) nothing raises.
+
+        Before pytest-xdist stops its workers: those of an interrupted run are
+        still tearing down, and get the time for it.
+        """
         self.tearing_down = True
+        if self.run.interrupted_by is not None:
+            self._let_workers_finish(session.config)
+
+    def _let_workers_finish(self, config: pytest.Config) -> None:
+        # pytest-xdist ends its workers with execnet's group termination, which
+        # kills those still running after `NodeManager.EXIT_TIMEOUT` (10 s): a
+        # private instance's uninstall and namespace deletion take longer. The
+        # workers got the signal too (the launcher signals the whole group), or
+        # get execnet's SIGINT 5 s into the termination; they exit once torn down.
+        nodemanager = getattr(
+            config.pluginmanager.get_plugin("dsession"), "nodemanager", None
+        )
+        if nodemanager is None:
+            return
+        seconds = WORKERS_TEARDOWN * self.run.settings.timeout_scale
+        nodemanager.EXIT_TIMEOUT = seconds
+        self._say(f"wpc: waiting up to {seconds:.0f} s for the workers' teardown")
 
     def pytest_unconfigure(self) -> None:
         """Give the signals back (pytester runs many sessions in one process)."""

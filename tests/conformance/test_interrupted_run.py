@@ -14,11 +14,15 @@ group, as a cancelled CI job, `timeout`, a closed terminal or Ctrl-C does:
   when interrupted, and its result is not a success;
 - twice in a row, the second while the fixture's teardown is still running:
   the second signal is noted and does not cut the teardown short, and all of
-  the above holds.
+  the above holds;
+- under pytest-xdist, the controller waits for its worker's teardown, which
+  takes longer than pytest-xdist waits before it kills a worker, and only then
+  sweeps.
 
 Before the fix, SIGTERM and SIGHUP killed pytest at once (exit 143, 129: no
 teardown, no sweep, no report), a second SIGINT aborted the teardown, and an
-interrupted report had no mark and swept before the teardown.
+interrupted report had no mark and swept before the teardown; pytest-xdist
+killed a worker still tearing down 10 s after the interruption.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,8 +47,9 @@ from tests.conformance.conftest import FAKE_CLUSTER_CONFTEST
 from tests.conformance.conftest import wpc_args
 
 ROOT = Path(__file__).resolve().parents[2]
-STARTED_TIMEOUT = 60.0
-"""pytest starts, loads the spec and the profile, and reaches the second test."""
+STEP_TIMEOUT = 60.0
+"""Each step the test waits for: pytest reaching the second test (start-up, spec,
+profile), the teardown starting, a signal noted."""
 FINISHED_TIMEOUT = 60.0
 """From the last signal to pytest's exit: teardown, sweep and report."""
 INTERRUPTED = 2
@@ -136,8 +142,12 @@ RAN = "test_alpha.py::test_alpha[legacy]"
 CUT = "test_beta.py::test_beta[legacy]"
 
 
-def _start(tmp_path: Path) -> tuple[subprocess.Popen[bytes], Path, Path]:
-    (tmp_path / "conftest.py").write_text(FAKE_CLUSTER_CONFTEST + SWEEP_NOTING_CONFTEST)
+def _start(
+    tmp_path: Path, *extra: str, conftest: str = ""
+) -> tuple[subprocess.Popen[bytes], Path, Path]:
+    (tmp_path / "conftest.py").write_text(
+        FAKE_CLUSTER_CONFTEST + SWEEP_NOTING_CONFTEST + conftest
+    )
     for name, text in TESTS.items():
         (tmp_path / name).write_text(text)
     (tmp_path / "pytest.ini").write_text("[pytest]\n")  # not the repository's
@@ -149,7 +159,9 @@ def _start(tmp_path: Path) -> tuple[subprocess.Popen[bytes], Path, Path]:
                 *(sys.executable, "-c", LAUNCHER),
                 *(sys.executable, "-m", "pytest", str(tmp_path)),
                 *("-c", str(tmp_path / "pytest.ini"), "--rootdir", str(tmp_path)),
-                *wpc_args("--wpc-layout", "legacy", "--wpc-report", str(report)),
+                *wpc_args(
+                    "--wpc-layout", "legacy", "--wpc-report", str(report), *extra
+                ),
             ],
             cwd=tmp_path,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
@@ -172,7 +184,41 @@ def _wait_for(
             )
         return NotYet(f"not yet; output tail: {log.read_text()[-300:]!r}")
 
-    until(check, timeout=STARTED_TIMEOUT, interval=0.05, describe=describe)
+    until(check, timeout=STEP_TIMEOUT, interval=0.05, describe=describe)
+
+
+def _run(
+    tmp_path: Path,
+    interrupt: Callable[[subprocess.Popen[bytes], Path], None],
+    *extra: str,
+    conftest: str = "",
+) -> tuple[int, str, dict[str, Any]]:
+    """Start the run, interrupt it once the second test runs; its status, output, report."""
+    proc, report, log = _start(tmp_path, *extra, conftest=conftest)
+    try:
+        _wait_for(
+            proc, log, (tmp_path / "running").exists, "the second test is running"
+        )
+        interrupt(proc, log)
+        status = proc.wait(timeout=FINISHED_TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    output = log.read_text()
+    assert status == INTERRUPTED, f"exit {status}; output tail:\n{output[-3000:]}"
+    assert (tmp_path / "torn-down").exists(), output[-3000:]
+    assert (tmp_path / "swept").read_text() == "after teardown"
+    doc: dict[str, Any] = yaml.safe_load(report.read_text())
+    documents.validate(doc)
+    assert [t["nodeid"] for t in doc["tests"]] == [RAN]
+    assert doc["result"] == "interrupted"
+    assert "INTERRUPTED (" in report.with_suffix(".html").read_text()
+    return status, output, doc
+
+
+def _interrupted_by(reason: str) -> dict[str, Any]:
+    return {"reason": reason, "ran": [RAN], "unfinished": [CUT], "collected": 3}
 
 
 SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
@@ -184,48 +230,56 @@ SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
 def test_a_signalled_run_tears_down_sweeps_and_reports_interrupted(
     tmp_path: Path, signum: signal.Signals, times: int
 ) -> None:
-    if times == 1:
-        (tmp_path / "release").write_text("")  # the teardown goes straight through
-    proc, report, log = _start(tmp_path)
-    try:
-        _wait_for(
-            proc, log, (tmp_path / "running").exists, "the second test is running"
-        )
+    def interrupt(proc: subprocess.Popen[bytes], log: Path) -> None:
         os.killpg(proc.pid, signum)  # the launcher's group: pytest has its own
-        if times == 2:
-            _wait_for(
-                proc,
-                log,
-                (tmp_path / "tearing-down").exists,
-                "the interrupted test's fixture is being torn down",
-            )
-            os.killpg(proc.pid, signum)
-            again = f"received {signum.name} again"
-            _wait_for(
-                proc,
-                log,
-                lambda: again in log.read_text(),
-                "pytest noted the second signal",
-            )
+        if times == 1:
             (tmp_path / "release").write_text("")
-        status = proc.wait(timeout=FINISHED_TIMEOUT)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    output = log.read_text()
-    assert status == INTERRUPTED, f"exit {status}; output tail:\n{output[-3000:]}"
-    assert (tmp_path / "torn-down").exists(), output[-3000:]
-    assert (tmp_path / "swept").read_text() == "after teardown"
-    doc = yaml.safe_load(report.read_text())
-    documents.validate(doc)
-    assert doc["interrupted"] == {
-        "reason": signum.name,
-        "ran": [RAN],
-        "unfinished": [CUT],
-        "collected": 3,
-    }
-    assert doc["result"] == "interrupted"
-    assert [t["nodeid"] for t in doc["tests"]] == [RAN]
-    assert "INTERRUPTED (" in report.with_suffix(".html").read_text()
+            return
+        _wait_for(
+            proc,
+            log,
+            (tmp_path / "tearing-down").exists,
+            "the interrupted test's fixture is being torn down",
+        )
+        os.killpg(proc.pid, signum)
+        again = f"received {signum.name} again"
+        _wait_for(
+            proc,
+            log,
+            lambda: again in log.read_text(),
+            "pytest noted the second signal",
+        )
+        (tmp_path / "release").write_text("")
+
+    _, output, doc = _run(tmp_path, interrupt)
+    assert doc["interrupted"] == _interrupted_by(signum.name)
     assert f"INTERRUPTED ({signum.name}): 1 of 3 tests ran" in output
+
+
+# pytest-xdist kills workers still running 10 s after it ends them; here 3 s, so
+# that its kill would come before execnet's SIGINT to a worker still busy 5 s
+# into that ending, which the test waits for before it releases the teardown.
+SHORT_XDIST_KILL = textwrap.dedent(
+    """
+    from xdist.workermanage import NodeManager
+
+    NodeManager.EXIT_TIMEOUT = 3
+    """
+)
+
+
+@pytest.mark.slow
+def test_under_xdist_a_workers_teardown_is_waited_for(tmp_path: Path) -> None:
+    def interrupt(proc: subprocess.Popen[bytes], log: Path) -> None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        _wait_for(
+            proc,
+            log,
+            lambda: "received SIGINT again" in log.read_text(),
+            "the worker, still tearing down, got execnet's SIGINT",
+        )
+        (tmp_path / "release").write_text("")
+
+    _, output, doc = _run(tmp_path, interrupt, "-n", "1", conftest=SHORT_XDIST_KILL)
+    assert "waiting up to 600 s for the workers' teardown" in output
+    assert doc["interrupted"] == _interrupted_by("SIGTERM")
