@@ -99,10 +99,11 @@ def _test_refs(records: Iterable[TestRecord], outcome: Outcome) -> list[dict[str
     ]
 
 
-def _bucket(records: list[TestRecord]) -> dict[str, Any]:
+def _bucket(records: list[TestRecord], *, interrupted: bool) -> dict[str, Any]:
     counts = _counts(records)
+    result = _verdict(counts)
     return {
-        "result": _verdict(counts),
+        "result": "interrupted" if interrupted and result in NOT_FAILED else result,
         "statistics": counts,
         "failedTests": _test_refs(records, Outcome.FAILED),
         "erroredTests": _test_refs(records, Outcome.ERROR),
@@ -110,8 +111,13 @@ def _bucket(records: list[TestRecord]) -> dict[str, Any]:
     }
 
 
-def results_by_layout(records: list[TestRecord]) -> list[dict[str, Any]]:
-    """Core and Extended results for every (layout, spec profile) pair."""
+def results_by_layout(
+    records: list[TestRecord], *, interrupted: bool = False
+) -> list[dict[str, Any]]:
+    """Core and Extended results for every (layout, spec profile) pair.
+
+    In an interrupted run none is a success: what did not run was not judged.
+    """
     groups: dict[tuple[str, str], list[TestRecord]] = {}
     for record in records:
         for profile in record.profiles or ["-"]:
@@ -120,8 +126,12 @@ def results_by_layout(records: list[TestRecord]) -> list[dict[str, Any]]:
         {
             "layout": layout,
             "profile": profile,
-            "core": _bucket([r for r in group if r.support == "Core"]),
-            "extended": _bucket([r for r in group if r.support != "Core"]),
+            "core": _bucket(
+                [r for r in group if r.support == "Core"], interrupted=interrupted
+            ),
+            "extended": _bucket(
+                [r for r in group if r.support != "Core"], interrupted=interrupted
+            ),
         }
         for (layout, profile), group in sorted(groups.items())
     ]
@@ -176,7 +186,7 @@ def build(
         "result": result,
         "interrupted": interrupted,
         "summary": summary,
-        "results": results_by_layout(scenarios),
+        "results": results_by_layout(scenarios, interrupted=interrupted is not None),
         "layoutDivergences": {
             "compared": len(diffs),
             "undeclared": [

@@ -11,7 +11,8 @@ group, as a cancelled CI job, `timeout`, a closed terminal or Ctrl-C does:
   the report (schema-valid, beside its HTML page) says `interrupted` by that
   signal, that the first test ran, that the second was cut short (and is not
   counted), and how many tests were collected; the run exits 2, as pytest does
-  when interrupted, and its result is not a success;
+  when interrupted, and neither its result nor its per-layout results is a
+  success;
 - twice in a row, the second while the fixture's teardown is still running:
   the second signal is noted and does not cut the teardown short, and all of
   the above holds;
@@ -213,6 +214,7 @@ def _run(
     documents.validate(doc)
     assert [t["nodeid"] for t in doc["tests"]] == [RAN]
     assert doc["result"] == "interrupted"
+    assert {r["extended"]["result"] for r in doc["results"]} == {"interrupted"}
     assert "INTERRUPTED (" in report.with_suffix(".html").read_text()
     return status, output, doc
 
