@@ -145,5 +145,6 @@ def register(config: pytest.Config, run: runs.Run) -> None:
     if config.option.collectonly:
         return
     interrupter = Interrupter(run)
-    interrupter.install()
+    # Registered first: its pytest_unconfigure gives the signals back.
     config.pluginmanager.register(interrupter, PLUGIN_NAME)
+    interrupter.install()

@@ -13,6 +13,8 @@ group, as a cancelled CI job, `timeout`, a closed terminal or Ctrl-C does:
   counted), and how many tests were collected; the run exits 2, as pytest does
   when interrupted, and neither its result nor its per-layout results is a
   success;
+- a first signal during a test's teardown lets that teardown finish (the test
+  counts) and stops the run after it;
 - twice in a row, the second while the fixture's teardown is still running:
   the second signal is noted and does not cut the teardown short, and all of
   the above holds;
@@ -114,6 +116,8 @@ GUARDED = textwrap.dedent(
     @pytest.mark.conformance(short_name="Beta", clauses=["WPC-POD-001"])
     def test_beta(guarded):
         (HERE / "running").write_text("")
+        if (HERE / "body-ends").exists():
+            return
         until(lambda: NotYet("not signalled"), timeout=WAIT, interval=0.05,
               describe="a signal")
     """
@@ -139,8 +143,8 @@ TESTS = {
         """
     ),
 }
-RAN = "test_alpha.py::test_alpha[legacy]"
-CUT = "test_beta.py::test_beta[legacy]"
+FIRST = "test_alpha.py::test_alpha[legacy]"
+SECOND = "test_beta.py::test_beta[legacy]"
 
 
 def _start(
@@ -188,6 +192,15 @@ def _wait_for(
     until(check, timeout=STEP_TIMEOUT, interval=0.05, describe=describe)
 
 
+def _signal_then_release(
+    proc: subprocess.Popen[bytes], log: Path, signum: signal.Signals, noted: str
+) -> None:
+    """Signal the launcher's group; once the output says `noted`, release the teardown."""
+    os.killpg(proc.pid, signum)  # the launcher's group: pytest has its own
+    _wait_for(proc, log, lambda: noted in log.read_text(), f"the output says {noted!r}")
+    (log.parent / "release").write_text("")
+
+
 def _run(
     tmp_path: Path,
     interrupt: Callable[[subprocess.Popen[bytes], Path], None],
@@ -212,7 +225,7 @@ def _run(
     assert (tmp_path / "swept").read_text() == "after teardown"
     doc: dict[str, Any] = yaml.safe_load(report.read_text())
     documents.validate(doc)
-    assert [t["nodeid"] for t in doc["tests"]] == [RAN]
+    assert [t["nodeid"] for t in doc["tests"]] == doc["interrupted"]["ran"]
     assert doc["result"] == "interrupted"
     assert {r["extended"]["result"] for r in doc["results"]} == {"interrupted"}
     assert "INTERRUPTED (" in report.with_suffix(".html").read_text()
@@ -220,7 +233,7 @@ def _run(
 
 
 def _interrupted_by(reason: str) -> dict[str, Any]:
-    return {"reason": reason, "ran": [RAN], "unfinished": [CUT], "collected": 3}
+    return {"reason": reason, "ran": [FIRST], "unfinished": [SECOND], "collected": 3}
 
 
 SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
@@ -243,19 +256,39 @@ def test_a_signalled_run_tears_down_sweeps_and_reports_interrupted(
             (tmp_path / "tearing-down").exists,
             "the interrupted test's fixture is being torn down",
         )
-        os.killpg(proc.pid, signum)
-        again = f"received {signum.name} again"
-        _wait_for(
-            proc,
-            log,
-            lambda: again in log.read_text(),
-            "pytest noted the second signal",
-        )
-        (tmp_path / "release").write_text("")
+        _signal_then_release(proc, log, signum, f"received {signum.name} again")
 
     _, output, doc = _run(tmp_path, interrupt)
     assert doc["interrupted"] == _interrupted_by(signum.name)
     assert f"INTERRUPTED ({signum.name}): 1 of 3 tests ran" in output
+
+
+@pytest.mark.slow
+def test_a_first_signal_during_a_teardown_lets_it_finish_then_stops(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "body-ends").write_text("")  # the second test's body passes
+
+    def interrupt(proc: subprocess.Popen[bytes], log: Path) -> None:
+        _wait_for(
+            proc,
+            log,
+            (tmp_path / "tearing-down").exists,
+            "the second test's fixture is being torn down",
+        )
+        _signal_then_release(
+            proc, log, signal.SIGTERM, "stopping once this clean-up is done"
+        )
+
+    _, output, doc = _run(tmp_path, interrupt)
+    # The second test ended, teardown and all: it counts; the third never started.
+    assert doc["interrupted"] == {
+        "reason": "SIGTERM",
+        "ran": [FIRST, SECOND],
+        "unfinished": [],
+        "collected": 3,
+    }
+    assert "INTERRUPTED (SIGTERM): 2 of 3 tests ran, 0 cut short" in output
 
 
 # pytest-xdist kills workers still running 10 s after it ends them; here 3 s, so
@@ -273,14 +306,8 @@ SHORT_XDIST_KILL = textwrap.dedent(
 @pytest.mark.slow
 def test_under_xdist_a_workers_teardown_is_waited_for(tmp_path: Path) -> None:
     def interrupt(proc: subprocess.Popen[bytes], log: Path) -> None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        _wait_for(
-            proc,
-            log,
-            lambda: "received SIGINT again" in log.read_text(),
-            "the worker, still tearing down, got execnet's SIGINT",
-        )
-        (tmp_path / "release").write_text("")
+        # The worker, still tearing down, notes execnet's SIGINT.
+        _signal_then_release(proc, log, signal.SIGTERM, "received SIGINT again")
 
     _, output, doc = _run(tmp_path, interrupt, "-n", "1", conftest=SHORT_XDIST_KILL)
     assert "waiting up to 600 s for the workers' teardown" in output
