@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import shlex
+import signal
 import sys
 import time
 from collections.abc import Mapping
@@ -194,8 +195,9 @@ def run(request: RunRequest) -> int:
         # console as it goes, which a captured or logged run would hide. Not
         # subprocess.run either: on Ctrl-C it kills `clusters up` 0.25 s later,
         # in the middle of its rollback; run_to_end passes the signal on and
-        # waits for the rollback to finish.
-        ended = run_to_end(command)
+        # waits for the rollback to finish. One SIGINT, whatever came: `clusters
+        # up` rolls back on SIGINT and SIGTERM only (SIGHUP would kill it).
+        ended = run_to_end(command, once=signal.SIGINT)
         if ended.signals:
             logger.error(
                 "Interrupted by %s while the cluster came up: `clusters up` "

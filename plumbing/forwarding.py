@@ -41,13 +41,21 @@ class _Forwarder:
     (a unit test caught it once on a loaded machine).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, once: signal.Signals | None = None) -> None:
         self.pid: int | None = None
         self.pending: list[int] = []
         self.received: list[int] = []
+        self.once = once
+        """Pass on only the first signal, as this one (None: each, as it came)."""
 
     def handle(self, signum: int, frame: FrameType | None) -> None:
         self.received.append(signum)
+        if self.once is not None and len(self.received) > 1:
+            logger.warning(
+                "Received %s again: not passed on, the child is still cleaning up.",
+                signal.Signals(signum).name,
+            )
+            return
         if self.pid is None:
             self.pending.append(signum)
             return
@@ -61,20 +69,22 @@ class _Forwarder:
 
     def _send(self, signum: int) -> None:
         assert self.pid is not None
+        sent = signum if self.once is None else self.once
         logger.warning(
-            "Received %s: passed to its process group (pid %d), waiting for it to "
+            "Received %s: passed to its process group (pid %d)%s, waiting for it to "
             "clean up.",
             signal.Signals(signum).name,
             self.pid,
+            "" if sent == signum else f" as {signal.Signals(sent).name}",
         )
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.pid, signum)
+            os.killpg(self.pid, sent)
 
 
 @contextlib.contextmanager
-def _forwarding() -> Iterator[_Forwarder]:
+def _forwarding(once: signal.Signals | None = None) -> Iterator[_Forwarder]:
     """While active, FORWARDED signals go to the forwarder, not their default action."""
-    forwarder = _Forwarder()
+    forwarder = _Forwarder(once)
     previous = {s: signal.signal(s, forwarder.handle) for s in FORWARDED}
     try:
         yield forwarder
@@ -108,13 +118,16 @@ def run_to_end(
     *,
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
+    once: signal.Signals | None = None,
 ) -> Ended:
     """Run `command` in its own process group, passing signals on, until it exits.
 
     Output is not captured: the child writes to our console as it goes. A child
-    killed by a signal reports 128 + its number, as a shell would.
+    killed by a signal reports 128 + its number, as a shell would. `once`: pass
+    on only the first signal, as this one, for a child that rolls back on it
+    and handles no other (`clusters up` and SIGINT); later ones are only logged.
     """
-    with _forwarding() as forwarder:
+    with _forwarding(once) as forwarder:
         proc = subprocess.Popen(
             list(command),
             env=dict(env) if env is not None else None,

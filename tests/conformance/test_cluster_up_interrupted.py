@@ -1,18 +1,20 @@
 """A signal while `wpc run` brings the cluster up lets `clusters up` roll back (issue 29).
 
 We test these aspects with a real launcher process (`python -m conformance run`'s
-entry point, with `clusters up` replaced by a stand-in whose rollback takes a
-second, longer than the 0.25 s `subprocess.run` granted) and real signals:
+entry point, with `clusters up` replaced by `tests.slowchild`, which rolls back
+on SIGINT or SIGTERM until the test lets it finish) and real signals:
 
-- Ctrl-C (SIGINT to the launcher's process group, as a terminal sends it) or
-  SIGTERM reaches the stand-in once, through the launcher, and its rollback
-  finishes; the launcher then says in one line that it was interrupted, prints
-  no traceback, runs no tests and exits 2, as an interrupted pytest does;
+- Ctrl-C (SIGINT to the launcher's process group, as a terminal sends it),
+  SIGTERM or SIGHUP, once or twice in a row, reaches the stand-in once, as
+  SIGINT, through the launcher, and its rollback finishes; the launcher then
+  says in one line that it was interrupted, prints no traceback, runs no tests
+  and exits 2, as an interrupted pytest does;
 - a Ctrl-C while no child runs (the checks before `clusters up`) gives the
   same one line and exit 2, not a KeyboardInterrupt traceback.
 
 Before the fix, `subprocess.run` killed `clusters up` 0.25 s into its
-rollback and the launcher died of a KeyboardInterrupt traceback (or of SIGTERM).
+rollback and the launcher died of a KeyboardInterrupt traceback (or of SIGTERM,
+SIGHUP), and a SIGHUP passed on as it came killed `clusters up` outright.
 """
 
 from __future__ import annotations
@@ -27,13 +29,10 @@ import pytest
 
 from conformance import __main__ as cli
 from conformance import preflight
-from plumbing.waiting import Abort
-from plumbing.waiting import NotYet
-from plumbing.waiting import until
+from tests.conformance.conftest import wait_while_running
 from tests.slowchild import SLOW_CHILD
 
 ROOT = Path(__file__).resolve().parents[2]
-READY_TIMEOUT = 60.0
 FINISHED_TIMEOUT = 60.0
 INTERRUPTED = 2
 """pytest's exit status for an interrupted run, which the launcher takes over."""
@@ -47,7 +46,7 @@ from conformance import preflight
 
 here = Path(sys.argv[1])
 launching.cluster_commands = lambda request: [
-    [sys.executable, "-c", sys.argv[2], str(here), "1.0"]
+    [sys.executable, "-c", sys.argv[2], str(here), "release"]
 ]
 launching.pytest_command = lambda request: [
     sys.executable, "-c", f"open({str(here / 'pytest-ran')!r}, 'w')"
@@ -58,50 +57,58 @@ sys.exit(cli.main(
 ))
 """
 
+SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["INT", "TERM"])
+
+@pytest.mark.parametrize("times", [1, 2], ids=["once", "twice"])
+@pytest.mark.parametrize("signum", SIGNALS, ids=[s.name for s in SIGNALS])
 def test_clusters_up_rolls_back_and_the_launcher_exits_interrupted(
-    tmp_path: Path, signum: signal.Signals
+    tmp_path: Path, signum: signal.Signals, times: int
 ) -> None:
-    proc = subprocess.Popen(
-        [sys.executable, "-c", LAUNCHER, str(tmp_path), SLOW_CHILD],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # the test's own process group never sees the signal
-    )
+    err = tmp_path / "launcher.err"
+    with err.open("wb") as sink:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", LAUNCHER, str(tmp_path), SLOW_CHILD],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            stdout=subprocess.DEVNULL,
+            stderr=sink,
+            start_new_session=True,  # the test's own process group never sees the signal
+        )
     try:
-
-        def ready() -> bool | NotYet:
-            if (tmp_path / "ready").exists():
-                return True
-            if proc.poll() is not None:
-                raise Abort(f"the launcher ended first: {proc.communicate()}")
-            return NotYet("the stand-in for clusters up has not started")
-
-        until(
-            ready,
-            timeout=READY_TIMEOUT,
-            interval=0.05,
-            describe="the stand-in for clusters up is ready",
+        wait_while_running(
+            proc,
+            err,
+            (tmp_path / "ready").exists,
+            "the stand-in for clusters up is ready",
         )
         # A terminal's Ctrl-C reaches its foreground group: the launcher, and
         # with subprocess.run the stand-in too (same group).
         os.killpg(proc.pid, signum)
-        _, err = proc.communicate(timeout=FINISHED_TIMEOUT)
+        wait_while_running(
+            proc, err, (tmp_path / "cleaning").exists, "the rollback has started"
+        )
+        if times == 2:
+            os.killpg(proc.pid, signum)
+            again = f"Received {signum.name} again: not passed on"
+            wait_while_running(
+                proc, err, lambda: again in err.read_text(), "the launcher noted it"
+            )
+        (tmp_path / "release").write_text("")
+        status = proc.wait(timeout=FINISHED_TIMEOUT)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    assert proc.returncode == INTERRUPTED, err
-    assert (tmp_path / "cleaned").read_text() == signum.name  # the rollback finished
+    said = err.read_text()
+    assert status == INTERRUPTED, said
+    assert (tmp_path / "cleaned").read_text() == "SIGINT"  # the rollback finished
+    assert (tmp_path / "heard").read_text() == "SIGINT\n"  # once, as SIGINT
     assert not (tmp_path / "pytest-ran").exists()
-    assert "Traceback" not in err
+    assert "Traceback" not in said
     assert (
         f"Interrupted by {signum.name} while the cluster came up: `clusters up` "
-        "stopped (exit 7) after rolling back; no test ran." in err
+        "stopped (exit 7) after rolling back; no test ran." in said
     )
 
 

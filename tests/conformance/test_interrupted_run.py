@@ -43,16 +43,11 @@ import pytest
 import yaml
 
 from conformance.report import documents
-from plumbing.waiting import Abort
-from plumbing.waiting import NotYet
-from plumbing.waiting import until
 from tests.conformance.conftest import FAKE_CLUSTER_CONFTEST
+from tests.conformance.conftest import wait_while_running
 from tests.conformance.conftest import wpc_args
 
 ROOT = Path(__file__).resolve().parents[2]
-STEP_TIMEOUT = 60.0
-"""Each step the test waits for: pytest reaching the second test (start-up, spec,
-profile), the teardown starting, a signal noted."""
 FINISHED_TIMEOUT = 60.0
 """From the last signal to pytest's exit: teardown, sweep and report."""
 INTERRUPTED = 2
@@ -177,27 +172,14 @@ def _start(
     return proc, report, log
 
 
-def _wait_for(
-    proc: subprocess.Popen[bytes], log: Path, found: Any, describe: str
-) -> None:
-    def check() -> bool | NotYet:
-        if found():
-            return True
-        if proc.poll() is not None:
-            raise Abort(
-                f"pytest ended first (exit {proc.returncode}):\n{log.read_text()[-3000:]}"
-            )
-        return NotYet(f"not yet; output tail: {log.read_text()[-300:]!r}")
-
-    until(check, timeout=STEP_TIMEOUT, interval=0.05, describe=describe)
-
-
 def _signal_then_release(
     proc: subprocess.Popen[bytes], log: Path, signum: signal.Signals, noted: str
 ) -> None:
     """Signal the launcher's group; once the output says `noted`, release the teardown."""
     os.killpg(proc.pid, signum)  # the launcher's group: pytest has its own
-    _wait_for(proc, log, lambda: noted in log.read_text(), f"the output says {noted!r}")
+    wait_while_running(
+        proc, log, lambda: noted in log.read_text(), f"the output says {noted!r}"
+    )
     (log.parent / "release").write_text("")
 
 
@@ -210,7 +192,7 @@ def _run(
     """Start the run, interrupt it once the second test runs; its status, output, report."""
     proc, report, log = _start(tmp_path, *extra, conftest=conftest)
     try:
-        _wait_for(
+        wait_while_running(
             proc, log, (tmp_path / "running").exists, "the second test is running"
         )
         interrupt(proc, log)
@@ -250,7 +232,7 @@ def test_a_signalled_run_tears_down_sweeps_and_reports_interrupted(
         if times == 1:
             (tmp_path / "release").write_text("")
             return
-        _wait_for(
+        wait_while_running(
             proc,
             log,
             (tmp_path / "tearing-down").exists,
@@ -270,7 +252,7 @@ def test_a_first_signal_during_a_teardown_lets_it_finish_then_stops(
     (tmp_path / "body-ends").write_text("")  # the second test's body passes
 
     def interrupt(proc: subprocess.Popen[bytes], log: Path) -> None:
-        _wait_for(
+        wait_while_running(
             proc,
             log,
             (tmp_path / "tearing-down").exists,
