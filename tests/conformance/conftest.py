@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import subprocess
 import textwrap
 from collections.abc import Callable
+from collections.abc import Iterator
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +20,7 @@ from plumbing.waiting import Abort
 from plumbing.waiting import NotYet
 from plumbing.waiting import until
 
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures" / "plugin"
 SPEC = FIXTURES / "spec.yaml"
 PROFILE = FIXTURES / "profile.yaml"
@@ -172,3 +178,30 @@ def wait_while_running(
         return NotYet(f"not yet; output tail: {output.read_text()[-300:]!r}")
 
     until(check, timeout=timeout, interval=0.05, describe=describe)
+
+
+@contextlib.contextmanager
+def alone(
+    argv: Sequence[str], output: Path, *, cwd: Path = ROOT
+) -> Iterator[subprocess.Popen[bytes]]:
+    """`argv` in a session of its own, its output into `output`, this checkout first
+    on its path; killed with its group if it still runs at the end.
+
+    A session of its own: a signal the test sends to its group reaches nothing
+    else, not this pytest.
+    """
+    with output.open("wb") as sink:
+        proc = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()

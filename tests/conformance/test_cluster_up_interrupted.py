@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 from pathlib import Path
 
@@ -29,10 +28,10 @@ import pytest
 
 from conformance import __main__ as cli
 from conformance import preflight
+from tests.conformance.conftest import alone
 from tests.conformance.conftest import wait_while_running
 from tests.slowchild import SLOW_CHILD
 
-ROOT = Path(__file__).resolve().parents[2]
 FINISHED_TIMEOUT = 60.0
 INTERRUPTED = 2
 """pytest's exit status for an interrupted run, which the launcher takes over."""
@@ -65,17 +64,9 @@ SIGNALS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
 def test_clusters_up_rolls_back_and_the_launcher_exits_interrupted(
     tmp_path: Path, signum: signal.Signals, times: int
 ) -> None:
-    err = tmp_path / "launcher.err"
-    with err.open("wb") as sink:
-        proc = subprocess.Popen(
-            [sys.executable, "-c", LAUNCHER, str(tmp_path), SLOW_CHILD],
-            cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-            stdout=subprocess.DEVNULL,
-            stderr=sink,
-            start_new_session=True,  # the test's own process group never sees the signal
-        )
-    try:
+    err = tmp_path / "launcher.out"
+    launcher = [sys.executable, "-c", LAUNCHER, str(tmp_path), SLOW_CHILD]
+    with alone(launcher, err) as proc:
         wait_while_running(
             proc,
             err,
@@ -96,10 +87,6 @@ def test_clusters_up_rolls_back_and_the_launcher_exits_interrupted(
             )
         (tmp_path / "release").write_text("")
         status = proc.wait(timeout=FINISHED_TIMEOUT)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
     said = err.read_text()
     assert status == INTERRUPTED, said
     assert (tmp_path / "cleaned").read_text() == "SIGINT"  # the rollback finished

@@ -44,10 +44,10 @@ import yaml
 
 from conformance.report import documents
 from tests.conformance.conftest import FAKE_CLUSTER_CONFTEST
+from tests.conformance.conftest import alone
 from tests.conformance.conftest import wait_while_running
 from tests.conformance.conftest import wpc_args
 
-ROOT = Path(__file__).resolve().parents[2]
 FINISHED_TIMEOUT = 60.0
 """From the last signal to pytest's exit: teardown, sweep and report."""
 INTERRUPTED = 2
@@ -142,9 +142,10 @@ FIRST = "test_alpha.py::test_alpha[legacy]"
 SECOND = "test_beta.py::test_beta[legacy]"
 
 
-def _start(
+def _prepare(
     tmp_path: Path, *extra: str, conftest: str = ""
-) -> tuple[subprocess.Popen[bytes], Path, Path]:
+) -> tuple[list[str], Path, Path]:
+    """The launcher's command line, the report it will write, its output's file."""
     (tmp_path / "conftest.py").write_text(
         FAKE_CLUSTER_CONFTEST + SWEEP_NOTING_CONFTEST + conftest
     )
@@ -152,24 +153,13 @@ def _start(
         (tmp_path / name).write_text(text)
     (tmp_path / "pytest.ini").write_text("[pytest]\n")  # not the repository's
     report = tmp_path / "reports" / "conformance-fake.yaml"
-    log = tmp_path / "output.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [
-                *(sys.executable, "-c", LAUNCHER),
-                *(sys.executable, "-m", "pytest", str(tmp_path)),
-                *("-c", str(tmp_path / "pytest.ini"), "--rootdir", str(tmp_path)),
-                *wpc_args(
-                    "--wpc-layout", "legacy", "--wpc-report", str(report), *extra
-                ),
-            ],
-            cwd=tmp_path,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # the test's own process group never sees the signal
-        )
-    return proc, report, log
+    argv = [
+        *(sys.executable, "-c", LAUNCHER),
+        *(sys.executable, "-m", "pytest", str(tmp_path)),
+        *("-c", str(tmp_path / "pytest.ini"), "--rootdir", str(tmp_path)),
+        *wpc_args("--wpc-layout", "legacy", "--wpc-report", str(report), *extra),
+    ]
+    return argv, report, tmp_path / "output.log"
 
 
 def _signal_then_release(
@@ -190,17 +180,13 @@ def _run(
     conftest: str = "",
 ) -> tuple[int, str, dict[str, Any]]:
     """Start the run, interrupt it once the second test runs; its status, output, report."""
-    proc, report, log = _start(tmp_path, *extra, conftest=conftest)
-    try:
+    argv, report, log = _prepare(tmp_path, *extra, conftest=conftest)
+    with alone(argv, log, cwd=tmp_path) as proc:
         wait_while_running(
             proc, log, (tmp_path / "running").exists, "the second test is running"
         )
         interrupt(proc, log)
         status = proc.wait(timeout=FINISHED_TIMEOUT)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
     output = log.read_text()
     assert status == INTERRUPTED, f"exit {status}; output tail:\n{output[-3000:]}"
     assert (tmp_path / "torn-down").exists(), output[-3000:]
