@@ -25,6 +25,7 @@ from conformance import __main__ as cli
 from conformance import launching
 from conformance.implementations import preparing
 from conformance.plugin import listing
+from plumbing import forwarding
 from wpc import cli as wpc_cli
 
 HELLO = "conformance/tests/test_hello_world.py::test_hello_world_workflow_succeeds_with_exit_code_zero"
@@ -39,7 +40,9 @@ def no_cluster(monkeypatch, tmp_path):
     import kubernetes.config
 
     monkeypatch.setenv("KUBECONFIG", str(tmp_path / "missing" / "kubeconfig"))
-    monkeypatch.setattr(launching.subprocess, "run", refuse)
+    # What the launcher starts its children with (`clusters up`, pytest).
+    monkeypatch.setattr(forwarding, "run_to_end", refuse)
+    monkeypatch.setattr(forwarding, "run_forwarding", refuse)
     monkeypatch.setattr(preparing, "prepare_run", refuse)
     monkeypatch.setattr(kubernetes.config, "new_client_from_config", refuse)
     monkeypatch.setattr(kubernetes.config, "load_kube_config", refuse)
