@@ -8,8 +8,10 @@ terminal's Ctrl-C reaches only this process, and every SIGINT, SIGTERM or
 SIGHUP we receive is passed to the child's whole group (pytest and its xdist
 workers, each of which then tears down what it set up) while we go on waiting
 for it to exit. A second Ctrl-C is passed on as well: whoever presses it twice
-wants the child to stop sooner, and the child decides what that means.
-`run_to_end` also says which signals it passed on, so a caller can tell a child
+wants the child to stop sooner, and the child decides what that means (pytest
+with the suite's plugin goes on cleaning up). A child whose rollback handles
+only one signal, once, gets just that (`run_to_end(..., once=...)`).
+`run_to_end` also says which signals arrived, so a caller can tell a child
 that stopped because it was asked to from one that failed.
 """
 
@@ -100,7 +102,8 @@ class Ended:
     status: int
     """Its exit status; 128 + the signal's number when a signal killed it."""
     signals: tuple[str, ...]
-    """The names of the signals passed on to it, in order (empty: none was)."""
+    """The names of the signals received while it ran, in order (empty: none);
+    with `once`, only the first was passed on."""
 
 
 def run_forwarding(
@@ -125,7 +128,8 @@ def run_to_end(
     Output is not captured: the child writes to our console as it goes. A child
     killed by a signal reports 128 + its number, as a shell would. `once`: pass
     on only the first signal, as this one, for a child that rolls back on it
-    and handles no other (`clusters up` and SIGINT); later ones are only logged.
+    (`clusters up` on SIGINT; it has no SIGHUP handler); later ones are only
+    logged.
     """
     with _forwarding(once) as forwarder:
         proc = subprocess.Popen(
