@@ -8,7 +8,11 @@ terminal's Ctrl-C reaches only this process, and every SIGINT, SIGTERM or
 SIGHUP we receive is passed to the child's whole group (pytest and its xdist
 workers, each of which then tears down what it set up) while we go on waiting
 for it to exit. A second Ctrl-C is passed on as well: whoever presses it twice
-wants the child to stop sooner, and the child decides what that means.
+wants the child to stop sooner, and the child decides what that means (pytest
+with the suite's plugin goes on cleaning up). A child whose rollback handles
+only one signal, once, gets just that (`run_to_end(..., once=...)`).
+`run_to_end` also says which signals arrived, so a caller can tell a child
+that stopped because it was asked to from one that failed.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import subprocess
 from collections.abc import Iterator
 from collections.abc import Mapping
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
@@ -38,11 +43,21 @@ class _Forwarder:
     (a unit test caught it once on a loaded machine).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, once: signal.Signals | None = None) -> None:
         self.pid: int | None = None
         self.pending: list[int] = []
+        self.received: list[int] = []
+        self.once = once
+        """Pass on only the first signal, as this one (None: each, as it came)."""
 
     def handle(self, signum: int, frame: FrameType | None) -> None:
+        self.received.append(signum)
+        if self.once is not None and len(self.received) > 1:
+            logger.warning(
+                "Received %s again: not passed on, the child is still cleaning up.",
+                signal.Signals(signum).name,
+            )
+            return
         if self.pid is None:
             self.pending.append(signum)
             return
@@ -56,20 +71,22 @@ class _Forwarder:
 
     def _send(self, signum: int) -> None:
         assert self.pid is not None
+        sent = signum if self.once is None else self.once
         logger.warning(
-            "Received %s: passed to its process group (pid %d), waiting for it to "
+            "Received %s: passed to its process group (pid %d)%s, waiting for it to "
             "clean up.",
             signal.Signals(signum).name,
             self.pid,
+            "" if sent == signum else f" as {signal.Signals(sent).name}",
         )
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.pid, signum)
+            os.killpg(self.pid, sent)
 
 
 @contextlib.contextmanager
-def _forwarding() -> Iterator[_Forwarder]:
+def _forwarding(once: signal.Signals | None = None) -> Iterator[_Forwarder]:
     """While active, FORWARDED signals go to the forwarder, not their default action."""
-    forwarder = _Forwarder()
+    forwarder = _Forwarder(once)
     previous = {s: signal.signal(s, forwarder.handle) for s in FORWARDED}
     try:
         yield forwarder
@@ -78,18 +95,43 @@ def _forwarding() -> Iterator[_Forwarder]:
             signal.signal(s, handler)
 
 
+@dataclass(frozen=True)
+class Ended:
+    """How a child run by `run_to_end` ended."""
+
+    status: int
+    """Its exit status; 128 + the signal's number when a signal killed it."""
+    signals: tuple[str, ...]
+    """The names of the signals received while it ran, in order (empty: none);
+    with `once`, only the first was passed on."""
+
+
 def run_forwarding(
     command: Sequence[str],
     *,
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
 ) -> int:
-    """Run `command` in its own process group, passing signals on; its exit status.
+    """Run `command` in its own process group, passing signals on; its exit status."""
+    return run_to_end(command, env=env, cwd=cwd).status
+
+
+def run_to_end(
+    command: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    once: signal.Signals | None = None,
+) -> Ended:
+    """Run `command` in its own process group, passing signals on, until it exits.
 
     Output is not captured: the child writes to our console as it goes. A child
-    killed by a signal reports 128 + its number, as a shell would.
+    killed by a signal reports 128 + its number, as a shell would. `once`: pass
+    on only the first signal, as this one, for a child that rolls back on it
+    (`clusters up` on SIGINT; it has no SIGHUP handler); later ones are only
+    logged.
     """
-    with _forwarding() as forwarder:
+    with _forwarding(once) as forwarder:
         proc = subprocess.Popen(
             list(command),
             env=dict(env) if env is not None else None,
@@ -98,4 +140,7 @@ def run_forwarding(
         )
         forwarder.attach(proc.pid)
         status = proc.wait()  # PEP 475: a handled signal does not end the wait
-    return 128 - status if status < 0 else status
+    return Ended(
+        status=128 - status if status < 0 else status,
+        signals=tuple(signal.Signals(s).name for s in forwarder.received),
+    )

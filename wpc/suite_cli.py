@@ -20,6 +20,8 @@ import logging
 import sys
 from pathlib import Path
 
+import pytest
+
 from clusters.errors import ClusterError
 from conformance.errors import ClusterRefused
 from conformance.errors import ConformanceError
@@ -248,9 +250,15 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
         if args.list:
             # Not preflight: its host checks are for a run that builds a cluster.
             return launching.list_tests(request)
-        # Before `clusters up`: nothing on the host changes for a typo (#12).
-        preflight.check(values)
-        return launching.run(request)
+        try:
+            # Before `clusters up`: nothing on the host changes for a typo (#12).
+            preflight.check(values)
+            return launching.run(request)
+        except KeyboardInterrupt:
+            # Between the children (they get Ctrl-C passed on, see launching.run):
+            # nothing of this process needs cleaning up, so no traceback either.
+            sys.stderr.write("interrupted (Ctrl-C)\n")
+            return pytest.ExitCode.INTERRUPTED
     except (DataError, SpecError, textfiles.TextFileError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return ExitCode.INVALID_INPUT

@@ -4,7 +4,11 @@ Registered by `conformance.plugin.hooks` only in the pytest-xdist controller (or
 only process): it folds every report into the run's `Results`, runs the layout
 divergence checks after the test loop, sweeps namespaces the run left behind,
 writes the ConformanceReport and JUnit XML, and enforces
-`--require-must-coverage`. All state stays in `config.stash`.
+`--require-must-coverage`. An interrupted run (`conformance.plugin.interrupting`)
+gets all of that too, after pytest's teardown, with its report marked
+`interrupted`: the tests that ran, those cut short, which are not counted, and
+how many were collected. The run's state lives on the run object
+(`conformance.plugin.runs`); only the tests under way are kept here.
 """
 
 from __future__ import annotations
@@ -32,10 +36,26 @@ class Finisher:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
+        self.running: dict[str, None] = {}
+        """Tests started and not finished, in order (a dict as an ordered set)."""
+
+    def pytest_runtest_logstart(self, nodeid: str) -> None:
+        """A test starts (here or, under pytest-xdist, on a worker)."""
+        self.running[nodeid] = None
+
+    def pytest_runtest_logfinish(self, nodeid: str) -> None:
+        """A test ended, teardown included; an interrupted one never does."""
+        self.running.pop(nodeid, None)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Fold a suite test's report into the run's results."""
         runs.of(self.config).results.add(report)
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[Any]) -> None:
+        """Note a stop that no signal handler of ours saw (pytest's own, xdist's)."""
+        run = runs.of(self.config)
+        if run.interrupted_by is None and isinstance(excinfo.value, KeyboardInterrupt):
+            run.interrupted_by = str(excinfo.value) or "KeyboardInterrupt"
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, Any, Any]:
@@ -63,10 +83,37 @@ class Finisher:
                 timeouts=runs.of(self.config).timeouts,
             )
 
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        """Sweep leaks, write the reports, enforce MUST coverage if asked."""
-        if self.config.option.collectonly:
-            return
+    @pytest.hookimpl(wrapper=True, trylast=True)
+    def pytest_sessionfinish(
+        self, session: pytest.Session
+    ) -> Generator[None, Any, Any]:
+        """Sweep leaks, write the reports, enforce MUST coverage if asked.
+
+        A wrapper, innermost: it runs after pytest's own session finish, which
+        tears down what an interrupted test left set up (the sweep must come
+        after that teardown), also when that teardown fails, and before the
+        terminal summary, which shows what it wrote.
+        """
+        try:
+            return (yield)
+        finally:
+            if not self.config.option.collectonly:
+                self._finish(session)
+
+    def _interrupted(self, session: pytest.Session) -> None:
+        """Mark the run interrupted: what ran, what was cut short (and not counted)."""
+        run = runs.of(self.config)
+        run.results.drop(set(self.running))
+        run.interruption = {
+            "reason": run.interrupted_by,
+            "ran": [r.nodeid for r in run.results.records() if r.kind == "scenario"],
+            "unfinished": list(self.running),
+            "collected": session.testscollected,
+        }
+
+    def _finish(self, session: pytest.Session) -> None:
+        if runs.of(self.config).interrupted_by is not None:
+            self._interrupted(session)
         try:
             self._sweep()
         except (
@@ -88,6 +135,8 @@ class Finisher:
                 runs.of(self.config).written.append(
                     "MUST clauses without a test: " + ", ".join(g.clause for g in gaps)
                 )
+        if runs.of(self.config).interruption is not None:
+            session.exitstatus = pytest.ExitCode.INTERRUPTED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """The verdict table, reruns and mutation score, then paths and gaps.
@@ -97,8 +146,8 @@ class Finisher:
         """
         run = runs.of(self.config)
         records = run.results.records()
-        table = verdicts.table(records)
-        if table:
+        table = verdicts.table(records, interrupted=run.interruption)
+        if records:
             table += ["", *reruns.summary(records)]
         if table and run.mutation_score is not None:
             table += ["", mutation.describe(run.mutation_score)]

@@ -16,11 +16,14 @@ or the only process without xdist):
                             fanned out per layout, deselected, skipped
     pytest_sessionstart     reporting process, once: pytest_wpc_prepare_run
                             (cluster marker, install, environment fingerprint)
+    a signal                every process (`conformance.plugin.interrupting`):
+                            SIGINT, SIGTERM, SIGHUP stop the run as Ctrl-C does
     makereport              the process running the test: outcome mapping,
                             observations, failure evidence
     after the test loop     reporting process (`conformance.plugin.finishing`): layout
                             divergence checks, leak sweep, ConformanceReport,
-                            JUnit XML
+                            JUnit XML (after the last teardown, also when
+                            interrupted)
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from conformance.plugin import collection
 from conformance.plugin import failures
 from conformance.plugin import finishing
 from conformance.plugin import hookspecs
+from conformance.plugin import interrupting
 from conformance.plugin import keys
 from conformance.plugin import markers
 from conformance.plugin import options
@@ -159,6 +163,8 @@ def pytest_configure(config: pytest.Config) -> None:
         if data is not None:
             run.adopt(RunContext.from_json(data))
     runs.register(config, run)
+    # Every process: SIGTERM and SIGHUP stop a worker's tests as Ctrl-C does.
+    interrupting.register(config, run)
     from conformance.plugin import fixtures
 
     config.pluginmanager.register(fixtures, "wpc-fixtures")

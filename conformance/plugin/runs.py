@@ -53,6 +53,11 @@ class Run:
     diffs: list[ScenarioDiff] = field(default_factory=list)
     """The layout comparisons of this run (reporting process)."""
     leaks: list[str] = field(default_factory=list)
+    interrupted_by: str | None = None
+    """What stopped the run early: a signal's name (`conformance.plugin.interrupting`)
+    or pytest's reason; None while nothing has."""
+    interruption: dict[str, Any] | None = None
+    """The report's `interrupted` block, made at session finish (reporting process)."""
     written: list[str] = field(default_factory=list)
     """Paths of the reports this run wrote, for the terminal summary."""
     _clients: kube.Clients | None = None

@@ -178,6 +178,7 @@ def document(
         leaks=runs.of(config).leaks,
         mutation_score=runs.of(config).mutation_score,
         historical_score=runs.of(config).historical_score,
+        interrupted=runs.of(config).interruption,
     )
 
 

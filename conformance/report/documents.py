@@ -14,6 +14,11 @@ null), the objects cleanup found left behind (leaks), and every test.
 read) is upstream's fixed bugs caught / in scope, copied from a HistoryResult
 (`make history`) by `conformance.report.historical` when the run is given
 `--history-result`, else null.
+
+`interrupted` (optional in the schema, like it) is null, or says what stopped
+the run early (a signal, or pytest's reason) and lists the tests that ran and
+those cut short; the result is then "interrupted" unless a failure or error
+already decides it.
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ API_VERSION = "wpc.dev/v1alpha1"
 KIND = "ConformanceReport"
 SCHEMA_PATH = Path(__file__).parent.parent / "report.schema.json"
 SUITE_VERSION = conformance.__version__
+NOT_FAILED = frozenset({"success", "partial", "empty", "skipped"})
+"""Results that a layout divergence or an interruption overrides."""
 
 
 @dataclass(frozen=True)
@@ -91,10 +98,11 @@ def _test_refs(records: Iterable[TestRecord], outcome: Outcome) -> list[dict[str
     ]
 
 
-def _bucket(records: list[TestRecord]) -> dict[str, Any]:
+def _bucket(records: list[TestRecord], *, interrupted: bool) -> dict[str, Any]:
     counts = _counts(records)
+    result = _verdict(counts)
     return {
-        "result": _verdict(counts),
+        "result": "interrupted" if interrupted and result in NOT_FAILED else result,
         "statistics": counts,
         "failedTests": _test_refs(records, Outcome.FAILED),
         "erroredTests": _test_refs(records, Outcome.ERROR),
@@ -102,8 +110,13 @@ def _bucket(records: list[TestRecord]) -> dict[str, Any]:
     }
 
 
-def results_by_layout(records: list[TestRecord]) -> list[dict[str, Any]]:
-    """Core and Extended results for every (layout, spec profile) pair."""
+def results_by_layout(
+    records: list[TestRecord], *, interrupted: bool = False
+) -> list[dict[str, Any]]:
+    """Core and Extended results for every (layout, spec profile) pair.
+
+    In an interrupted run none is a success: what did not run was not judged.
+    """
     groups: dict[tuple[str, str], list[TestRecord]] = {}
     for record in records:
         for profile in record.profiles or ["-"]:
@@ -112,8 +125,12 @@ def results_by_layout(records: list[TestRecord]) -> list[dict[str, Any]]:
         {
             "layout": layout,
             "profile": profile,
-            "core": _bucket([r for r in group if r.support == "Core"]),
-            "extended": _bucket([r for r in group if r.support != "Core"]),
+            "core": _bucket(
+                [r for r in group if r.support == "Core"], interrupted=interrupted
+            ),
+            "extended": _bucket(
+                [r for r in group if r.support != "Core"], interrupted=interrupted
+            ),
         }
         for (layout, profile), group in sorted(groups.items())
     ]
@@ -136,15 +153,23 @@ def build(
     leaks: list[str],
     mutation_score: dict[str, Any] | None = None,
     historical_score: dict[str, Any] | None = None,
+    interrupted: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Assemble the report document (validate with `validate()`)."""
+    """Assemble the report document (validate with `validate()`).
+
+    `interrupted`: what stopped the run early and which tests ran (see the
+    schema); such a run is never a success, only a failure or an error when
+    what ran already says so.
+    """
     scenarios = [r for r in records if r.kind == "scenario"]
     final = _counts(scenarios)
     undeclared = [d for d in diffs if d.undeclared]
     summary = {**final, "divergenceFailures": len(undeclared)}
     result = _verdict(final)
-    if undeclared and result in {"success", "partial", "empty", "skipped"}:
+    if undeclared and result in NOT_FAILED:
         result = "failure"
+    if interrupted is not None and result in NOT_FAILED:
+        result = "interrupted"
     return {
         "apiVersion": API_VERSION,
         "kind": KIND,
@@ -158,8 +183,9 @@ def build(
         "environment": environment,
         "run": run,
         "result": result,
+        "interrupted": interrupted,
         "summary": summary,
-        "results": results_by_layout(scenarios),
+        "results": results_by_layout(scenarios, interrupted=interrupted is not None),
         "layoutDivergences": {
             "compared": len(diffs),
             "undeclared": [

@@ -49,6 +49,7 @@ pre { background: #f6f8fa; padding: .6em; overflow-x: auto; white-space: pre-wra
 .FAIL, .failed, .failure { color: #cf222e; font-weight: 600; }
 .ERROR, .error { color: #9a6700; font-weight: 600; }
 .skipped, .partial { color: #57606a; }
+.INTERRUPTED, .interrupted { color: #9a6700; font-weight: 600; }
 details { margin: .2em 0; } summary { cursor: pointer; }
 dl { display: grid; grid-template-columns: max-content auto; gap: .1em 1em; }
 dt { font-weight: 600; } dd { margin: 0; }
@@ -76,7 +77,9 @@ def verdict_rows(document: Mapping[str, Any]) -> list[tuple[str, str, list[int],
                     layout,
                     support,
                     [counts[o] for _, o in verdicts.COLUMNS],
-                    verdicts.verdict(counts),
+                    verdicts.verdict(
+                        counts, interrupted=document.get("interrupted") is not None
+                    ),
                 )
             )
     return rows
@@ -100,9 +103,24 @@ def _verdict_section(document: Mapping[str, Any]) -> Markup:
         for layout, support, counts, verdict in verdict_rows(document)
     ]
     summary = document["summary"]
+    interrupted = document.get("interrupted")
     return join(
         [
             element("h2", "Verdict per layout", id="verdict"),
+            *(
+                [
+                    element(
+                        "p",
+                        element(
+                            "span",
+                            verdicts.interruption(interrupted),
+                            class_="interrupted",
+                        ),
+                    )
+                ]
+                if interrupted
+                else []
+            ),
             element(
                 "p",
                 "Result: ",
@@ -280,6 +298,24 @@ def _claimed_layouts(implementation: Mapping[str, Any]) -> str:
     )
 
 
+def _interrupted(block: Mapping[str, Any]) -> Markup:
+    """Why the run stopped early, the tests that ran and those cut short."""
+    lists = [("ran", block["ran"]), ("cut short, not counted", block["unfinished"])]
+    return join(
+        [
+            element("div", f"by {block['reason']}"),
+            *(
+                element(
+                    "details",
+                    element("summary", f"{label}: {len(ids)}"),
+                    *(element("div", element("code", i)) for i in ids),
+                )
+                for label, ids in lists
+            ),
+        ]
+    )
+
+
 def _run_section(document: Mapping[str, Any]) -> Markup:
     implementation = document["implementation"]
     environment = document["environment"]
@@ -314,6 +350,9 @@ def _run_section(document: Mapping[str, Any]) -> Markup:
         ("reproduce", element("code", run["reproduce"])),
         ("leaks", ", ".join(document["leaks"]) or "none"),
     ]
+    interrupted = document.get("interrupted")
+    if interrupted:
+        facts.append(("interrupted", _interrupted(interrupted)))
     retried = document["attempts"]["retried"]
     facts.append(("needed a rerun", ", ".join(map(reruns.label, retried)) or "none"))
     score = document.get("mutationScore")

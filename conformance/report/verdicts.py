@@ -2,13 +2,16 @@
 
 Per layout, Core and Extended: passed, failed, not claimed (skipped because the
 implementation does not claim the feature or layout) and harness errors; then
-each failure and error with its clauses and one line of evidence. Plain text
+whether the run was interrupted (never PASS then), and each failure and error
+with its clauses and one line of evidence. Plain text
 from the run's records, so the same table can go into any other output.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from collections.abc import Mapping
+from typing import Any
 
 from conformance.report.outcomes import Outcome
 from conformance.report.results import TestRecord
@@ -33,20 +36,38 @@ def evidence_line(message: str, width: int = 110) -> str:
     return line if len(line) <= width else line[: width - 3] + "..."
 
 
-def verdict(counts: dict[Outcome, int]) -> str:
-    """FAIL, ERROR, PASS, or "-" when nothing ran, for one layout and support."""
+def verdict(counts: dict[Outcome, int], *, interrupted: bool = False) -> str:
+    """FAIL, ERROR, PASS, or "-" when nothing ran, for one layout and support.
+
+    An interrupted run is never PASS: what did not run was not judged.
+    """
     if counts[Outcome.FAILED]:
         return "FAIL"
     if counts[Outcome.ERROR]:
         return "ERROR"
+    if interrupted:
+        return "INTERRUPTED"
     return "PASS" if counts[Outcome.PASSED] else "-"
 
 
-def table(records: Iterable[TestRecord]) -> list[str]:
-    """The verdict table's lines (none without records)."""
+def interruption(block: Mapping[str, Any]) -> str:
+    """One line on an interrupted run (the report's `interrupted` block)."""
+    ran = len(block["ran"])
+    cut = len(block["unfinished"])
+    never = max(0, block["collected"] - ran - cut)
+    return (
+        f"INTERRUPTED ({block['reason']}): {ran} of {block['collected']} tests ran, "
+        f"{cut} cut short (not counted), {never} never started"
+    )
+
+
+def table(
+    records: Iterable[TestRecord], *, interrupted: Mapping[str, Any] | None = None
+) -> list[str]:
+    """The verdict table's lines (none without records, unless interrupted)."""
     scenarios = [r for r in records if r.kind == "scenario"]
     if not scenarios:
-        return []
+        return [interruption(interrupted)] if interrupted is not None else []
     header = (
         f"{'layout':<10} {'support':<9} "
         + " ".join(f"{name:>13}" for name, _ in COLUMNS)
@@ -66,8 +87,10 @@ def table(records: Iterable[TestRecord]) -> list[str]:
             lines.append(
                 f"{layout:<10} {support:<9} "
                 + " ".join(f"{counts[o]:>13}" for _, o in COLUMNS)
-                + f"  {verdict(counts)}"
+                + f"  {verdict(counts, interrupted=interrupted is not None)}"
             )
+    if interrupted is not None:
+        lines += ["", interruption(interrupted)]
     problems = [r for r in records if r.outcome in (Outcome.FAILED, Outcome.ERROR)]
     if problems:
         lines.append("")

@@ -4,10 +4,12 @@ what a run that was killed outright left behind, the next run on the host remove
 We test these aspects on the local cluster with the reference. First: a run of one
 scenario that has a dedicated controller instance (RecoveryLeaderFailover) is
 started as a user starts it, and once its namespace and its private instance
-exist, the launcher gets SIGINT, as a terminal's Ctrl-C sends it. The run must
+exist, the launcher gets SIGINT, as a terminal's Ctrl-C sends it, or SIGTERM,
+as a cancelled CI job sends it. The run must
 end as interrupted (pytest's exit status 2; a run that finished first would
 exit 0 and fail this test, so the interruption is shown, not assumed), and
-leave nothing behind: no namespace of its session and no private instance.
+leave nothing behind: no namespace of its session and no private instance,
+and write a report marked interrupted by that signal, the scenario cut short.
 Before the fix, `subprocess.run` killed pytest 0.25 s after the signal, with
 no teardown, sweep or report.
 
@@ -26,6 +28,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from conformance.harness import kube
 from plumbing.waiting import NotYet
@@ -153,15 +156,16 @@ def test_a_killed_runs_leftovers_are_removed_by_the_next_run(core, tmp_path: Pat
     )
 
 
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["INT", "TERM"])
 def test_ctrl_c_lets_the_run_tear_down_its_namespace_and_private_instance(
-    core, tmp_path: Path
+    core, tmp_path: Path, signum: signal.Signals
 ):
     before = set(_namespaces(core))
     proc, log = _run(tmp_path, "interrupted", SCENARIO)
     try:
         test_ns, private_ns = _under_way(core, proc, log, before)
         session = _namespaces(core)[test_ns][kube.SESSION]
-        os.kill(proc.pid, signal.SIGINT)
+        os.kill(proc.pid, signum)
         status = proc.wait(timeout=INTERRUPTED_TIMEOUT)
     finally:
         if proc.poll() is None:
@@ -173,3 +177,11 @@ def test_ctrl_c_lets_the_run_tear_down_its_namespace_and_private_instance(
     assert test_ns not in left, f"the test namespace {test_ns} was left behind"
     assert private_ns not in left, f"the private instance {private_ns} was left behind"
     assert not _namespaces(core, kube.session_selector(session))
+    report = yaml.safe_load(
+        (tmp_path / "interrupted" / "conformance-reference.yaml").read_text()
+    )
+    assert report["interrupted"]["reason"] == signum.name
+    cut = report["interrupted"]["unfinished"]
+    assert len(cut) == 1, cut
+    assert f"::{SCENARIO}[" in cut[0], cut
+    assert report["result"] == "interrupted"

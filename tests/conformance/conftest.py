@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import subprocess
 import textwrap
+from collections.abc import Callable
+from collections.abc import Iterator
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from plumbing.waiting import Abort
+from plumbing.waiting import NotYet
+from plumbing.waiting import until
+
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures" / "plugin"
 SPEC = FIXTURES / "spec.yaml"
 PROFILE = FIXTURES / "profile.yaml"
@@ -140,3 +152,56 @@ def write_yaml(path: Path, document: Any) -> Path:
     """Write `document` as YAML at `path` and return the path."""
     path.write_text(yaml.safe_dump(document, sort_keys=False))
     return path
+
+
+CHILD_STEP_TIMEOUT = 60.0
+"""A child process's next step (start-up, a marker file, a line of output)."""
+
+
+def wait_while_running(
+    proc: subprocess.Popen[bytes],
+    output: Path,
+    found: Callable[[], bool],
+    describe: str,
+    *,
+    timeout: float = CHILD_STEP_TIMEOUT,
+) -> None:
+    """Wait until `found()`; stop at once, with `output`'s tail, if `proc` exits first."""
+
+    def check() -> bool | NotYet:
+        if found():
+            return True
+        if proc.poll() is not None:
+            raise Abort(
+                f"it ended first (exit {proc.returncode}):\n{output.read_text()[-3000:]}"
+            )
+        return NotYet(f"not yet; output tail: {output.read_text()[-300:]!r}")
+
+    until(check, timeout=timeout, interval=0.05, describe=describe)
+
+
+@contextlib.contextmanager
+def alone(
+    argv: Sequence[str], output: Path, *, cwd: Path = ROOT
+) -> Iterator[subprocess.Popen[bytes]]:
+    """`argv` in a session of its own, its output into `output`, this checkout first
+    on its path; killed with its group if it still runs at the end.
+
+    A session of its own: a signal the test sends to its group reaches nothing
+    else, not this pytest.
+    """
+    with output.open("wb") as sink:
+        proc = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()

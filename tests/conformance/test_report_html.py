@@ -4,6 +4,8 @@
   (Core/Extended counts as in its summary.md), a failing clause with its one line
   of evidence, the declared layout divergence, the coverage ledger and a test's
   evidence paths;
+- an interrupted report says what stopped it and lists the tests that ran and
+  those cut short, and no verdict reads PASS;
 - everything from the report is escaped: a `<script>` in a message stays text;
 - the page is self-contained: no scripts, no external src/href;
 - `python -m conformance html REPORT.yaml [-o out.html]` writes it offline, and
@@ -40,6 +42,25 @@ def test_verdict_rows_of_the_committed_argo_report(argo):
         ("legacy", "Core", [26, 4, 0, 0], "FAIL"),
         ("legacy", "Extended", [17, 1, 0, 0], "FAIL"),
     ]
+
+
+def test_an_interrupted_report_says_so_and_is_never_pass(argo):
+    document = copy.deepcopy(argo)
+    kept = [t for t in document["tests"] if t["outcome"] == "passed"][:1]
+    document["tests"] = kept
+    document["result"] = "interrupted"
+    document["interrupted"] = {
+        "reason": "SIGHUP",
+        "ran": [kept[0]["nodeid"]],
+        "unfinished": ["cut.py::test_cut[legacy]"],
+        "collected": 102,
+    }
+    assert {row[-1] for row in html.verdict_rows(document)} == {"INTERRUPTED"}
+    page = html.render(document)
+    assert "INTERRUPTED (SIGHUP): 1 of 102 tests ran, 1 cut short" in page
+    assert "cut.py::test_cut[legacy]" in page
+    assert "(interrupted)</h1>" in page
+    assert ">PASS<" not in page
 
 
 def _row(page: str, *cells: str) -> bool:

@@ -4,6 +4,8 @@
   harness errors, with a verdict per row;
 - every failure and harness error is listed with its layout, ShortName,
   clauses and the first line of its message;
+- an interrupted run's rows are never PASS (a failure stays FAIL), and a line
+  says what stopped it and how many tests ran, were cut short, never started;
 - end to end (pytester), the table is printed in the run's summary, then how many
   items needed a rerun (none here), before the report's path.
 """
@@ -75,6 +77,36 @@ def test_table_counts_per_layout_and_support_and_lists_failures():
 
 def test_no_records_no_table():
     assert verdicts.table([]) == []
+
+
+INTERRUPTED = {
+    "reason": "SIGTERM",
+    "ran": ["t.py::test_A[legacy]", "t.py::test_B[legacy]"],
+    "unfinished": ["t.py::test_C[legacy]"],
+    "collected": 10,
+}
+
+
+def test_an_interrupted_run_is_never_pass():
+    passed = record("A", "legacy", "Core", Outcome.PASSED)
+    failed = record("B", "legacy", "Extended", Outcome.FAILED, "AssertionError: x")
+    text = "\n".join(verdicts.table([passed, failed], interrupted=INTERRUPTED))
+    assert (
+        "legacy     Core                  1             0             0             0  "
+        "INTERRUPTED" in text
+    )
+    assert (
+        "legacy     Extended              0             1             0             0  FAIL"
+        in text
+    )
+    assert (
+        "INTERRUPTED (SIGTERM): 2 of 10 tests ran, 1 cut short (not counted), "
+        "7 never started" in text
+    )
+    # Interrupted before any test ended: the one line, no table.
+    assert verdicts.table([], interrupted=INTERRUPTED) == [
+        verdicts.interruption(INTERRUPTED)
+    ]
 
 
 def test_a_run_ends_with_the_table_then_the_report(suite: pytest.Pytester) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import logging
 import shlex
-import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -141,5 +140,10 @@ class SuiteRunner:
 
 def _call(command: Sequence[str]) -> int:
     # Not plumbing.commands: the suite's live progress belongs on the console,
-    # and its exit code (failed items) is not an error here.
-    return subprocess.run(list(command), check=False).returncode
+    # and its exit code (failed items) is not an error here. Not subprocess.run:
+    # on Ctrl-C it killed the run's launcher 0.25 s later, before the run's
+    # teardown and report; run_forwarding passes the signal on and waits.
+    # Imported here, as in wpc.run.launching (pytest's assertion rewriting).
+    from plumbing.forwarding import run_forwarding
+
+    return run_forwarding(command)

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import logging
 import shlex
-import subprocess
+import signal
 import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from conformance.errors import CommandError
 from conformance.exitcodes import ExitCode
@@ -179,19 +181,37 @@ def list_tests(request: RunRequest) -> int:
 def run(request: RunRequest) -> int:
     """Bring the cluster up, run the suite; return pytest's exit code.
 
-    `ExitCode.CLUSTER_FAILED` when the cluster does not come up.
+    `ExitCode.CLUSTER_FAILED` when the cluster does not come up; pytest's
+    INTERRUPTED (2) when a signal stopped `clusters up` (which rolls back first).
     """
+    # Imported here: `--list` runs pytest in this process, and a plumbing module
+    # imported before it could not get pytest's assertion rewriting.
+    from plumbing.forwarding import run_forwarding
+    from plumbing.forwarding import run_to_end
+
     for command in cluster_commands(request):
         logger.info("Running %s.", shlex.join(command))
         # Not plumbing.commands: `clusters up` reports its progress on the
-        # console as it goes, which a captured or logged run would hide.
-        proc = subprocess.run(command, check=False)
-        if proc.returncode != 0:
+        # console as it goes, which a captured or logged run would hide. Not
+        # subprocess.run either: on Ctrl-C it kills `clusters up` 0.25 s later,
+        # in the middle of its rollback; run_to_end passes the signal on and
+        # waits for the rollback to finish. One SIGINT, whatever came: `clusters
+        # up` rolls back on SIGINT and SIGTERM only (SIGHUP would kill it).
+        ended = run_to_end(command, once=signal.SIGINT)
+        if ended.signals:
+            logger.error(
+                "Interrupted by %s while the cluster came up: `clusters up` "
+                "stopped (exit %d) after rolling back; no test ran.",
+                ended.signals[0],
+                ended.status,
+            )
+            return pytest.ExitCode.INTERRUPTED
+        if ended.status != 0:
             logger.error(
                 "%s",
                 CommandError(
                     command=command,
-                    returncode=proc.returncode,
+                    returncode=ended.status,
                     output="(see the output above)",
                 ),
             )
@@ -202,10 +222,6 @@ def run(request: RunRequest) -> int:
     # its exit code is this command's, not an error. Not subprocess.run either:
     # on Ctrl-C it kills pytest 0.25 s later, before any teardown, sweep or
     # report; run_forwarding passes the signal on and waits for all three.
-    # Imported here: `--list` runs pytest in this process, and a plumbing module
-    # imported before it could not get pytest's assertion rewriting.
-    from plumbing.forwarding import run_forwarding
-
     started = time.time()
     returncode = run_forwarding(command)
     page = html.path_beside(report_path(request))

@@ -25,6 +25,7 @@ import pytest
 from conformance.exitcodes import ExitCode
 from conformance.implementations import preparing
 from conformance.plugin import listing
+from plumbing import forwarding
 from wpc import cli as wpc_cli
 from wpc import suite_cli as cli
 from wpc.run import launching
@@ -41,7 +42,9 @@ def no_cluster(monkeypatch, tmp_path):
     import kubernetes.config
 
     monkeypatch.setenv("KUBECONFIG", str(tmp_path / "missing" / "kubeconfig"))
-    monkeypatch.setattr(launching.subprocess, "run", refuse)
+    # What the launcher starts its children with (`clusters up`, pytest).
+    monkeypatch.setattr(forwarding, "run_to_end", refuse)
+    monkeypatch.setattr(forwarding, "run_forwarding", refuse)
     monkeypatch.setattr(preparing, "prepare_run", refuse)
     monkeypatch.setattr(kubernetes.config, "new_client_from_config", refuse)
     monkeypatch.setattr(kubernetes.config, "load_kube_config", refuse)
