@@ -19,10 +19,11 @@ from conformance.errors import DataError
 from conformance.plugin import keys
 from conformance.plugin import markers
 from conformance.plugin import runs
+from conformance.report import identity
 from conformance.report.results import scenario_of
 from conformance.spec import Spec
 
-SUITE_DIR = Path(__file__).resolve().parent.parent / "tests"
+SUITE_DIR = identity.SUITE_DIR
 LAYOUT_PARAM = "wpc_layout"
 
 
@@ -118,6 +119,9 @@ def modify_items(config: pytest.Config, items: list[pytest.Item]) -> None:
         assert decl is not None  # the item was parametrized from its declaration
         item.stash[keys.DECLARATION] = decl
         item.stash[keys.LAYOUT] = layout
+        item.stash[keys.TEST_ID] = identity.of_nodeid(
+            item.nodeid, decl.short_name, path=Path(item.path)
+        )
         item.stash[keys.SUPPORT] = support_of(decl, spec)
         declarations[scenario_of(item.nodeid, layout)] = decl
         if layout not in settings.layouts:

@@ -344,12 +344,13 @@ def pytest_runtest_makereport(
         DECLARATION_ATTR,
         {
             "short_name": decl.short_name,
+            "test_id": item.stash[keys.TEST_ID],
             "layout": layout,
             "clauses": list(decl.clauses),
             "features": sorted(decl.features),
             "support": item.stash[keys.SUPPORT],
             "profiles": list(decl.profiles),
-            "scenario": scenario_of(item.nodeid, layout),
+            "scenario": scenario_of(item.stash[keys.TEST_ID], layout),
         },
     )
     recorder = item.stash.get(keys.OBSERVATIONS, None)

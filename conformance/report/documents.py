@@ -82,6 +82,7 @@ def _verdict(counts: dict[str, int]) -> str:
 def _test_refs(records: Iterable[TestRecord], outcome: Outcome) -> list[dict[str, Any]]:
     return [
         {
+            "id": r.test_id,
             "name": r.short_name,
             "nodeid": r.nodeid,
             "clauses": r.clauses,
@@ -189,6 +190,7 @@ def build(
         "leaks": leaks,
         "tests": [
             {
+                "id": r.test_id,
                 "nodeid": r.nodeid,
                 "shortName": r.short_name,
                 "kind": r.kind,

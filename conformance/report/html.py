@@ -22,6 +22,7 @@ import yaml
 from conformance.errors import DataError
 from conformance.report import documents
 from conformance.report import historical
+from conformance.report import identity
 from conformance.report import mutation
 from conformance.report import reruns
 from conformance.report import verdicts
@@ -117,13 +118,13 @@ def _verdict_section(document: Mapping[str, Any]) -> Markup:
 
 
 def _anchor(test: Mapping[str, Any]) -> str:
-    return "test-" + str(test["nodeid"]).replace(" ", "_")
+    return "test-" + identity.of_test(test).replace(" ", "_")
 
 
 def _failures_section(document: Mapping[str, Any]) -> Markup:
     problems = sorted(
         (t for t in document["tests"] if t["outcome"] in ("failed", "error")),
-        key=lambda t: (t["layout"], t["shortName"], t["nodeid"]),
+        key=lambda t: (t["layout"], t["shortName"], identity.of_test(t)),
     )
     rows: list[list[Child]] = [
         [
@@ -220,6 +221,7 @@ def _coverage_section(document: Mapping[str, Any]) -> Markup:
 
 def _test_details(test: Mapping[str, Any]) -> Markup:
     facts: list[tuple[str, Child]] = [
+        ("ID", element("code", identity.of_test(test))),
         ("node ID", element("code", test["nodeid"])),
         ("clauses", ", ".join(test["clauses"]) or "-"),
         ("features", ", ".join(test["features"]) or "-"),
@@ -247,7 +249,7 @@ def _test_details(test: Mapping[str, Any]) -> Markup:
         element(
             "summary",
             element("span", test["outcome"], class_=test["outcome"]),
-            f" [{test['layout']}] {test['shortName']}: {test['nodeid']}",
+            f" [{test['layout']}] {identity.of_test(test)}",
         ),
         *body,
         id=_anchor(test),
@@ -258,7 +260,7 @@ def _tests_section(document: Mapping[str, Any]) -> Markup:
     order = {"failed": 0, "error": 1, "skipped": 2, "passed": 3}
     tests = sorted(
         document["tests"],
-        key=lambda t: (order.get(t["outcome"], 4), t["shortName"], t["nodeid"]),
+        key=lambda t: (order.get(t["outcome"], 4), identity.of_test(t)),
     )
     return join(
         [
@@ -371,4 +373,4 @@ def read(path: Path) -> dict[str, Any]:
     except jsonschema.ValidationError as exc:
         key = "/".join(str(p) for p in exc.absolute_path) or "(document)"
         raise DataError(f"{path}: {key}: {exc.message}") from exc
-    return document
+    return identity.upgrade(document)
