@@ -37,6 +37,7 @@ from conformance.implementations import images
 from conformance.implementations import preparing
 from conformance.implementations import profiles
 from conformance.implementations.contexts import ClusterChoice
+from conformance.plugin import listing
 from conformance.plugin import options
 from conformance.qualifying import cli as qualify_cli
 from conformance.report import html
@@ -241,6 +242,12 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
             return launching.list_tests(request)
         # Before `clusters up`: nothing on the host changes for a typo (#12).
         preflight.check(values)
+        if values.get("wpc_select"):
+            # A --select naming nothing stops here; the plugin alone would stop
+            # it only after the cluster and the install (collection comes later).
+            listed = listing.collect(launching.list_arguments(request))
+            if listed.exit_code == ExitCode.INVALID_INPUT:
+                return ExitCode.INVALID_INPUT
         return launching.run(request)
     except (DataError, SpecError) as exc:
         sys.stderr.write(f"error: {exc}\n")

@@ -13,7 +13,8 @@ or the only process without xdist):
                             claimed features, timeouts; workers read the
                             RunContext from workerinput
     collection              every collecting process: markers validated, items
-                            fanned out per layout, deselected, skipped
+                            fanned out per layout, deselected (layouts,
+                            --wpc-select), skipped
     pytest_sessionstart     reporting process, once: pytest_wpc_prepare_run
                             (cluster marker, install, environment fingerprint)
     makereport              the process running the test: outcome mapping,
@@ -51,6 +52,7 @@ from conformance.plugin import markers
 from conformance.plugin import options
 from conformance.plugin import progress
 from conformance.plugin import runs
+from conformance.plugin import selecting
 from conformance.plugin.keys import WORKERINPUT_KEY
 from conformance.plugin.settings import RunSettings
 from conformance.report import historical
@@ -213,6 +215,7 @@ def pytest_collection_modifyitems(
     if not _active(config):
         return
     collection.modify_items(config, items)
+    selecting.select(config, items)
     if _is_worker(config):
         config.workeroutput[DECLARATIONS_OUTPUT] = {  # type: ignore[attr-defined]
             scenario: _declaration_json(decl)
