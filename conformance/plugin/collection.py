@@ -20,6 +20,7 @@ from conformance.plugin import keys
 from conformance.plugin import markers
 from conformance.plugin import runs
 from conformance.report import identity
+from conformance.report import words
 from conformance.report.results import scenario_of
 from conformance.spec import Spec
 
@@ -94,7 +95,7 @@ def skip_reason(missing: list[str], unsupported: dict[str, str]) -> str:
         if contract.LAYOUT_FEATURES[layout] in missing
     ]
     because = f" ({'; '.join(why)})" if why else ""
-    return f"implementation does not claim {', '.join(missing)}{because}"
+    return f"{words.UNCLAIMED} {', '.join(missing)}{because}"
 
 
 def modify_items(config: pytest.Config, items: list[pytest.Item]) -> None:

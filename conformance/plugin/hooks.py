@@ -352,6 +352,9 @@ def pytest_runtest_makereport(
             "clauses": list(decl.clauses),
             "features": sorted(decl.features),
             "support": item.stash[keys.SUPPORT],
+            "claimed": not collection.missing_features(
+                decl, layout, runs.of(item.config).claimed
+            ),
             "profiles": list(decl.profiles),
             "scenario": scenario_of(item.stash[keys.TEST_ID], layout),
         },

@@ -3,7 +3,9 @@
 Layout of the document (schema: `report.schema.json`, beside this module):
 apiVersion/kind, suite (version, commit, spec version), implementation (name,
 version, profile, image digests, claims), environment (fingerprint), run
-(session, times, options, reproduce command), summary, results per layout and
+(session, times, options, reproduce command), the result word (`verdict`:
+PASS, FAIL or INCOMPLETE over the claimed items, `conformance.report.words`),
+summary, results per layout and
 spec profile split into Core and Extended, layout divergences, the coverage
 ledger, attempts (first try versus final, and the items that needed a rerun:
 `conformance.report.reruns`), the mutation score (copied from a
@@ -32,6 +34,7 @@ import conformance
 from conformance.report import ledger as ledgers
 from conformance.report import provenance
 from conformance.report import reruns
+from conformance.report import words
 from conformance.report.outcomes import Outcome
 from conformance.report.results import TestRecord
 
@@ -69,14 +72,21 @@ def _counts(records: Iterable[TestRecord], *, first: bool = False) -> dict[str, 
     return counts
 
 
-def _verdict(counts: dict[str, int]) -> str:
+def _verdict(records: list[TestRecord]) -> str:
+    """The `result` word; only a claimed item's skip makes a pass "partial".
+
+    Tests of features the implementation does not claim are skipped as "not
+    claimed"; they say nothing against it (`conformance.report.words`).
+    """
+    counts = _counts(records)
     if counts["failed"]:
         return "failure"
     if counts["errors"]:
         return "error"
     if not counts["passed"]:
         return "empty" if not counts["skipped"] else "skipped"
-    return "partial" if counts["skipped"] else "success"
+    incomplete = any(r.outcome is Outcome.SKIPPED and r.claimed for r in records)
+    return "partial" if incomplete else "success"
 
 
 def _test_refs(records: Iterable[TestRecord], outcome: Outcome) -> list[dict[str, Any]]:
@@ -94,10 +104,9 @@ def _test_refs(records: Iterable[TestRecord], outcome: Outcome) -> list[dict[str
 
 
 def _bucket(records: list[TestRecord]) -> dict[str, Any]:
-    counts = _counts(records)
     return {
-        "result": _verdict(counts),
-        "statistics": counts,
+        "result": _verdict(records),
+        "statistics": _counts(records),
         "failedTests": _test_refs(records, Outcome.FAILED),
         "erroredTests": _test_refs(records, Outcome.ERROR),
         "skippedTests": _test_refs(records, Outcome.SKIPPED),
@@ -144,9 +153,12 @@ def build(
     final = _counts(scenarios)
     undeclared = [d for d in diffs if d.undeclared]
     summary = {**final, "divergenceFailures": len(undeclared)}
-    result = _verdict(final)
+    result = _verdict(scenarios)
     if undeclared and result in {"success", "partial", "empty", "skipped"}:
         result = "failure"
+    verdict = words.word(
+        (r.outcome for r in scenarios if r.claimed), divergences=len(undeclared)
+    )
     return {
         "apiVersion": API_VERSION,
         "kind": KIND,
@@ -160,6 +172,7 @@ def build(
         "environment": environment,
         "run": run,
         "result": result,
+        "verdict": verdict,
         "summary": summary,
         "results": results_by_layout(scenarios),
         "layoutDivergences": {
@@ -198,6 +211,7 @@ def build(
                 "clauses": r.clauses,
                 "features": r.features,
                 "support": r.support,
+                "claimed": r.claimed,
                 "outcome": r.outcome.value,
                 "firstOutcome": r.first_outcome.value,
                 "attempts": r.attempts,

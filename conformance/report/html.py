@@ -26,6 +26,7 @@ from conformance.report import identity
 from conformance.report import mutation
 from conformance.report import reruns
 from conformance.report import verdicts
+from conformance.report import words
 from conformance.report.markup import Child
 from conformance.report.markup import Markup
 from conformance.report.markup import element
@@ -47,7 +48,7 @@ code, pre { font: 12px/1.4 ui-monospace, monospace; }
 pre { background: #f6f8fa; padding: .6em; overflow-x: auto; white-space: pre-wrap; }
 .PASS, .passed, .success { color: #1a7f37; font-weight: 600; }
 .FAIL, .failed, .failure { color: #cf222e; font-weight: 600; }
-.ERROR, .error { color: #9a6700; font-weight: 600; }
+.ERROR, .error, .INCOMPLETE { color: #9a6700; font-weight: 600; }
 .skipped, .partial { color: #57606a; }
 details { margin: .2em 0; } summary { cursor: pointer; }
 dl { display: grid; grid-template-columns: max-content auto; gap: .1em 1em; }
@@ -100,14 +101,15 @@ def _verdict_section(document: Mapping[str, Any]) -> Markup:
         for layout, support, counts, verdict in verdict_rows(document)
     ]
     summary = document["summary"]
+    verdict = words.of_document(document)
     return join(
         [
             element("h2", "Verdict per layout", id="verdict"),
             element(
                 "p",
                 "Result: ",
-                element("span", document["result"], class_=document["result"]),
-                f" ({summary['passed']} passed, {summary['failed']} failed, "
+                element("span", verdict, class_=verdict),
+                f" ({words.MEANINGS[verdict]}; {summary['passed']} passed, {summary['failed']} failed, "
                 f"{summary['skipped']} not claimed, {summary['errors']} harness "
                 f"errors, {summary['divergenceFailures']} undeclared layout "
                 "divergences).",
@@ -332,9 +334,11 @@ def _run_section(document: Mapping[str, Any]) -> Markup:
 def render(document: Mapping[str, Any]) -> str:
     """The whole page for one ConformanceReport document."""
     implementation = document["implementation"]
+    # Titled by the result word over the claimed items: unclaimed features
+    # never make a pass look partial.
     title = (
         f"WPC conformance: {implementation['name']} {implementation['version']}"
-        f" ({document['result']})"
+        f" ({words.of_document(document)})"
     )
     return page(
         title,

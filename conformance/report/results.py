@@ -55,6 +55,8 @@ class TestRecord:
     profiles: list[str]
     scenario: str
     """The identity without the layout parameter (`HelloWorld`): the same in every layout."""
+    claimed: bool = True
+    """Whether the run claimed every feature the item needs (else it is "not claimed")."""
     test_id: str = ""
     """The stable identity (`conformance.report.identity`): `HelloWorld[legacy]`."""
     kind: str = "scenario"

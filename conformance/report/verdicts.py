@@ -2,6 +2,7 @@
 
 Per layout, Core and Extended: passed, failed, not claimed (skipped because the
 implementation does not claim the feature or layout) and harness errors; then
+the run's result word (PASS, FAIL, INCOMPLETE: `conformance.report.words`); then
 each failure and error with its clauses and one line of evidence. Plain text
 from the run's records, so the same table can go into any other output.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from conformance.report import words
 from conformance.report.outcomes import Outcome
 from conformance.report.results import TestRecord
 
@@ -68,6 +70,13 @@ def table(records: Iterable[TestRecord]) -> list[str]:
                 + " ".join(f"{counts[o]:>13}" for _, o in COLUMNS)
                 + f"  {verdict(counts)}"
             )
+    result = words.word(
+        (r.outcome for r in scenarios if r.claimed),
+        divergences=sum(
+            1 for r in records if r.kind != "scenario" and r.outcome is Outcome.FAILED
+        ),
+    )
+    lines += ["", f"result: {result} ({words.MEANINGS[result]})"]
     problems = [r for r in records if r.outcome in (Outcome.FAILED, Outcome.ERROR)]
     if problems:
         lines.append("")
