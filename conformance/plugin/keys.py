@@ -16,8 +16,6 @@ DECLARATION = pytest.StashKey[Declaration]()
 LAYOUT = pytest.StashKey[str]()
 TEST_ID = pytest.StashKey[str]()
 """The item's stable identity (`conformance.report.identity`), e.g. `HelloWorld[legacy]`."""
-UNSELECTED = pytest.StashKey[str]()
-"""Why `--wpc-select` left the item out (`conformance.plugin.selecting`)."""
 SUPPORT = pytest.StashKey[str]()
 """"Core", or "Extended" when one of the test's features is."""
 OBSERVATIONS = pytest.StashKey[Observations]()

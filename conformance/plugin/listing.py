@@ -31,6 +31,7 @@ from conformance.errors import ConformanceError
 from conformance.plugin import collection
 from conformance.plugin import keys
 from conformance.plugin import runs
+from conformance.plugin import selecting
 from conformance.report.results import scenario_of
 
 RUNS = "run"
@@ -90,7 +91,8 @@ class Lister:
     def pytest_deselected(self, items: Sequence[pytest.Item]) -> None:
         """Items of layouts not selected with --layout, or deselected by -k / -m."""
         for item in items:
-            if keys.UNSELECTED in item.stash:
+            if selecting.leaves_out(item.config, item):
+                # Left out by --select (also one of a layout not selected).
                 self.left_out += 1
                 continue
             run = runs.get(item.config)

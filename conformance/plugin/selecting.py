@@ -35,8 +35,6 @@ from conformance.report.results import scenario_of
 from conformance.spec import Spec
 
 DEST = "wpc_select"
-REASON = "not selected with --select"
-"""Stashed on each item a selection leaves out (keys.UNSELECTED)."""
 
 
 def names(decl: Declaration, test_id: str, layout: str, spec: Spec) -> tuple[str, ...]:
@@ -66,29 +64,43 @@ def unmatched_message(patterns: Sequence[str]) -> str:
     )
 
 
+def _patterns(config: pytest.Config) -> list[str]:
+    return [str(p) for p in options.value(config, DEST) or []]
+
+
+def _matching(config: pytest.Config, item: pytest.Item) -> list[str] | None:
+    """The selectors matching a suite item; None for an item that is not one."""
+    decl = item.stash.get(keys.DECLARATION, None)
+    if decl is None:
+        return None
+    found = names(
+        decl, item.stash[keys.TEST_ID], item.stash[keys.LAYOUT], runs.of(config).spec
+    )
+    return matching(_patterns(config), found)
+
+
+def leaves_out(config: pytest.Config, item: pytest.Item) -> bool:
+    """Whether a `--wpc-select` leaves this suite item out (also one of a layout not run)."""
+    return bool(_patterns(config)) and _matching(config, item) == []
+
+
 def select(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Deselect the suite items no `--wpc-select` matches; exit 10 for a dud selector."""
-    patterns = [str(p) for p in options.value(config, DEST) or []]
+    patterns = _patterns(config)
     if not patterns:
         return
-    spec = runs.of(config).spec
     used: set[str] = set()
     kept: list[pytest.Item] = []
     left_out: list[pytest.Item] = []
     for item in items:
-        decl = item.stash.get(keys.DECLARATION, None)
-        if decl is None:
+        found = _matching(config, item)
+        if found is None:
             kept.append(item)
             continue
-        found = matching(
-            patterns,
-            names(decl, item.stash[keys.TEST_ID], item.stash[keys.LAYOUT], spec),
-        )
         used.update(found)
         if found:
             kept.append(item)
         else:
-            item.stash[keys.UNSELECTED] = REASON
             left_out.append(item)
     unused = [p for p in patterns if p not in used]
     if unused:

@@ -1,7 +1,8 @@
 """We test these aspects of selecting tests by the names users see (`--select`):
 
 - `wpc run --implementation reference --select HelloWorld --list` lists exactly
-  the 2 HelloWorld items, and counts what it left out;
+  the 2 HelloWorld items, and counts what it left out; with `--layout legacy`
+  the other layout's HelloWorld item is "not selected" and no other test shows;
 - a clause ID, an area and a glob select the items citing or named by them, and
   selectors add up;
 - a selector matching nothing is an error naming it (exit 10), also beside a
@@ -64,6 +65,16 @@ def test_a_short_name_lists_exactly_its_items(no_cluster, capsys) -> None:
     ]
     assert lines[-1].startswith("2 run, 0 skip, 0 not selected, 0 not applicable, ")
     assert lines[-1].endswith(" left out by --select")
+
+
+def test_with_one_layout_only_the_selection_is_listed(no_cluster, capsys) -> None:
+    argv = ["run", "--implementation", "reference", "--layout", "legacy"]
+    assert wpc_cli.main([*argv, "--select", "HelloWorld", "--list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [(line[:14].strip(), id_of(line)) for line in lines[:-1]] == [
+        ("run", "HelloWorld[legacy]"),
+        ("not selected", "HelloWorld[initless]"),
+    ]
 
 
 def test_a_clause_an_area_and_a_glob_select_what_they_name(no_cluster, capsys) -> None:
