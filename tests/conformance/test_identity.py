@@ -10,7 +10,9 @@
   suite's (`venv/lib/python3.11/site-packages/...`, `eco/venv/...`) diffs as "no
   change" against the original (before: 104 added, 104 removed), and so does a
   report already carrying identities against one that does not;
-- the layout diff lines up two reports made from different directories.
+- the layout diff lines up two reports made from different directories;
+- two runs of the same test file under different pytest rootdirs (so different
+  node IDs) write the same identities and diff as "no change".
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from conformance.diffing import layouts
 from conformance.diffing import reading
 from conformance.report import documents
 from conformance.report import identity
+from tests.conformance.conftest import FAKE_CLUSTER_CONFTEST
+from tests.conformance.conftest import wpc_args
 
 ROOT = Path(__file__).resolve().parents[2]
 V410 = ROOT / "docs/results/qualify-v4.1.0-v4.1.2/old/conformance.yaml"
@@ -158,3 +162,38 @@ def test_the_layout_diff_lines_up_reports_from_different_directories(
     assert a.differences.keys() == b.differences.keys()
     diff = layouts.compare(a, b)
     assert all(r.a is not None and r.b is not None for r in diff.observations)
+
+
+FINALIZER = """
+import pytest
+
+@pytest.mark.conformance(short_name="Finalizer", clauses=["WPC-FINALIZER-001"])
+def test_finalizer():
+    pass
+"""
+
+
+def test_runs_from_two_rootdirs_write_the_same_identities(
+    suite: pytest.Pytester,
+) -> None:
+    deep = suite.path / "deep"
+    deep.mkdir()
+    (deep / "test_finalizer.py").write_text(FINALIZER)
+    (deep / "conftest.py").write_text(FAKE_CLUSTER_CONFTEST)
+    reports = []
+    for name, rootdir in (("outer", suite.path), ("inner", deep)):
+        report = suite.path / "reports" / f"{name}.yaml"
+        result = suite.runpytest(
+            *wpc_args("--wpc-report", str(report)), "--rootdir", str(rootdir), "deep"
+        )
+        result.assert_outcomes(passed=2)
+        reports.append(reading.read(report))
+    outer, inner = reports
+    # pytest's node IDs follow the rootdir; the identities do not.
+    assert outer["tests"][0]["nodeid"] != inner["tests"][0]["nodeid"]
+    assert [t["id"] for t in outer["tests"]] == [
+        "Finalizer[legacy]",
+        "Finalizer[initless]",
+    ]
+    assert [t["id"] for t in inner["tests"]] == [t["id"] for t in outer["tests"]]
+    assert no_change(comparing.compare(outer, inner))
