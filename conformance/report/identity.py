@@ -11,7 +11,7 @@ the suite itself defines:
     ShortName::function[params]    it defines several (each keeps its own name)
 
 `params` are pytest's parameter IDs, the layout first (`HelloWorld[legacy]`,
-`StatusDeadlines::test_active_deadline_fails_the_workflow[initless]`); a layout
+`StatusShutdownDags::test_stop_runs_every_task_of_a_dag_exit_handler[initless]`); a layout
 divergence check is `ShortName[layout-divergence]`. Whether a file has several
 tests is read from the file's source (top-level `def test...`), never from what
 a run happened to select, so the identity of an item does not depend on `-k`

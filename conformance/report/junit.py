@@ -6,7 +6,7 @@ uses the plugin's outcome mapping: <failure> for failed, <error> for error,
 <skipped> for not claimed; clause IDs, layout and features go in properties.
 A test case's class is its ShortName and its name the rest of its identity
 (`conformance.report.identity`): `HelloWorld` / `HelloWorld[legacy]`, or
-`StatusDeadlines` / `test_active_deadline_fails_the_workflow[initless]`.
+`StatusShutdownDags` / `test_stop_runs_every_task_of_a_dag_exit_handler[initless]`.
 """
 
 from __future__ import annotations

@@ -57,16 +57,18 @@ TEST_ID = re.compile(
 def test_a_node_id_maps_to_the_same_identity_from_anywhere(prefix: str) -> None:
     hello = f"{prefix}test_hello_world.py::test_hello_world_workflow_succeeds_with_exit_code_zero"
     assert identity.of_nodeid(f"{hello}[legacy]", "HelloWorld") == "HelloWorld[legacy]"
-    deadlines = f"{prefix}test_status_deadlines.py::test_active_deadline_fails_the_workflow[initless]"
-    functions = identity.test_functions(identity.SUITE_DIR / "test_status_deadlines.py")
+    function = "test_stop_runs_every_task_of_a_dag_exit_handler"
+    dags = f"{prefix}test_status_shutdown_dags.py::{function}[initless]"
+    functions = identity.test_functions(
+        identity.SUITE_DIR / "test_status_shutdown_dags.py"
+    )
+    assert function in functions
     assert len(functions) == 2
-    assert identity.of_nodeid(deadlines, "StatusDeadlines") == (
-        "StatusDeadlines::test_active_deadline_fails_the_workflow[initless]"
+    assert identity.of_nodeid(dags, "StatusShutdownDags") == (
+        f"StatusShutdownDags::{function}[initless]"
     )
     # No ShortName recorded: the file name gives it, as the marker must.
-    assert identity.of_nodeid(deadlines) == identity.of_nodeid(
-        deadlines, "StatusDeadlines"
-    )
+    assert identity.of_nodeid(dags) == identity.of_nodeid(dags, "StatusShutdownDags")
 
 
 def test_the_given_file_decides_and_an_unknown_file_keeps_the_function(
