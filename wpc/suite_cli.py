@@ -32,6 +32,7 @@ from conformance.implementations import images
 from conformance.implementations import preparing
 from conformance.implementations import profiles
 from conformance.implementations.contexts import ClusterChoice
+from conformance.plugin import listing
 from conformance.plugin import options
 from conformance.report import html
 from conformance.spec import SpecError
@@ -253,6 +254,12 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
         try:
             # Before `clusters up`: nothing on the host changes for a typo (#12).
             preflight.check(values)
+            if values.get("wpc_select"):
+                # A --select naming nothing stops here; the plugin alone would stop
+                # it only after the cluster and the install (collection comes later).
+                listed = listing.collect(launching.list_arguments(request))
+                if listed.exit_code == ExitCode.INVALID_INPUT:
+                    return ExitCode.INVALID_INPUT
             return launching.run(request)
         except KeyboardInterrupt:
             # Between the children (they get Ctrl-C passed on, see launching.run):

@@ -19,10 +19,12 @@ from conformance.errors import DataError
 from conformance.plugin import keys
 from conformance.plugin import markers
 from conformance.plugin import runs
+from conformance.report import identity
+from conformance.report import words
 from conformance.report.results import scenario_of
 from conformance.spec import Spec
 
-SUITE_DIR = Path(__file__).resolve().parent.parent / "tests"
+SUITE_DIR = identity.SUITE_DIR
 LAYOUT_PARAM = "wpc_layout"
 
 
@@ -93,7 +95,7 @@ def skip_reason(missing: list[str], unsupported: dict[str, str]) -> str:
         if contract.LAYOUT_FEATURES[layout] in missing
     ]
     because = f" ({'; '.join(why)})" if why else ""
-    return f"implementation does not claim {', '.join(missing)}{because}"
+    return f"{words.UNCLAIMED} {', '.join(missing)}{because}"
 
 
 def modify_items(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -118,6 +120,9 @@ def modify_items(config: pytest.Config, items: list[pytest.Item]) -> None:
         assert decl is not None  # the item was parametrized from its declaration
         item.stash[keys.DECLARATION] = decl
         item.stash[keys.LAYOUT] = layout
+        item.stash[keys.TEST_ID] = identity.of_nodeid(
+            item.nodeid, decl.short_name, path=Path(item.path)
+        )
         item.stash[keys.SUPPORT] = support_of(decl, spec)
         declarations[scenario_of(item.nodeid, layout)] = decl
         if layout not in settings.layouts:

@@ -13,7 +13,8 @@ or the only process without xdist):
                             claimed features, timeouts; workers read the
                             RunContext from workerinput
     collection              every collecting process: markers validated, items
-                            fanned out per layout, deselected, skipped
+                            fanned out per layout, deselected (layouts,
+                            --wpc-select), skipped
     pytest_sessionstart     reporting process, once: pytest_wpc_prepare_run
                             (cluster marker, install, environment fingerprint)
     a signal                every process (`conformance.plugin.interrupting`):
@@ -55,6 +56,7 @@ from conformance.plugin import markers
 from conformance.plugin import options
 from conformance.plugin import progress
 from conformance.plugin import runs
+from conformance.plugin import selecting
 from conformance.plugin.keys import WORKERINPUT_KEY
 from conformance.plugin.settings import RunSettings
 from conformance.report import historical
@@ -219,6 +221,7 @@ def pytest_collection_modifyitems(
     if not _active(config):
         return
     collection.modify_items(config, items)
+    selecting.select(config, items)
     if _is_worker(config):
         config.workeroutput[DECLARATIONS_OUTPUT] = {  # type: ignore[attr-defined]
             scenario: _declaration_json(decl)
@@ -350,12 +353,16 @@ def pytest_runtest_makereport(
         DECLARATION_ATTR,
         {
             "short_name": decl.short_name,
+            "test_id": item.stash[keys.TEST_ID],
             "layout": layout,
             "clauses": list(decl.clauses),
             "features": sorted(decl.features),
             "support": item.stash[keys.SUPPORT],
+            "claimed": not collection.missing_features(
+                decl, layout, runs.of(item.config).claimed
+            ),
             "profiles": list(decl.profiles),
-            "scenario": scenario_of(item.nodeid, layout),
+            "scenario": scenario_of(item.stash[keys.TEST_ID], layout),
         },
     )
     recorder = item.stash.get(keys.OBSERVATIONS, None)

@@ -5,7 +5,9 @@ The answer comes from pytest's own collection of the suite through this plugin
 drift from what a run does: the same layout fan-out, the same deselection of
 layouts not selected, the same "implementation does not claim X" skips. What
 collection leaves implicit is made explicit: a layout a test has no item for
-because its clauses do not apply there.
+because its clauses do not apply there. Each line names the item by its
+identity and clauses, the names `--select` takes; items a `--select` leaves
+out are only counted, so a selection lists exactly what it runs.
 
 Collect-only never prepares the run (`hooks.pytest_sessionstart` returns first),
 so no cluster is made or contacted and no fixture runs; `Lister` refuses the
@@ -30,6 +32,7 @@ from conformance.exitcodes import ExitCode
 from conformance.plugin import collection
 from conformance.plugin import keys
 from conformance.plugin import runs
+from conformance.plugin import selecting
 from conformance.report.results import scenario_of
 
 RUNS = "run"
@@ -42,17 +45,20 @@ NOT_APPLICABLE = "not applicable"
 class Entry:
     """One test in one layout, and what a run would do with it."""
 
-    nodeid: str
+    test_id: str
+    """Its stable identity (`conformance.report.identity`), as reports key it."""
     short_name: str
     layout: str
     status: str
     """RUNS, SKIPPED, NOT_SELECTED or NOT_APPLICABLE."""
     reason: str = ""
+    clauses: tuple[str, ...] = ()
 
     def line(self) -> str:
-        """The entry as `--list` prints it."""
+        """The entry as `--list` prints it: names `--select` takes, then why."""
+        clauses = f"  {' '.join(self.clauses)}" if self.clauses else ""
         because = f"  ({self.reason})" if self.reason else ""
-        return f"{self.status:<14} {self.layout:<9} {self.nodeid}{because}"
+        return f"{self.status:<14} {self.layout:<9} {self.test_id}{clauses}{because}"
 
 
 class Lister:
@@ -61,6 +67,17 @@ class Lister:
     def __init__(self) -> None:
         self.entries: list[Entry] = []
         self.errors: list[str] = []
+        self.left_out = 0
+        """Items `--select` left out: counted, not listed."""
+        self.stopped = ""
+        """Why the plugin stopped collection (`pytest.exit`), e.g. a dud --select."""
+
+    def pytest_keyboard_interrupt(
+        self, excinfo: pytest.ExceptionInfo[BaseException]
+    ) -> None:
+        """Keep the message of a `pytest.exit` (pytest calls this hook for both)."""
+        if isinstance(excinfo.value, pytest.exit.Exception):
+            self.stopped = excinfo.value.msg
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_wpc_prepare_run(self, **_: Any) -> None:
@@ -75,6 +92,10 @@ class Lister:
     def pytest_deselected(self, items: Sequence[pytest.Item]) -> None:
         """Items of layouts not selected with --layout, or deselected by -k / -m."""
         for item in items:
+            if selecting.leaves_out(item.config, item):
+                # Left out by --select (also one of a layout not selected).
+                self.left_out += 1
+                continue
             run = runs.get(item.config)
             selected = run.settings.layouts if run is not None else ()
             layout = item.stash.get(keys.LAYOUT, "")
@@ -101,11 +122,14 @@ class Lister:
         if decl is None:
             return
         layout = item.stash[keys.LAYOUT]
-        self.entries.append(Entry(item.nodeid, decl.short_name, layout, status, reason))
+        test_id = item.stash[keys.TEST_ID]
+        self.entries.append(
+            Entry(test_id, decl.short_name, layout, status, reason, decl.clauses)
+        )
         if layout != decl.layouts[0]:
             return
         # Once per test: the layouts it has no item for at all.
-        scenario = scenario_of(item.nodeid, layout)
+        scenario = scenario_of(test_id, layout)
         for other in contract.LAYOUTS:
             if other not in decl.layouts:
                 self.entries.append(
@@ -115,6 +139,7 @@ class Lister:
                         other,
                         NOT_APPLICABLE,
                         f"its clauses apply only to {', '.join(decl.layouts)}",
+                        decl.clauses,
                     )
                 )
 
@@ -150,24 +175,27 @@ class Listing:
     is INVALID_INPUT, the code `run` gives the same mistakes in preflight."""
     entries: tuple[Entry, ...]
     errors: tuple[str, ...]
+    left_out: int = 0
+    """Items `--select` left out (not listed, so a selection lists only itself)."""
 
     def lines(self) -> list[str]:
         """The listing as printed: entries in suite order, then a count per status."""
         order = {layout: i for i, layout in enumerate(contract.LAYOUTS)}
         entries = sorted(
             self.entries,
-            key=lambda e: (e.nodeid.rpartition("[")[0], order.get(e.layout, 9)),
+            key=lambda e: (e.test_id.rpartition("[")[0], order.get(e.layout, 9)),
         )
         lines = [entry.line() for entry in entries]
         counts: dict[str, int] = {}
         for entry in self.entries:
             counts[entry.status] = counts.get(entry.status, 0) + 1
-        lines.append(
-            ", ".join(
-                f"{counts.get(s, 0)} {s}"
-                for s in (RUNS, SKIPPED, NOT_SELECTED, NOT_APPLICABLE)
-            )
-        )
+        totals = [
+            f"{counts.get(s, 0)} {s}"
+            for s in (RUNS, SKIPPED, NOT_SELECTED, NOT_APPLICABLE)
+        ]
+        if self.left_out:
+            totals.append(f"{self.left_out} left out by --select")
+        lines.append(", ".join(totals))
         lines += [f"collection error: {error}" for error in self.errors]
         return lines
 
@@ -180,8 +208,13 @@ def collect(suite_args: Sequence[str]) -> Listing:
     shown = io.StringIO()
     with contextlib.redirect_stdout(shown):
         code = pytest.main(pytest_args(suite_args), plugins=[lister])
-    if code != pytest.ExitCode.OK:
+    if lister.stopped:
+        # The plugin's own verdict on its input: one line, not the whole tree.
+        sys.stderr.write(f"error: {lister.stopped}\n")
+    elif code != pytest.ExitCode.OK:
         sys.stderr.write(shown.getvalue())
     if code == pytest.ExitCode.USAGE_ERROR:
         code = ExitCode.INVALID_INPUT
-    return Listing(int(code), tuple(lister.entries), tuple(lister.errors))
+    return Listing(
+        int(code), tuple(lister.entries), tuple(lister.errors), lister.left_out
+    )

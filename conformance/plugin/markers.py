@@ -16,6 +16,7 @@ from typing import Any
 
 from conformance import contract
 from conformance.errors import DataError
+from conformance.report import identity
 from conformance.spec import Spec
 
 MARKER = "conformance"
@@ -45,8 +46,7 @@ class Declaration:
 
 def short_name_for(path: Path) -> str:
     """`test_executor_retry_backoff.py` -> `ExecutorRetryBackoff`."""
-    stem = path.stem.removeprefix("test_")
-    return "".join(part.capitalize() for part in stem.split("_") if part)
+    return identity.short_name_of(path)
 
 
 def _strings(value: Any, what: str) -> tuple[str, ...]:

@@ -177,6 +177,15 @@ OPTIONS = (
         default="wpc",
     ),
     Option(
+        ("--select",),
+        "wpc_select",
+        "run only the tests this names (repeatable): a ShortName (HelloWorld), a "
+        "test's identity (HelloWorld[legacy]), a clause ID (WPC-KILL-003), an area "
+        "(KILL), or a glob over those (Status*); `--list` shows the names",
+        action="append",
+        metavar="NAME",
+    ),
+    Option(
         ("--features",),
         "wpc_features",
         "comma list of claimed features (default: what the profile claims)",

@@ -30,6 +30,7 @@ from conformance.report.results import DECLARATION_ATTR
 from conformance.report.results import FAILURE_ATTR
 from conformance.report.results import OUTCOME_ATTR
 from conformance.report.results import TestRecord
+from conformance.report.results import scenario_of
 
 
 def scenario_diffs(config: pytest.Config) -> list[documents.ScenarioDiff]:
@@ -73,7 +74,7 @@ def divergence_report(
         f"(declare expected ones in conformance/divergences.yaml):"
     ]
     lines += [f"  {d['key']}: {d['values']}" for d in diff.undeclared]
-    nodeid = f"{diff.scenario}[layout-divergence]"
+    nodeid = f"{scenario_of(template.nodeid, template.layout)}[layout-divergence]"
     report = pytest.TestReport(
         nodeid=nodeid,
         location=(nodeid.partition("::")[0], None, nodeid.partition("::")[2]),
@@ -90,6 +91,7 @@ def divergence_report(
         DECLARATION_ATTR,
         {
             "short_name": template.short_name,
+            "test_id": f"{diff.scenario}[layout-divergence]",
             "layout": "+".join(diff.layouts),
             "clauses": template.clauses,
             "features": template.features,

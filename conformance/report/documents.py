@@ -3,7 +3,9 @@
 Layout of the document (schema: `report.schema.json`, beside this module):
 apiVersion/kind, suite (version, commit, spec version), implementation (name,
 version, profile, image digests, claims), environment (fingerprint), run
-(session, times, options, reproduce command), summary, results per layout and
+(session, times, options, reproduce command), the result word (`verdict`:
+PASS, FAIL or INCOMPLETE over the claimed items, `conformance.report.words`),
+summary, results per layout and
 spec profile split into Core and Extended, layout divergences, the coverage
 ledger, attempts (first try versus final, and the items that needed a rerun:
 `conformance.report.reruns`), the mutation score (copied from a
@@ -36,6 +38,7 @@ from conformance.report import ledger as ledgers
 from conformance.report import provenance
 from conformance.report import reruns
 from conformance.report import schemafiles
+from conformance.report import words
 from conformance.report.outcomes import Outcome
 from conformance.report.results import TestRecord
 
@@ -75,19 +78,27 @@ def _counts(records: Iterable[TestRecord], *, first: bool = False) -> dict[str, 
     return counts
 
 
-def _verdict(counts: dict[str, int]) -> str:
+def _verdict(records: list[TestRecord]) -> str:
+    """The `result` word; only a claimed item's skip makes a pass "partial".
+
+    Tests of features the implementation does not claim are skipped as "not
+    claimed"; they say nothing against it (`conformance.report.words`).
+    """
+    counts = _counts(records)
     if counts["failed"]:
         return "failure"
     if counts["errors"]:
         return "error"
     if not counts["passed"]:
         return "empty" if not counts["skipped"] else "skipped"
-    return "partial" if counts["skipped"] else "success"
+    incomplete = any(r.outcome is Outcome.SKIPPED and r.claimed for r in records)
+    return "partial" if incomplete else "success"
 
 
 def _test_refs(records: Iterable[TestRecord], outcome: Outcome) -> list[dict[str, Any]]:
     return [
         {
+            "id": r.test_id,
             "name": r.short_name,
             "nodeid": r.nodeid,
             "clauses": r.clauses,
@@ -99,11 +110,10 @@ def _test_refs(records: Iterable[TestRecord], outcome: Outcome) -> list[dict[str
 
 
 def _bucket(records: list[TestRecord], *, interrupted: bool) -> dict[str, Any]:
-    counts = _counts(records)
-    result = _verdict(counts)
+    result = _verdict(records)
     return {
         "result": "interrupted" if interrupted and result in NOT_FAILED else result,
-        "statistics": counts,
+        "statistics": _counts(records),
         "failedTests": _test_refs(records, Outcome.FAILED),
         "erroredTests": _test_refs(records, Outcome.ERROR),
         "skippedTests": _test_refs(records, Outcome.SKIPPED),
@@ -165,11 +175,16 @@ def build(
     final = _counts(scenarios)
     undeclared = [d for d in diffs if d.undeclared]
     summary = {**final, "divergenceFailures": len(undeclared)}
-    result = _verdict(final)
+    result = _verdict(scenarios)
     if undeclared and result in NOT_FAILED:
         result = "failure"
     if interrupted is not None and result in NOT_FAILED:
         result = "interrupted"
+    verdict = words.word(
+        (r.outcome for r in scenarios if r.claimed),
+        divergences=len(undeclared),
+        interrupted=interrupted is not None,
+    )
     return {
         "apiVersion": API_VERSION,
         "kind": KIND,
@@ -184,6 +199,7 @@ def build(
         "run": run,
         "result": result,
         "interrupted": interrupted,
+        "verdict": verdict,
         "summary": summary,
         "results": results_by_layout(scenarios, interrupted=interrupted is not None),
         "layoutDivergences": {
@@ -214,6 +230,7 @@ def build(
         "leaks": leaks,
         "tests": [
             {
+                "id": r.test_id,
                 "nodeid": r.nodeid,
                 "shortName": r.short_name,
                 "kind": r.kind,
@@ -221,6 +238,7 @@ def build(
                 "clauses": r.clauses,
                 "features": r.features,
                 "support": r.support,
+                "claimed": r.claimed,
                 "outcome": r.outcome.value,
                 "firstOutcome": r.first_outcome.value,
                 "attempts": r.attempts,

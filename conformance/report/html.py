@@ -22,10 +22,12 @@ import yaml
 from conformance.errors import DataError
 from conformance.report import documents
 from conformance.report import historical
+from conformance.report import identity
 from conformance.report import mutation
 from conformance.report import reruns
 from conformance.report import schemafiles
 from conformance.report import verdicts
+from conformance.report import words
 from conformance.report.markup import Child
 from conformance.report.markup import Markup
 from conformance.report.markup import element
@@ -47,7 +49,7 @@ code, pre { font: 12px/1.4 ui-monospace, monospace; }
 pre { background: #f6f8fa; padding: .6em; overflow-x: auto; white-space: pre-wrap; }
 .PASS, .passed, .success { color: #1a7f37; font-weight: 600; }
 .FAIL, .failed, .failure { color: #cf222e; font-weight: 600; }
-.ERROR, .error { color: #9a6700; font-weight: 600; }
+.ERROR, .error, .INCOMPLETE { color: #9a6700; font-weight: 600; }
 .skipped, .partial { color: #57606a; }
 .INTERRUPTED, .interrupted { color: #9a6700; font-weight: 600; }
 details { margin: .2em 0; } summary { cursor: pointer; }
@@ -104,6 +106,7 @@ def _verdict_section(document: Mapping[str, Any]) -> Markup:
     ]
     summary = document["summary"]
     interrupted = document.get("interrupted")
+    verdict = words.of_document(document)
     return join(
         [
             element("h2", "Verdict per layout", id="verdict"),
@@ -124,8 +127,8 @@ def _verdict_section(document: Mapping[str, Any]) -> Markup:
             element(
                 "p",
                 "Result: ",
-                element("span", document["result"], class_=document["result"]),
-                f" ({summary['passed']} passed, {summary['failed']} failed, "
+                element("span", verdict, class_=verdict),
+                f" ({words.MEANINGS[verdict]}; {summary['passed']} passed, {summary['failed']} failed, "
                 f"{summary['skipped']} not claimed, {summary['errors']} harness "
                 f"errors, {summary['divergenceFailures']} undeclared layout "
                 "divergences).",
@@ -136,13 +139,13 @@ def _verdict_section(document: Mapping[str, Any]) -> Markup:
 
 
 def _anchor(test: Mapping[str, Any]) -> str:
-    return "test-" + str(test["nodeid"]).replace(" ", "_")
+    return "test-" + identity.of_test(test).replace(" ", "_")
 
 
 def _failures_section(document: Mapping[str, Any]) -> Markup:
     problems = sorted(
         (t for t in document["tests"] if t["outcome"] in ("failed", "error")),
-        key=lambda t: (t["layout"], t["shortName"], t["nodeid"]),
+        key=lambda t: (t["layout"], t["shortName"], identity.of_test(t)),
     )
     rows: list[list[Child]] = [
         [
@@ -239,6 +242,7 @@ def _coverage_section(document: Mapping[str, Any]) -> Markup:
 
 def _test_details(test: Mapping[str, Any]) -> Markup:
     facts: list[tuple[str, Child]] = [
+        ("ID", element("code", identity.of_test(test))),
         ("node ID", element("code", test["nodeid"])),
         ("clauses", ", ".join(test["clauses"]) or "-"),
         ("features", ", ".join(test["features"]) or "-"),
@@ -266,7 +270,7 @@ def _test_details(test: Mapping[str, Any]) -> Markup:
         element(
             "summary",
             element("span", test["outcome"], class_=test["outcome"]),
-            f" [{test['layout']}] {test['shortName']}: {test['nodeid']}",
+            f" [{test['layout']}] {identity.of_test(test)}",
         ),
         *body,
         id=_anchor(test),
@@ -277,7 +281,7 @@ def _tests_section(document: Mapping[str, Any]) -> Markup:
     order = {"failed": 0, "error": 1, "skipped": 2, "passed": 3}
     tests = sorted(
         document["tests"],
-        key=lambda t: (order.get(t["outcome"], 4), t["shortName"], t["nodeid"]),
+        key=lambda t: (order.get(t["outcome"], 4), identity.of_test(t)),
     )
     return join(
         [
@@ -370,9 +374,11 @@ def _run_section(document: Mapping[str, Any]) -> Markup:
 def render(document: Mapping[str, Any]) -> str:
     """The whole page for one ConformanceReport document."""
     implementation = document["implementation"]
+    # Titled by the result word over the claimed items: unclaimed features
+    # never make a pass look partial.
     title = (
         f"WPC conformance: {implementation['name']} {implementation['version']}"
-        f" ({document['result']})"
+        f" ({words.of_document(document)})"
     )
     return page(
         title,
@@ -412,4 +418,4 @@ def read(path: Path) -> dict[str, Any]:
     except jsonschema.ValidationError as exc:
         key = "/".join(str(p) for p in exc.absolute_path) or "(document)"
         raise DataError(f"{path}: {key}: {exc.message}") from exc
-    return document
+    return identity.upgrade(document)

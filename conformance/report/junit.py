@@ -4,6 +4,9 @@ pytest's `--junitxml` files a harness failure in the test body as a <failure>;
 CI dashboards then blame the implementation for a broken cluster. This writer
 uses the plugin's outcome mapping: <failure> for failed, <error> for error,
 <skipped> for not claimed; clause IDs, layout and features go in properties.
+A test case's class is its ShortName and its name the rest of its identity
+(`conformance.report.identity`): `HelloWorld` / `HelloWorld[legacy]`, or
+`StatusShutdownDags` / `test_stop_runs_every_task_of_a_dag_exit_handler[initless]`.
 """
 
 from __future__ import annotations
@@ -34,16 +37,18 @@ def document(
         time=f"{sum(r.duration for r in records):.3f}",
     )
     for record in records:
-        module, _, name = record.nodeid.partition("::")
+        # Named by the stable identity, never the node ID: a dashboard keeps one
+        # history per test whether the suite ran from a checkout or an install.
         case = ET.SubElement(
             suite,
             "testcase",
-            classname=module.removesuffix(".py").replace("/", "."),
-            name=name or record.nodeid,
+            classname=record.short_name,
+            name=record.test_id.removeprefix(f"{record.short_name}::"),
             time=f"{record.duration:.3f}",
         )
         props = ET.SubElement(case, "properties")
         for key, value in (
+            ("id", record.test_id),
             ("shortName", record.short_name),
             ("layout", record.layout),
             ("clauses", ",".join(record.clauses)),

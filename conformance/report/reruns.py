@@ -29,6 +29,7 @@ def retried(records: Iterable[TestRecord]) -> list[dict[str, Any]]:
     """The ConformanceReport's `attempts.retried` entries."""
     return [
         {
+            "id": r.test_id,
             "nodeid": r.nodeid,
             "shortName": r.short_name,
             "layout": r.layout,
@@ -66,7 +67,7 @@ def summary(records: Iterable[TestRecord]) -> list[str]:
     lines = [f"{HEADING}: {len(found)}"]
     lines += [
         f"  [{r.layout}] {r.short_name}: {r.attempts} attempts, {_verdict(r)} "
-        f"({r.nodeid})"
-        for r in sorted(found, key=lambda r: (r.layout, r.short_name, r.nodeid))
+        f"({r.test_id})"
+        for r in sorted(found, key=lambda r: (r.layout, r.test_id))
     ]
     return lines

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
+from conformance.report import identity
 from conformance.report.outcomes import FailureKind
 from conformance.report.outcomes import Outcome
 from conformance.report.outcomes import combine
@@ -53,7 +54,11 @@ class TestRecord:
     """"Core" unless one of the test's features is Extended."""
     profiles: list[str]
     scenario: str
-    """The node ID without the layout parameter: the same in every layout."""
+    """The identity without the layout parameter (`HelloWorld`): the same in every layout."""
+    claimed: bool = True
+    """Whether the run claimed every feature the item needs (else it is "not claimed")."""
+    test_id: str = ""
+    """The stable identity (`conformance.report.identity`): `HelloWorld[legacy]`."""
     kind: str = "scenario"
     """"scenario", or "divergence" for a cross-layout comparison check."""
     tries: list[dict[str, Outcome]] = field(default_factory=list)
@@ -64,6 +69,12 @@ class TestRecord:
     evidence: list[str] = field(default_factory=list)
     failure: dict[str, Any] | None = None
     """The current attempt's failure: kind and clauses (see FAILURE_ATTR)."""
+
+    def __post_init__(self) -> None:
+        # A declaration without it (a worker older than the identity): the
+        # node ID's, mapped as an old report's would be.
+        if not self.test_id:
+            self.test_id = identity.of_nodeid(self.nodeid, self.short_name)
 
     def log(self, when: str, outcome: Outcome) -> None:
         """Note one phase's outcome; a setup, or a phase seen already, opens an attempt."""

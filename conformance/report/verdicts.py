@@ -2,8 +2,9 @@
 
 Per layout, Core and Extended: passed, failed, not claimed (skipped because the
 implementation does not claim the feature or layout) and harness errors; then
-whether the run was interrupted (never PASS then), and each failure and error
-with its clauses and one line of evidence. Plain text
+whether the run was interrupted (never PASS then), the run's result word (PASS,
+FAIL, INCOMPLETE: `conformance.report.words`), and each failure and error with
+its clauses and one line of evidence. Plain text
 from the run's records, so the same table can go into any other output.
 """
 
@@ -13,6 +14,7 @@ from collections.abc import Iterable
 from collections.abc import Mapping
 from typing import Any
 
+from conformance.report import words
 from conformance.report.outcomes import Outcome
 from conformance.report.results import TestRecord
 
@@ -65,6 +67,7 @@ def table(
     records: Iterable[TestRecord], *, interrupted: Mapping[str, Any] | None = None
 ) -> list[str]:
     """The verdict table's lines (none without records, unless interrupted)."""
+    records = list(records)  # read twice: scenarios, then divergences
     scenarios = [r for r in records if r.kind == "scenario"]
     if not scenarios:
         return [interruption(interrupted)] if interrupted is not None else []
@@ -91,6 +94,14 @@ def table(
             )
     if interrupted is not None:
         lines += ["", interruption(interrupted)]
+    result = words.word(
+        (r.outcome for r in scenarios if r.claimed),
+        divergences=sum(
+            1 for r in records if r.kind != "scenario" and r.outcome is Outcome.FAILED
+        ),
+        interrupted=interrupted is not None,
+    )
+    lines += ["", f"result: {result} ({words.MEANINGS[result]})"]
     problems = [r for r in records if r.outcome in (Outcome.FAILED, Outcome.ERROR)]
     if problems:
         lines.append("")

@@ -1,7 +1,9 @@
 """We test these aspects of the JUnit writer:
 
 - failed, error and skipped records become <failure>, <error> and <skipped>;
-- clause IDs, layout and attempts are properties of each test case.
+- clause IDs, layout and attempts are properties of each test case;
+- a test case is named by the stable identity (class ShortName), the same from
+  a checkout and from an installed suite.
 """
 
 from __future__ import annotations
@@ -44,3 +46,20 @@ def test_outcomes_map_to_junit_elements():
     props = {p.attrib["name"]: p.attrib["value"] for p in tree[0].iter("property")}
     assert props["clauses"] == "WPC-POD-001"
     assert props["layout"] == "legacy"
+
+
+def test_a_test_case_is_named_by_its_identity_not_its_install_path():
+    here, there = record("passed", Outcome.PASSED), record("passed", Outcome.PASSED)
+    there.nodeid = "venv/lib/python3.11/site-packages/" + there.nodeid
+    there.test_id = ""
+    there.__post_init__()
+    cases = [
+        junit.document([r], suite_name="wpc-reference").getroot()[0]
+        for r in (here, there)
+    ]
+    assert [(c.attrib["classname"], c.attrib["name"]) for c in cases] == [
+        ("X", "test_passed[legacy]"),
+        ("X", "test_passed[legacy]"),
+    ]
+    props = {p.attrib["name"]: p.attrib["value"] for p in cases[1].iter("property")}
+    assert props["id"] == "X::test_passed[legacy]"

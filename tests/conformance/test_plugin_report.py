@@ -14,6 +14,8 @@
   summary and HTML page say STALE next to it; a missing or invalid file, or one of
   another implementation, stops the run before any test with a usage error naming
   the file;
+- every item carries its stable identity (`Finalizer[legacy]`), and so does a
+  layout divergence check (`Observing[layout-divergence]`);
 - a test that a rerun plugin retried is listed with its layout, first and final
   outcome and attempts in the report and under "Needed a rerun" in the summary,
   also when its first attempt failed in setup;
@@ -94,6 +96,11 @@ def test_report_validates_and_carries_results_per_layout(
     assert legacy["core"]["result"] == "empty"
     assert doc["result"] == "success"
     assert doc["mutationScore"] is None
+    # The stable identity: ShortName[layout], not the node ID pytest made here.
+    assert [t["id"] for t in doc["tests"]] == [
+        "Finalizer[legacy]",
+        "Finalizer[initless]",
+    ]
 
 
 def test_every_run_writes_the_html_page_beside_the_report_and_names_it(
@@ -129,6 +136,8 @@ def test_undeclared_layout_divergence_fails_as_its_own_check(
     result, doc = run_with_report(suite)
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(["*test_observing?layout-divergence?*"])
+    assert doc["tests"][-1]["id"] == "Observing[layout-divergence]"
+    assert doc["layoutDivergences"]["undeclared"][0]["scenario"] == "Observing"
     assert doc["summary"]["divergenceFailures"] == 1
     assert doc["result"] == "failure"
     undeclared = doc["layoutDivergences"]["undeclared"][0]["differences"]
@@ -283,6 +292,7 @@ def test_items_that_needed_a_rerun_are_listed_in_report_and_summary(
     node = "test_{0}.py::test_{0}[{1}]"
     assert doc["attempts"]["retried"] == [
         {
+            "id": "Broken[legacy]",
             "nodeid": node.format("broken", "legacy"),
             "shortName": "Broken",
             "layout": "legacy",
@@ -291,6 +301,7 @@ def test_items_that_needed_a_rerun_are_listed_in_report_and_summary(
             "finalOutcome": "failed",
         },
         {
+            "id": "Flaky[legacy]",
             "nodeid": node.format("flaky", "legacy"),
             "shortName": "Flaky",
             "layout": "legacy",
@@ -299,6 +310,7 @@ def test_items_that_needed_a_rerun_are_listed_in_report_and_summary(
             "finalOutcome": "passed",
         },
         {
+            "id": "Flaky[initless]",
             "nodeid": node.format("flaky", "initless"),
             "shortName": "Flaky",
             "layout": "initless",

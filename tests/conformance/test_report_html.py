@@ -59,7 +59,7 @@ def test_an_interrupted_report_says_so_and_is_never_pass(argo):
     page = html.render(document)
     assert "INTERRUPTED (SIGHUP): 1 of 102 tests ran, 1 cut short" in page
     assert "cut.py::test_cut[legacy]" in page
-    assert "(interrupted)</h1>" in page
+    assert "(INCOMPLETE)</h1>" in page  # the result word: never PASS
     assert ">PASS<" not in page
 
 

@@ -88,6 +88,7 @@ def test_items_with_several_attempts_are_listed() -> None:
     ]
     assert reruns.retried(records) == [
         {
+            "id": "Flaky::test_Flaky[legacy]",
             "nodeid": "t.py::test_Flaky[legacy]",
             "shortName": "Flaky",
             "layout": "legacy",
@@ -96,6 +97,7 @@ def test_items_with_several_attempts_are_listed() -> None:
             "finalOutcome": "passed",
         },
         {
+            "id": "Broken::test_Broken[initless]",
             "nodeid": "t.py::test_Broken[initless]",
             "shortName": "Broken",
             "layout": "initless",
@@ -107,9 +109,9 @@ def test_items_with_several_attempts_are_listed() -> None:
     assert reruns.summary(records) == [
         "Needed a rerun: 2",
         "  [initless] Broken: 2 attempts, failed on the first and the last "
-        "(t.py::test_Broken[initless])",
+        "(Broken::test_Broken[initless])",
         "  [legacy] Flaky: 2 attempts, flaky: failed first, passed at last "
-        "(t.py::test_Flaky[legacy])",
+        "(Flaky::test_Flaky[legacy])",
     ]
 
 

@@ -130,6 +130,8 @@ def test_a_run_ends_with_the_table_then_the_report(suite: pytest.Pytester) -> No
             "initless   Core * 1 * 0 * 0 * 0  PASS",
             "legacy     Core * 1 * 0 * 0 * 0  PASS",
             "",
+            "result: PASS (every claimed item passed)",
+            "",
             "Needed a rerun: 0",
             "",
             f"*{report}*",

@@ -1,6 +1,7 @@
 """Two ConformanceReports in, one `ReportDiff` out: pure data, no I/O.
 
-Why items are keyed by test id and layout: the same scenario runs once per
+Why items are keyed by test id (`conformance.report.identity`, never pytest's
+node ID, which follows the directory a run started in) and layout: the same scenario runs once per
 layout and can regress in one only. A clause's verdict in a layout is the worst
 outcome of the tests citing it there (failed or error beats passed, and a
 clause whose tests were all skipped is skipped), so a clause regresses exactly
@@ -23,6 +24,8 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
+from conformance.report import identity
+
 NOT_RERUN = "not rerun"
 """Every differing item's rerun status until a cluster run (make qualify) reruns it."""
 CONFIRMED = "confirmed"
@@ -40,6 +43,8 @@ BAD = frozenset({"failed", "error"})
 class Item:
     """One test in one layout, as a report recorded it."""
 
+    test_id: str
+    """The stable identity (`conformance.report.identity`), mapped for old reports."""
     nodeid: str
     layout: str
     short_name: str
@@ -51,8 +56,8 @@ class Item:
 
     @property
     def key(self) -> tuple[str, str]:
-        """What identifies the item across reports."""
-        return (self.nodeid, self.layout)
+        """What identifies the item across reports, wherever each was run from."""
+        return (self.test_id, self.layout)
 
 
 @dataclass(frozen=True)
@@ -289,6 +294,7 @@ def items_of(report: dict[str, Any]) -> dict[tuple[str, str], Item]:
     items: dict[tuple[str, str], Item] = {}
     for test in report["tests"]:
         item = Item(
+            test_id=identity.of_test(test),
             nodeid=test["nodeid"],
             layout=test["layout"],
             short_name=test["shortName"],

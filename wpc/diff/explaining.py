@@ -16,7 +16,7 @@ globs match one of the names of each side's version (the recorded version, its
 first word, which for a tag is the tag, and any ref the caller knows, such as a
 qualification's git ref), its layouts (if given) hold the change's layout, its
 `clause` glob matches a clause the item cites (or the changed clause), and its
-`test` glob matches the item's short name or node id (for a clause change: one
+`test` glob matches the item's short name, identity or node id (for a clause change: one
 of the tests citing the clause in that layout).
 """
 
@@ -117,7 +117,10 @@ def matches_item(entry: Explanation, change: ItemChange) -> bool:
         entry.kind == change.kind
         and _layout_ok(entry, item.layout)
         and (not entry.clause or _any(entry.clause, clauses))
-        and (not entry.test or _any(entry.test, (item.short_name, item.nodeid)))
+        and (
+            not entry.test
+            or _any(entry.test, (item.short_name, item.test_id, item.nodeid))
+        )
     )
 
 
@@ -138,7 +141,7 @@ def _clause_tests(diff: ReportDiff, change: ClauseChange) -> set[str]:
     found = set(change.tests)
     for item in [c.new for c in diff.items] + list(diff.added):
         if item.layout == change.layout and change.clause in item.clauses:
-            found |= {item.short_name, item.nodeid}
+            found |= {item.short_name, item.test_id, item.nodeid}
     return found
 
 

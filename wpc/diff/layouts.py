@@ -25,6 +25,7 @@ from dataclasses import field
 from typing import Any
 
 from conformance.errors import DataError
+from conformance.report import identity
 from conformance.report.results import scenario_of
 
 LAYOUTS = ("legacy", "initless")
@@ -165,7 +166,7 @@ def _differences(
     differences: dict[tuple[str, str], Difference] = {}
     for where, owner, x in flat:
         difference = Difference(
-            scenario=owner["scenario"],
+            scenario=identity.of_scenario(owner),
             short_name=owner["shortName"],
             key=x["key"],
             values=dict(x["values"]),
@@ -190,7 +191,7 @@ def _outcomes(
         layout = test["layout"]
         if layout not in LAYOUTS:
             continue
-        scenario = scenario_of(test["nodeid"], layout)
+        scenario = scenario_of(identity.of_test(test), layout)
         seen = outcomes.setdefault(scenario, {})
         if layout in seen:
             raise DataError(

@@ -16,6 +16,7 @@ import yaml
 
 from conformance.errors import DataError
 from conformance.report import documents
+from conformance.report import identity
 from conformance.report import schemafiles
 
 
@@ -44,4 +45,6 @@ def read(path: Path) -> dict[str, Any]:
     except jsonschema.ValidationError as exc:
         where = ".".join(str(p) for p in exc.absolute_path) or "the document"
         raise DataError(f"{path}: key {where}: {exc.message}") from exc
-    return document
+    # Reports written before the stable identity: their items get the one they
+    # would have now, so old and new reports match item by item.
+    return identity.upgrade(document)

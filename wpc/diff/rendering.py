@@ -46,6 +46,7 @@ def _side(side: Side) -> dict[str, Any]:
 
 def _item(item: Item) -> dict[str, Any]:
     return {
+        "id": item.test_id,
         "nodeid": item.nodeid,
         "layout": item.layout,
         "shortName": item.short_name,
@@ -138,6 +139,7 @@ def _clause_change(change: ClauseChange) -> dict[str, Any]:
 
 def _item_change(change: ItemChange) -> dict[str, Any]:
     found: dict[str, Any] = {
+        "id": change.new.test_id,
         "nodeid": change.new.nodeid,
         "layout": change.new.layout,
         "shortName": change.new.short_name,
@@ -200,6 +202,7 @@ def document(diff: ReportDiff) -> dict[str, Any]:
         },
         "firstTry": [
             {
+                "id": c.item.test_id,
                 "nodeid": c.item.nodeid,
                 "layout": c.item.layout,
                 "old": _outcomes(c.old),
@@ -213,6 +216,7 @@ def document(diff: ReportDiff) -> dict[str, Any]:
             "phases": PHASES_NOT_RECORDED,
             "durations": [
                 {
+                    "id": t.new.test_id,
                     "nodeid": t.new.nodeid,
                     "layout": t.new.layout,
                     "oldSeconds": t.old.duration,
@@ -317,7 +321,7 @@ def table(diff: ReportDiff) -> str:
     ]
     if diff.items:
         lines += table_lines(
-            ("change", "layout", "test", "old", "new", "rerun", "nodeid"),
+            ("change", "layout", "test", "old", "new", "rerun", "id"),
             [
                 (
                     change_label(c.kind, flaky=False, explained=c.explained),
@@ -326,13 +330,13 @@ def table(diff: ReportDiff) -> str:
                     c.old.outcome,
                     c.new.outcome,
                     rerun_summary(c),
-                    c.new.nodeid,
+                    c.new.test_id,
                 )
                 for c in diff.items
             ],
         )
     for label, items in (("added", diff.added), ("removed", diff.removed)):
-        lines += [f"  {label}: {i.nodeid} ({i.outcome})" for i in items]
+        lines += [f"  {label}: {i.test_id} ({i.outcome})" for i in items]
     lines += [
         "",
         f"clauses: {counts['clauseRegressions']} regressions, {counts['clauseFixes']} fixes, "
@@ -372,11 +376,11 @@ def table(diff: ReportDiff) -> str:
     ]
     if diff.first_try:
         lines += table_lines(
-            ("layout", "nodeid", "old first/final", "new first/final"),
+            ("layout", "id", "old first/final", "new first/final"),
             [
                 (
                     c.item.layout,
-                    c.item.nodeid,
+                    c.item.test_id,
                     _first_final(c.old),
                     _first_final(c.new),
                 )
@@ -392,7 +396,7 @@ def table(diff: ReportDiff) -> str:
     ]
     if diff.timings:
         lines += table_lines(
-            ("layout", "test", "old s", "new s", "ratio", "nodeid"),
+            ("layout", "test", "old s", "new s", "ratio", "id"),
             [
                 (
                     t.new.layout,
@@ -400,7 +404,7 @@ def table(diff: ReportDiff) -> str:
                     f"{t.old.duration:.1f}",
                     f"{t.new.duration:.1f}",
                     f"{t.ratio:.2f}",
-                    t.new.nodeid,
+                    t.new.test_id,
                 )
                 for t in diff.timings
             ],

@@ -103,7 +103,8 @@ def rerun_records(
     """Rerun every differing item `plan.rounds` times against each build."""
     keys = [c.new.key for c in diff.items]
     records: dict[tuple[str, str], list[RerunRecord]] = {key: [] for key in keys}
-    selections = builds.selections(keys)
+    # By node ID: `-k` matches function names, which the identity may omit.
+    selections = builds.selections((c.new.nodeid, c.new.layout) for c in diff.items)
     for round_ in range(1, plan.rounds + 1):
         for build in (plan.old, plan.new):
             for layout, keywords in selections.items():

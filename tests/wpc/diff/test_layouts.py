@@ -23,7 +23,9 @@ from tests.wpc.diff.builders import report
 from wpc.diff import layouts
 
 SCENARIO = "conformance/tests/test_hello.py::test_hello"
-"""The layout-free test id of `entry("Hello", layout)`."""
+"""The layout-free node ID of `entry("Hello", layout)`, as old reports name it."""
+KEY = "Hello::test_hello"
+"""Its identity without the layout (no such file in the suite: the function is kept)."""
 
 
 def _diverging(
@@ -102,13 +104,11 @@ def test_tests_sharing_a_short_name_stay_apart():
     a = report([entry("Hello", "legacy"), entry("Hello", "initless"), again, other])
     side = layouts.side(a, "a.yaml")
     assert side.outcomes == {
-        SCENARIO: {"legacy": "passed", "initless": "passed"},
-        f"{SCENARIO}_again": {"legacy": "passed", "initless": "failed"},
+        KEY: {"legacy": "passed", "initless": "passed"},
+        f"{KEY}_again": {"legacy": "passed", "initless": "failed"},
     }
     diff = layouts.compare(side, layouts.side(report([]), "b.yaml"))
-    assert [(r.scenario, r.split_in) for r in diff.outcomes] == [
-        (f"{SCENARIO}_again", "a")
-    ]
+    assert [(r.scenario, r.split_in) for r in diff.outcomes] == [(f"{KEY}_again", "a")]
 
 
 def test_an_observation_listed_twice_names_the_file_and_key():
