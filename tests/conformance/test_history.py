@@ -115,6 +115,36 @@ def test_the_two_known_fixes_are_recorded():
     assert workdir.scenario is not None
 
 
+def test_the_history_reaches_back_to_the_first_release_with_the_pod_finalizer():
+    """Issue 28: v3.6.0 (the status finalizer's first release) onwards, >= 35 in scope.
+
+    Every line counts: a fix first released on main in v3.7.0-rc1 with its 3.6
+    backport, one in v4.0.0-rc1 with its 3.7 backport, and a v4.1 fix whose 3.x
+    backports are recorded too.
+    """
+    loaded = history.load()
+    assert (loaded.from_tag, loaded.to_tag) == ("v3.6.0", "v4.1.2")
+    assert history.counts(loaded).in_scope >= 35
+    by_id = {f.id: f for f in loaded.fixes}
+    finalizer = by_id["orphaned-pods-keep-finalizer"]
+    assert (finalizer.last_tag_with_bug, finalizer.first_tag_without_bug) == (
+        "v3.6.0",
+        "v3.7.0-rc1",
+    )
+    assert [
+        (b.last_tag_with_bug, b.first_tag_without_bug) for b in finalizer.backports
+    ] == [("v3.6.4", "v3.6.5")]
+    grace = by_id["grace-period-only-on-wait"]
+    assert ("v3.7.0", "v3.7.1") in {
+        (b.last_tag_with_bug, b.first_tag_without_bug) for b in grace.backports
+    }
+    lines = {
+        b.first_tag_without_bug[:4]
+        for b in by_id["emissary-kill-misses-deadline"].backports
+    }
+    assert lines == {"v3.6", "v3.7", "v4.0"}
+
+
 def broken(**changes: Any) -> dict[str, Any]:
     """The shipped data with its first entry changed (REMOVE removes a key)."""
     data = copy.deepcopy(shipped())

@@ -9,7 +9,11 @@
   path and instance ID is exactly what it was before builds had names (docs and
   CI rely on them); ref v4.1.0 gets its own tag and cache paths, and
   instance_prefix its own instance IDs;
-- the upstream builder refuses --ref without a source (the ref would be ignored).
+- the upstream builder refuses --ref without a source (the ref would be ignored);
+  its `contexts` verb tags the images it prepares after the ref built (else the
+  version) unless --tag names one, so a ref built by hand never lands in the
+  pinned release's image contexts, and a ref that is no image tag is refused
+  before anything is built.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import pytest
 from conformance.errors import DataError
 from conformance.implementations import profiles
 from conformance.implementations.upstream import __main__ as upstream_cli
+from conformance.implementations.upstream import building
 from tests.conformance.test_implementations import KNOWN
 from tests.conformance.test_implementations import write_profile
 
@@ -206,3 +211,59 @@ def test_the_builder_refuses_a_ref_without_a_source(
     )
     assert code == 1
     assert "--ref v4.1.0 needs a git repository" in capsys.readouterr().err
+
+
+def _fake_build(monkeypatch, tmp_path: Path) -> list[str]:
+    """Stand the source and the build in: no git, no go; returns the calls made."""
+    built: list[str] = []
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    for program in building.PROGRAMS:
+        (bindir / program).write_bytes(b"binary")
+    monkeypatch.setattr(upstream_cli, "_source", lambda args: args.ref or "tree")
+
+    def build_source(source: str, cache_dir: Path) -> Path:
+        built.append(source)
+        return bindir
+
+    monkeypatch.setattr(building, "build_source", build_source)
+    return built
+
+
+@pytest.mark.parametrize(
+    ("flags", "tag"),
+    [
+        (["--ref", "v3.7.0-rc3"], "v3.7.0-rc3"),
+        (["--ref", "v3.7.0-rc3", "--tag", "mine"], "mine"),
+        ([], "v4.1.2"),
+    ],
+)
+def test_contexts_are_tagged_after_the_ref_built(
+    monkeypatch, capsys, tmp_path: Path, flags: list[str], tag: str
+):
+    _fake_build(monkeypatch, tmp_path)
+    cache = tmp_path / "cache"
+    code = upstream_cli.main(["contexts", *flags, "--cache-dir", str(cache)])
+    assert code == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [
+        f"wpc.local/argoproj/{program}:{tag} {cache}/images/argo-{program}-{tag}"
+        for program in building.PROGRAMS
+    ]
+    assert sorted(p.name for p in (cache / "images").iterdir()) == sorted(
+        f"argo-{program}-{tag}" for program in building.PROGRAMS
+    )
+
+
+def test_contexts_refuse_a_ref_that_is_no_image_tag_before_building(
+    monkeypatch, capsys, tmp_path: Path
+):
+    built = _fake_build(monkeypatch, tmp_path)
+    code = upstream_cli.main(
+        ["contexts", "--ref", "release/3.7", "--cache-dir", str(tmp_path / "cache")]
+    )
+    assert code == 1
+    assert "'release/3.7' is not a valid image tag; give --tag NAME" in (
+        capsys.readouterr().err
+    )
+    assert built == []

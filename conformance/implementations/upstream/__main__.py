@@ -19,6 +19,7 @@ from clusters.errors import ClusterError
 from conformance import contract
 from conformance.errors import ConformanceError
 from conformance.errors import DataError
+from conformance.implementations.profiles import IMAGE_TAG
 from conformance.implementations.upstream import building
 from conformance.implementations.upstream import layouts
 from conformance.implementations.upstream import manifests
@@ -49,7 +50,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     _source_flags(ctx)
     ctx.add_argument("--registry", default="wpc.local/argoproj")
-    ctx.add_argument("--tag", default=pins.VERSION, help="the images' tag")
+    ctx.add_argument(
+        "--tag",
+        default="",
+        help="the images' tag (default: --ref, else --version, as the profile's build)",
+    )
     crd = sub.add_parser("crds", help="write the source's CRDs to a file")
     _source_flags(crd)
     crd.add_argument("--output", type=Path, required=True)
@@ -98,11 +103,26 @@ def _module_dir(args: argparse.Namespace) -> Path:
     return source.directory if source else building.download(args.version).directory
 
 
+def _tag(args: argparse.Namespace) -> str:
+    """The images' tag: --tag, else the ref built, else the module version.
+
+    Named after what was built, as the profile's `build` is, so that building a
+    ref by hand never writes its binaries into another tag's image contexts
+    (`<cache>/images/argo-<component>-<tag>`); a ref that is no image tag (a
+    branch with a slash) needs --tag.
+    """
+    tag = args.tag or args.ref or args.version
+    if not IMAGE_TAG.match(tag):
+        raise DataError(f"contexts: {tag!r} is not a valid image tag; give --tag NAME")
+    return str(tag)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one verb; errors print their evidence and exit 1."""
     args = _parser().parse_args(argv)
     try:
         if args.verb == "contexts":
+            tag = _tag(args)  # before the build: a bad tag costs nothing
             source = _source(args)
             bindir = (
                 building.build_source(source, args.cache_dir)
@@ -110,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
                 else building.build_binaries(args.version, args.cache_dir)
             )
             for ref, context in building.image_contexts(
-                bindir, args.cache_dir, registry=args.registry, tag=args.tag
+                bindir, args.cache_dir, registry=args.registry, tag=tag
             ):
                 sys.stdout.write(f"{ref} {context}\n")
         elif args.verb == "crds":
