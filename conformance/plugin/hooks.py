@@ -38,6 +38,7 @@ from conformance.errors import ClusterRefused
 from conformance.errors import ConformanceError
 from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
+from conformance.harness import timing
 from conformance.harness.timeouts import Timeouts
 from conformance.implementations import profiles
 from conformance.implementations.contexts import RunContext
@@ -65,6 +66,7 @@ from conformance.report.results import EVIDENCE_ATTR
 from conformance.report.results import FAILURE_ATTR
 from conformance.report.results import OBSERVATIONS_ATTR
 from conformance.report.results import OUTCOME_ATTR
+from conformance.report.results import PHASES_ATTR
 from conformance.report.results import scenario_of
 
 logger = logging.getLogger(__name__)
@@ -311,6 +313,18 @@ def pytest_configure_node(node: Any) -> None:
         node.workerinput[WORKERINPUT_KEY] = run.context.to_json()
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(
+    item: pytest.Item, nextitem: pytest.Item | None
+) -> Generator[None, object, object]:
+    """Time what the harness does while a suite item runs, into its stash."""
+    if keys.DECLARATION not in item.stash:
+        return (yield)
+    phases = item.stash[keys.PHASES] = timing.Phases()
+    with timing.recording(phases):
+        return (yield)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Note the start time and label the test for allure."""
@@ -352,6 +366,9 @@ def pytest_runtest_makereport(
             "scenario": scenario_of(item.nodeid, layout),
         },
     )
+    timed = item.stash.get(keys.PHASES, None)
+    if timed is not None:
+        setattr(report, PHASES_ATTR, timed.take())
     recorder = item.stash.get(keys.OBSERVATIONS, None)
     if report.when == "call" and recorder is not None:
         setattr(report, OBSERVATIONS_ATTR, recorder.to_json())

@@ -30,6 +30,7 @@ import yaml
 
 import conformance
 from conformance.report import ledger as ledgers
+from conformance.report import phases
 from conformance.report import provenance
 from conformance.report import reruns
 from conformance.report.outcomes import Outcome
@@ -120,6 +121,30 @@ def results_by_layout(records: list[TestRecord]) -> list[dict[str, Any]]:
     ]
 
 
+def _test(record: TestRecord) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "nodeid": record.nodeid,
+        "shortName": record.short_name,
+        "kind": record.kind,
+        "layout": record.layout,
+        "clauses": record.clauses,
+        "features": record.features,
+        "support": record.support,
+        "outcome": record.outcome.value,
+        "firstOutcome": record.first_outcome.value,
+        "attempts": record.attempts,
+        "durationSeconds": round(record.duration, 3),
+        "message": record.message,
+        "evidence": record.evidence,
+        "failureKind": record.failure_kind.value if record.failure_kind else None,
+        "failedClauses": record.failed_clauses,
+    }
+    timed = phases.build(record.phase_durations, record.phase_parts)
+    if timed is not None:
+        entry["phases"] = timed
+    return entry
+
+
 def suite_commit() -> str:
     """The suite's git commit, or "unknown" outside a checkout."""
     return provenance.commit()
@@ -187,26 +212,7 @@ def build(
         "mutationScore": mutation_score,
         "historicalMutationScore": historical_score,
         "leaks": leaks,
-        "tests": [
-            {
-                "nodeid": r.nodeid,
-                "shortName": r.short_name,
-                "kind": r.kind,
-                "layout": r.layout,
-                "clauses": r.clauses,
-                "features": r.features,
-                "support": r.support,
-                "outcome": r.outcome.value,
-                "firstOutcome": r.first_outcome.value,
-                "attempts": r.attempts,
-                "durationSeconds": round(r.duration, 3),
-                "message": r.message,
-                "evidence": r.evidence,
-                "failureKind": r.failure_kind.value if r.failure_kind else None,
-                "failedClauses": r.failed_clauses,
-            }
-            for r in records
-        ],
+        "tests": [_test(r) for r in records],
     }
 
 
