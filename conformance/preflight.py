@@ -25,6 +25,8 @@ from conformance.errors import DataError
 from conformance.harness import layouts
 from conformance.implementations import checking
 from conformance.implementations import profiles
+from conformance.plugin import scheduling
+from conformance.report import durations
 from conformance.report import historical
 from conformance.report import mutation
 
@@ -140,12 +142,29 @@ def _files(
     scale = values.get("wpc_timeout_scale")
     if scale is not None and float(scale) <= 0:
         problems.append(f"--timeout-scale must be positive, not {scale}")
+    _schedule(values, problems)
     history_result = values.get("wpc_history_result")
     if history_result is not None:
         try:
             historical.load(Path(history_result))
         except DataError as exc:
             problems.append(f"--history-result: {exc}")
+
+
+def _schedule(values: Mapping[str, Any], problems: list[str]) -> None:
+    """--shard and --durations-file, checked as the run will read them."""
+    shard = values.get("wpc_shard")
+    if shard is not None:
+        try:
+            scheduling.parse_shard(str(shard))
+        except DataError as exc:
+            problems.append(str(exc))
+    given = values.get("wpc_durations")
+    if given is not None:
+        try:
+            durations.load(Path(given))
+        except DataError as exc:
+            problems.append(f"--durations-file: {exc}")
 
 
 def _provider(values: Mapping[str, Any], host: Host, problems: list[str]) -> None:

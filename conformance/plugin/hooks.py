@@ -42,6 +42,7 @@ from conformance.harness import timing
 from conformance.harness.timeouts import Timeouts
 from conformance.implementations import profiles
 from conformance.implementations.contexts import RunContext
+from conformance.plugin import arranging
 from conformance.plugin import attaching
 from conformance.plugin import collection
 from conformance.plugin import failures
@@ -72,6 +73,7 @@ from conformance.report.results import scenario_of
 logger = logging.getLogger(__name__)
 
 DECLARATIONS_OUTPUT = "wpc_declarations"
+SELECTION_OUTPUT = "wpc_selection"
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -160,6 +162,10 @@ def pytest_configure(config: pytest.Config) -> None:
         data = config.workerinput.get(WORKERINPUT_KEY)  # type: ignore[attr-defined]
         if data is not None:
             run.adopt(RunContext.from_json(data))
+    try:
+        run.durations = arranging.load_durations(settings.durations_path)
+    except DataError as exc:
+        raise pytest.UsageError(f"--wpc-durations-file: {exc}") from exc
     runs.register(config, run)
     from conformance.plugin import fixtures
 
@@ -211,15 +217,20 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 def pytest_collection_modifyitems(
     config: pytest.Config, items: list[pytest.Item]
 ) -> None:
-    """Deselect unselected layouts, skip unclaimed features, remember declarations."""
+    """Deselect, skip unclaimed features, remember declarations; order and shard.
+
+    The shard's items run longest first (`conformance.plugin.arranging`).
+    """
     if not _active(config):
         return
     collection.modify_items(config, items)
+    arranging.arrange(config, items)
     if _is_worker(config):
         config.workeroutput[DECLARATIONS_OUTPUT] = {  # type: ignore[attr-defined]
             scenario: _declaration_json(decl)
             for scenario, decl in runs.of(config).declarations.items()
         }
+        config.workeroutput[SELECTION_OUTPUT] = runs.of(config).selection  # type: ignore[attr-defined]
 
 
 def _declaration_json(decl: markers.Declaration) -> dict[str, Any]:
@@ -239,6 +250,9 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
     config = node.config
     if not _active(config):
         return
+    selection = (node.workeroutput or {}).get(SELECTION_OUTPUT)
+    if selection is not None:
+        runs.of(config).selection = selection
     for scenario, data in (
         (node.workeroutput or {}).get(DECLARATIONS_OUTPUT, {}).items()
     ):

@@ -30,11 +30,14 @@ from typing import Any
 
 import pytest
 
+from conformance.errors import DataError
 from conformance.harness import layouts
 from conformance.implementations.contexts import Environment
 from conformance.plugin import collection
+from conformance.plugin import scheduling
 from conformance.plugin.settings import RunSettings
 from conformance.report import divergences
+from conformance.report import durations
 
 DEFAULT_IMPLEMENTATION = "reference"
 PREFIX = "--wpc-"
@@ -238,6 +241,27 @@ OPTIONS = (
         action="store_true",
     ),
     Option(
+        ("--shard",),
+        "wpc_shard",
+        "run shard I of N (e.g. 2/4): a deterministic part of the selection, "
+        "balanced by the durations file; `wpc merge` joins the shards' reports",
+        metavar="I/N",
+    ),
+    Option(
+        ("--durations-file",),
+        "wpc_durations",
+        "item durations that order the run (longest first) and balance shards "
+        "(default: conformance/durations.json)",
+        type=Path,
+        metavar="PATH",
+    ),
+    Option(
+        ("--update-durations",),
+        "wpc_update_durations",
+        "after the run, fold its items' durations into the durations file",
+        action="store_true",
+    ),
+    Option(
         ("--history-result",),
         "wpc_history_result",
         "HistoryResult (make history) whose historical mutation score, fixed bugs "
@@ -349,6 +373,15 @@ def settings(config: pytest.Config) -> RunSettings:
     scale = float(opt("wpc_timeout_scale"))
     if scale <= 0:
         raise pytest.UsageError(f"--wpc-timeout-scale must be positive, not {scale}")
+    shard = opt("wpc_shard")
+    try:
+        parsed = (
+            scheduling.parse_shard(shard, flag="--wpc-shard")
+            if shard is not None
+            else None
+        )
+    except DataError as exc:
+        raise pytest.UsageError(str(exc)) from exc
     return RunSettings(
         implementation=opt("wpc_implementation") or DEFAULT_IMPLEMENTATION,
         layouts=layouts.parse_selection(opt("wpc_layout")),
@@ -370,4 +403,7 @@ def settings(config: pytest.Config) -> RunSettings:
         reports_dir=report.parent if report else Path(config.rootpath, "reports"),
         profile_vars=profile_vars(list(opt("wpc_profile_vars") or [])),
         negative_controls=opt("wpc_negative_controls"),
+        shard=parsed,
+        durations_path=opt("wpc_durations") or durations.DEFAULT_PATH,
+        update_durations=bool(opt("wpc_update_durations")),
     )

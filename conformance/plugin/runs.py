@@ -55,6 +55,10 @@ class Run:
     leaks: list[str] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
     """Paths of the reports this run wrote, for the terminal summary."""
+    durations: dict[str, float] = field(default_factory=dict)
+    """Expected seconds per item key, from --durations-file (`plugin.arranging`)."""
+    selection: str | None = None
+    """The whole selection's fingerprint, before --shard took its part."""
     _clients: kube.Clients | None = None
 
     def adopt(self, context: RunContext) -> None:

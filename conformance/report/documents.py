@@ -121,7 +121,8 @@ def results_by_layout(records: list[TestRecord]) -> list[dict[str, Any]]:
     ]
 
 
-def _test(record: TestRecord) -> dict[str, Any]:
+def item_entry(record: TestRecord) -> dict[str, Any]:
+    """One item of the report's `tests` (phases only when pytest timed it)."""
     entry: dict[str, Any] = {
         "nodeid": record.nodeid,
         "shortName": record.short_name,
@@ -212,7 +213,7 @@ def build(
         "mutationScore": mutation_score,
         "historicalMutationScore": historical_score,
         "leaks": leaks,
-        "tests": [_test(r) for r in records],
+        "tests": [item_entry(r) for r in records],
     }
 
 

@@ -83,6 +83,14 @@ def run_cli(
             ("--implementation", "reference", "--kubeconfig", "/nonexistent/kc"),
             "--kubeconfig: /nonexistent/kc is not a file",
         ),
+        (
+            ("--implementation", "reference", "--shard", "5/4"),
+            "--shard 5/4: I must be between 1 and N",
+        ),
+        (
+            ("--implementation", "reference", "--durations-file", "/nonexistent/d"),
+            "--durations-file: durations file /nonexistent/d: cannot read it",
+        ),
     ],
 )
 def test_bad_input_stops_the_run_before_the_host_changes(tmp_path, args, named):
