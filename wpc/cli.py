@@ -6,6 +6,8 @@ commands:
   layout-diff A B    where two implementations' layouts differ (= python -m conformance layout-diff ...)
   differential ...   a corpus of Workflows under two implementations (= python -m conformance differential ...)
   qualify ...        two upstream releases built, run and diffed (= python -m conformance qualify ...)
+  merge REPORT... -o OUT  shard reports joined into one (= python -m conformance merge ...)
+  bench-suite REPORT a run's wall time, item times, packing efficiency (= python -m conformance bench-suite ...)
   history [run ...]  upstream's fixed bugs, listed or run before and after each fix (= python -m conformance history)
   cluster ...        clusters: up, down, status, load-image, ... (= python -m clusters ...)
   chaos ...          chaos experiments and checks (= python -m chaos ...)
@@ -26,7 +28,16 @@ from pathlib import Path
 import conformance
 from conformance.exitcodes import ExitCode
 
-CONFORMANCE_VERBS = ("run", "diff", "layout-diff", "differential", "qualify", "history")
+CONFORMANCE_VERBS = (
+    "run",
+    "diff",
+    "layout-diff",
+    "differential",
+    "qualify",
+    "history",
+    "merge",
+    "bench-suite",
+)
 """Delegated verbs that are verbs of `python -m conformance` too (same name)."""
 DELEGATED = (*CONFORMANCE_VERBS, "cluster", "chaos")
 """Verbs whose arguments belong, unparsed, to an existing front end."""
@@ -96,6 +107,8 @@ def parser() -> argparse.ArgumentParser:
         ("layout-diff", "where two implementations' layouts differ, alike or not"),
         ("differential", "a corpus of Workflows under two implementations, compared"),
         ("qualify", "two upstream releases built from source, run and diffed"),
+        ("merge", "shard reports (run --shard I/N) joined into one report"),
+        ("bench-suite", "a run's wall time, item times, packing efficiency"),
         (
             "history",
             "upstream's fixed bugs: listed, or each run before and after its fix",

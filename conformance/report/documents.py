@@ -70,7 +70,8 @@ def _counts(records: Iterable[TestRecord], *, first: bool = False) -> dict[str, 
     return counts
 
 
-def _verdict(counts: dict[str, int]) -> str:
+def verdict(counts: dict[str, int]) -> str:
+    """The result of a set of items from their counts (a bucket's, or the run's)."""
     if counts["failed"]:
         return "failure"
     if counts["errors"]:
@@ -96,7 +97,7 @@ def _test_refs(records: Iterable[TestRecord], outcome: Outcome) -> list[dict[str
 def _bucket(records: list[TestRecord]) -> dict[str, Any]:
     counts = _counts(records)
     return {
-        "result": _verdict(counts),
+        "result": verdict(counts),
         "statistics": counts,
         "failedTests": _test_refs(records, Outcome.FAILED),
         "erroredTests": _test_refs(records, Outcome.ERROR),
@@ -119,6 +120,14 @@ def results_by_layout(records: list[TestRecord]) -> list[dict[str, Any]]:
         }
         for (layout, profile), group in sorted(groups.items())
     ]
+
+
+def run_result(final: dict[str, int], *, undeclared: int) -> str:
+    """The report's `result`: the items' verdict, failed by an undeclared divergence."""
+    result = verdict(final)
+    if undeclared and result in {"success", "partial", "empty", "skipped"}:
+        return "failure"
+    return result
 
 
 def item_entry(record: TestRecord) -> dict[str, Any]:
@@ -169,9 +178,7 @@ def build(
     final = _counts(scenarios)
     undeclared = [d for d in diffs if d.undeclared]
     summary = {**final, "divergenceFailures": len(undeclared)}
-    result = _verdict(final)
-    if undeclared and result in {"success", "partial", "empty", "skipped"}:
-        result = "failure"
+    result = run_result(final, undeclared=len(undeclared))
     return {
         "apiVersion": API_VERSION,
         "kind": KIND,
