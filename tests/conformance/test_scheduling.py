@@ -227,3 +227,36 @@ def test_wpc_run_passes_its_shard_and_durations_options_to_pytest(
     command = " ".join(launching.pytest_command(seen[0]))
     assert "--wpc-shard 2/4" in command
     assert "--wpc-durations-file d.json --wpc-update-durations" in command
+
+
+@pytest.mark.slow
+def test_xdist_workers_agree_on_the_order_and_the_shard_report_names_its_selection(
+    suite: pytest.Pytester,
+) -> None:
+    suite.makepyfile(**SUITE)
+    path = str(durations_file(suite.path))
+    selections = []
+    for index in (1, 2):
+        report = suite.path / "reports" / f"shard-{index}.yaml"
+        result = suite.runpytest_subprocess(
+            *wpc_args(
+                "-n",
+                "2",
+                "--wpc-durations-file",
+                path,
+                "--wpc-shard",
+                f"{index}/2",
+                "--wpc-report",
+                str(report),
+                "-k",
+                "not locked",  # their lock fixture needs a cluster
+            )
+        )
+        assert result.ret == 0, result.stdout.str()
+        doc = yaml.safe_load(report.read_text())
+        assert doc["run"]["shard"]["index"] == index
+        assert doc["run"]["shard"]["count"] == 2
+        selections.append(doc["run"]["shard"]["selection"])
+        assert all("phases" in test for test in doc["tests"])
+    assert selections[0] == selections[1]
+    assert selections[0].startswith("sha256:")
