@@ -131,7 +131,7 @@ def run_result(final: dict[str, int], *, undeclared: int) -> str:
 
 
 def item_entry(record: TestRecord) -> dict[str, Any]:
-    """One item of the report's `tests` (phases only when pytest timed it)."""
+    """One item of the report's `tests` (phases for a scenario pytest timed)."""
     entry: dict[str, Any] = {
         "nodeid": record.nodeid,
         "shortName": record.short_name,
@@ -150,7 +150,7 @@ def item_entry(record: TestRecord) -> dict[str, Any]:
         "failedClauses": record.failed_clauses,
     }
     timed = phases.build(record.phase_durations, record.phase_parts)
-    if timed is not None:
+    if timed is not None and record.kind == "scenario":
         entry["phases"] = timed
     return entry
 

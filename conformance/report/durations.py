@@ -1,8 +1,9 @@
 """The durations file: how long each item took, for scheduling and sharding.
 
-`conformance/durations.json` ships with the suite, made from a full run's
-ConformanceReport (`python -m conformance durations REPORT`), and a run with
-`--update-durations` folds its own items' times into it. Items are keyed by
+`conformance/durations.json` ships with the suite, made with `of_tests` from
+the committed full reference run named in its `source` (a unit test keeps the
+two equal), and a run with `--update-durations` folds its own items' times
+into it. Items are keyed by
 their stable name (`conformance.report.itemkeys`), not by node ID. Items that
 were skipped are left out: a skipped item took no time, but the same item run
 by an implementation that claims its feature does.

@@ -149,3 +149,22 @@ def test_a_report_without_phases_still_validates() -> None:
     doc = yaml.safe_load(committed.read_text())
     assert all("phases" not in test for test in doc["tests"])
     documents.validate(doc)
+
+
+def test_a_layout_divergence_item_has_no_phases(suite: pytest.Pytester) -> None:
+    suite.makepyfile(
+        test_observing=textwrap.dedent(
+            """
+            import pytest
+
+            @pytest.mark.conformance(short_name="Observing", clauses=["WPC-POD-001"])
+            def test_observing(observations, wpc_layout):
+                observations.record("nodes.main.exitCode", wpc_layout)
+            """
+        )
+    )
+    report = suite.path / "reports" / "conformance-fake.yaml"
+    suite.runpytest(*wpc_args("--wpc-report", str(report)))
+    doc = yaml.safe_load(report.read_text())
+    kinds = {t["kind"]: "phases" in t for t in doc["tests"]}
+    assert kinds == {"scenario": True, "divergence": False}
