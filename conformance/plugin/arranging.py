@@ -1,8 +1,8 @@
 """The selection's order and shard, applied to the collected items.
 
-After collection (`conformance.plugin.collection`) every process that
-collects (each pytest-xdist worker, or the only process) keeps the items of
-its shard (`--wpc-shard I/N`) and puts them longest first, by the durations
+After collection and every deselection (`conformance.plugin.collection`, `-k`,
+`-m`) every process that collects (each pytest-xdist worker, or the only
+process) keeps the items of its shard (`--wpc-shard I/N`) and puts them longest first, by the durations
 file; both are decided by `conformance.plugin.scheduling`, from the same
 inputs in every process, so every worker collects the same list. Items the
 run skips as not claimed take no time. A scenario's layouts stay in one shard
@@ -24,6 +24,8 @@ from conformance.report import durations
 from conformance.report.itemkeys import item_key
 from conformance.report.results import scenario_of
 
+SELECTION_OUTPUT = "wpc_selection"
+"""The `workeroutput` key carrying a worker's selection fingerprint to the controller."""
 SERIAL_FIXTURES = {"unlabelled_workflows_lock": locking.UNLABELLED_WORKFLOWS}
 """Fixtures holding a host-wide lock: the items asking for one form one block."""
 
@@ -80,3 +82,20 @@ def arrange(config: pytest.Config, items: list[pytest.Item]) -> None:
     by_key = {key_of(i): i for i in suite}
     ordered = scheduling.order(units[key] for key in by_key)
     items[:] = [by_key[unit.key] for unit in ordered] + others
+
+
+class Arranger:
+    """Orders and shards the items after every other deselection (`-k`, `-m`, layouts).
+
+    A plugin object of its own so that its hook can run last: the shard is a part
+    of what the unsharded run with the same options would run.
+    """
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(
+        self, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        """Keep this shard's items, longest first; a worker tells the controller the selection."""
+        arrange(config, items)
+        if hasattr(config, "workerinput"):
+            config.workeroutput[SELECTION_OUTPUT] = runs.of(config).selection  # type: ignore[attr-defined]

@@ -73,7 +73,6 @@ from conformance.report.results import scenario_of
 logger = logging.getLogger(__name__)
 
 DECLARATIONS_OUTPUT = "wpc_declarations"
-SELECTION_OUTPUT = "wpc_selection"
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -167,6 +166,7 @@ def pytest_configure(config: pytest.Config) -> None:
     except DataError as exc:
         raise pytest.UsageError(f"--wpc-durations-file: {exc}") from exc
     runs.register(config, run)
+    config.pluginmanager.register(arranging.Arranger(), "wpc-arranger")
     from conformance.plugin import fixtures
 
     config.pluginmanager.register(fixtures, "wpc-fixtures")
@@ -217,20 +217,18 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 def pytest_collection_modifyitems(
     config: pytest.Config, items: list[pytest.Item]
 ) -> None:
-    """Deselect, skip unclaimed features, remember declarations; order and shard.
+    """Deselect unselected layouts, skip unclaimed features, remember declarations.
 
-    The shard's items run longest first (`conformance.plugin.arranging`).
+    The order and the shard come last (`conformance.plugin.arranging.Arranger`).
     """
     if not _active(config):
         return
     collection.modify_items(config, items)
-    arranging.arrange(config, items)
     if _is_worker(config):
         config.workeroutput[DECLARATIONS_OUTPUT] = {  # type: ignore[attr-defined]
             scenario: _declaration_json(decl)
             for scenario, decl in runs.of(config).declarations.items()
         }
-        config.workeroutput[SELECTION_OUTPUT] = runs.of(config).selection  # type: ignore[attr-defined]
 
 
 def _declaration_json(decl: markers.Declaration) -> dict[str, Any]:
@@ -250,7 +248,7 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
     config = node.config
     if not _active(config):
         return
-    selection = (node.workeroutput or {}).get(SELECTION_OUTPUT)
+    selection = (node.workeroutput or {}).get(arranging.SELECTION_OUTPUT)
     if selection is not None:
         runs.of(config).selection = selection
     for scenario, data in (

@@ -3,8 +3,8 @@
 - items run longest first by the durations file; items it does not know are
   expected to take its mean, items the run skips as not claimed none; equals
   keep their collection order (the same in every xdist worker);
-- `--wpc-shard I/N` splits the selection into N disjoint parts that together
-  are all of it, balanced by duration (longest processing time first), both
+- `--wpc-shard I/N` splits the selection (what remains after `-k` and `-m`)
+  into N disjoint parts that together are all of it, balanced by duration (longest processing time first), both
   layouts of a scenario and every item taking the unlabelled-workflows lock
   in one shard; the same inputs give the same split;
 - a malformed shard or durations file stops the run with a usage error naming
@@ -166,6 +166,19 @@ def test_shards_are_disjoint_cover_the_selection_and_keep_blocks_whole(
         assert text.count("::test_locked") in (0, 4)
     assert "test_slow[" in "\n".join(shards[0])
     assert "test_locked" in "\n".join(shards[1])
+
+
+def test_shards_split_what_remains_after_k_and_m(suite: pytest.Pytester) -> None:
+    suite.makepyfile(**SUITE)
+    path = str(durations_file(suite.path))
+    shards = [
+        collected(suite, path, "-k", "not slow", "--wpc-shard", f"{i}/2")
+        for i in (1, 2)
+    ]
+    assert all(shards), shards  # the long item -k removed balances nothing
+    assert sorted(shards[0] + shards[1]) == sorted(
+        collected(suite, path, "-k", "not slow")
+    )
 
 
 @pytest.mark.parametrize(
