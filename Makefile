@@ -11,6 +11,10 @@ PROVIDER ?= local
 CLUSTER ?= wpc
 PYTEST_ARGS ?=
 WORKERS ?= 4
+# One shard of the conformance run, I/N (e.g. SHARD=2/4), reported under
+# reports/shard-2-of-4/; join the shards' reports with `$(PY) -m conformance merge
+# reports/shard-*-of-4/conformance-<implementation>.yaml -o reports/conformance-<implementation>.yaml`.
+SHARD ?=
 # Extra profile variables, NAME=VALUE separated by spaces: for upstream Argo built
 # from a source tree, PROFILE_VARS="source=/path/to/argo-workflows ref=v4.1.2"
 # (or set WPC_ARGO_SOURCE and leave source out).
@@ -141,7 +145,7 @@ NEGATIVE_CONTROLS := $(if $(filter reference,$(IMPLEMENTATION)),$(wildcard repor
 HISTORY_RESULT := $(wildcard reports/history/history-result.yaml)
 
 conformance: setup
-	$(PY) -m conformance run --implementation $(IMPLEMENTATION) --layout $(LAYOUT) --provider $(PROVIDER) --cluster $(CLUSTER) -n $(WORKERS) $(if $(NEGATIVE_CONTROLS),--negative-controls $(NEGATIVE_CONTROLS)) $(foreach v,$(PROFILE_VARS),--profile-var $(v)) $(if $(HISTORY_RESULT),--history-result $(HISTORY_RESULT))
+	$(PY) -m conformance run --implementation $(IMPLEMENTATION) --layout $(LAYOUT) --provider $(PROVIDER) --cluster $(CLUSTER) -n $(WORKERS) $(if $(NEGATIVE_CONTROLS),--negative-controls $(NEGATIVE_CONTROLS)) $(foreach v,$(PROFILE_VARS),--profile-var $(v)) $(if $(HISTORY_RESULT),--history-result $(HISTORY_RESULT)) $(if $(SHARD),--shard $(SHARD) --reports-dir reports/shard-$(subst /,-of-,$(SHARD)))
 
 # Pod startup by phase and workflows per minute of IMPLEMENTATION, per layout, on the
 # shared cluster; the result goes to reports/bench-<implementation>.yaml. Two runs side

@@ -6,7 +6,8 @@ error, 5 no tests collected), and with one of these when it stopped first.
 `diff` exits 0, REGRESSION, or INVALID_INPUT for a file that is not a report;
 `qualify` exits 0, REGRESSION (one that did not flip on rerun), INVALID_INPUT,
 or PREPARE_FAILED when a run left no report;
-`layout-diff` exits 0 or INVALID_INPUT;
+`layout-diff`, `merge` (shards of different runs, a shard twice or missing)
+and `bench-suite` exit 0 or INVALID_INPUT;
 `history` (the listing) exits 0 or INVALID_INPUT; `history run` exits 0 (every
 fix run was caught), NOT_CAUGHT, PREPARE_FAILED (a fix could not be judged: a
 run left no report, its scenario errored or ran in no layout) or INVALID_INPUT;

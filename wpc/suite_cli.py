@@ -10,6 +10,8 @@ differential   a corpus of Workflows under two implementations, every difference
 history        upstream's fixed bugs (conformance/spec/history.yaml), with counts;
                `history run` builds each fix's tags and judges its scenario (cluster)
 html           a ConformanceReport YAML as one self-contained HTML page
+merge          shard reports (run --shard I/N) joined into one report, HTML, JUnit
+bench-suite    a run's wall time, item times, packing efficiency, slowest items
 load-images    build an implementation's images and load them into the cluster
 """
 
@@ -37,6 +39,7 @@ from conformance.plugin import options
 from conformance.report import html
 from conformance.spec import SpecError
 from plumbing import textfiles
+from wpc import timing_cli
 from wpc.bench import cli as bench_cli
 from wpc.diff import cli as diff_cli
 from wpc.diff import layout_cli
@@ -128,6 +131,17 @@ def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
         default=None,
         help="HTML file to write (default: beside the report, .html)",
     )
+    merge = sub.add_parser(
+        "merge",
+        help="join shard reports into the report of the whole selection",
+        description=timing_cli.MERGE_DESCRIPTION,
+    )
+    timing_cli.add_merge_arguments(merge)
+    bench_suite = sub.add_parser(
+        "bench-suite",
+        help="a run's wall time, sum of item times, packing efficiency, slowest items",
+    )
+    timing_cli.add_bench_suite_arguments(bench_suite)
     load = sub.add_parser(
         "load-images", help="build and load images named by a command"
     )
@@ -230,6 +244,10 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
             return history_cli.main(args)
         if args.verb == "html":
             return _html(args)
+        if args.verb == "merge":
+            return timing_cli.main_merge(args)
+        if args.verb == "bench-suite":
+            return timing_cli.main_bench_suite(args)
         if args.verb == "load-images":
             refs = images.load_images(
                 command=args.command,

@@ -24,6 +24,7 @@ from typing import Any
 from typing import TypeVar
 
 from conformance.errors import WaitTimeout
+from conformance.harness import timing
 from plumbing import waiting
 from plumbing.waiting import Clock
 from plumbing.waiting import NotYet
@@ -46,18 +47,19 @@ def until(
     """Return the first truthy result of `check` (see `plumbing.waiting.until`).
 
     Raises the suite's WaitTimeout naming `describe`, the timeout and the last
-    observation.
+    observation. Timed as the running item's "wait" phase.
     """
-    return waiting.until(
-        check,
-        timeout=timeout,
-        interval=interval,
-        describe=describe,
-        consecutive=consecutive,
-        ignoring=ignoring,
-        clock=clock,
-        error=WaitTimeout,
-    )
+    with timing.timed(timing.WAIT):
+        return waiting.until(
+            check,
+            timeout=timeout,
+            interval=interval,
+            describe=describe,
+            consecutive=consecutive,
+            ignoring=ignoring,
+            clock=clock,
+            error=WaitTimeout,
+        )
 
 
 def _default_stream(
@@ -86,7 +88,33 @@ def watch_until(
     stream: StreamFactory | None = None,
     **selectors: Any,
 ) -> T:
-    """Return the first truthy `check(obj)` over listed and watched objects."""
+    """Return the first truthy `check(obj)` over listed and watched objects.
+
+    Timed as the running item's "wait" phase.
+    """
+    with timing.timed(timing.WAIT):
+        return _watch_until(
+            list_fn,
+            *args,
+            check=check,
+            timeout=timeout,
+            describe=describe,
+            clock=clock,
+            stream=stream,
+            **selectors,
+        )
+
+
+def _watch_until(
+    list_fn: Callable[..., Any],
+    *args: Any,
+    check: Callable[[Any], T | NotYet],
+    timeout: float,
+    describe: str,
+    clock: Clock | None,
+    stream: StreamFactory | None,
+    **selectors: Any,
+) -> T:
     clk = clock or RealClock()
     open_stream = stream or _default_stream
     deadline = clk.monotonic() + timeout

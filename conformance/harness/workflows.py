@@ -21,6 +21,7 @@ from conformance import contract
 from conformance.errors import HarnessError
 from conformance.harness import kube
 from conformance.harness import layouts
+from conformance.harness import timing
 from conformance.harness import watching
 from conformance.harness.observations import Observations
 from conformance.harness.timeouts import Timeouts
@@ -28,10 +29,11 @@ from plumbing.waiting import NotYet
 
 
 def workflow_pods(clients: kube.Clients, namespace: str, workflow: str) -> list[Any]:
-    """The pods of `workflow`, read from the API (not a cache)."""
-    pods: list[Any] = clients.core.list_namespaced_pod(
-        namespace, label_selector=f"{contract.WORKFLOW_LABEL}={workflow}"
-    ).items
+    """The pods of `workflow`, read from the API (not a cache); timed as "observe"."""
+    with timing.timed(timing.OBSERVE):
+        pods: list[Any] = clients.core.list_namespaced_pod(
+            namespace, label_selector=f"{contract.WORKFLOW_LABEL}={workflow}"
+        ).items
     return pods
 
 
@@ -126,24 +128,26 @@ class Workflows:
         if "name" not in meta:
             meta.setdefault("generateName", "wf-")
         meta["labels"] = dict(labels)
-        created = self.clients.custom.create_namespaced_custom_object(
-            contract.WORKFLOW_GROUP,
-            contract.WORKFLOW_VERSION,
-            self.namespace,
-            contract.WORKFLOWS,
-            body,
-        )
+        with timing.timed(timing.SUBMIT):
+            created = self.clients.custom.create_namespaced_custom_object(
+                contract.WORKFLOW_GROUP,
+                contract.WORKFLOW_VERSION,
+                self.namespace,
+                contract.WORKFLOWS,
+                body,
+            )
         return str(created["metadata"]["name"])
 
     def get(self, name: str) -> dict[str, Any]:
-        """The workflow as it is now."""
-        result: dict[str, Any] = self.clients.custom.get_namespaced_custom_object(
-            contract.WORKFLOW_GROUP,
-            contract.WORKFLOW_VERSION,
-            self.namespace,
-            contract.WORKFLOWS,
-            name,
-        )
+        """The workflow as it is now; timed as "observe"."""
+        with timing.timed(timing.OBSERVE):
+            result: dict[str, Any] = self.clients.custom.get_namespaced_custom_object(
+                contract.WORKFLOW_GROUP,
+                contract.WORKFLOW_VERSION,
+                self.namespace,
+                contract.WORKFLOWS,
+                name,
+            )
         return result
 
     def completed(

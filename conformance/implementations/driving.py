@@ -7,6 +7,7 @@ the output tail and the log path, so an install problem is never a mystery.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,10 +18,23 @@ from conformance import contract
 from conformance.errors import CommandError
 from conformance.errors import HarnessError
 from conformance.harness import layouts
+from conformance.harness import timing
 from conformance.implementations import profiles
 from plumbing import commands
 
 logger = logging.getLogger(__name__)
+
+CONTROL_PHASES = {
+    "install": timing.INSTALL,
+    "restart": timing.RESTART,
+    "stop": timing.RESTART,
+    "start": timing.RESTART,
+    "setLayout": timing.CONFIG_CHANGE,
+    "setStatusFinalizer": timing.CONFIG_CHANGE,
+    "setConfig": timing.CONFIG_CHANGE,
+}
+"""The item phase (`conformance.harness.timing`) each per-instance command counts as;
+uninstalling is part of the item's cleanup (pytest's teardown)."""
 
 
 def run_command(argv: list[str], *, log_path: Path, timeout: float) -> None:
@@ -112,7 +126,9 @@ class Driver:
             values["initless"] = (
                 "true" if extra["layout"] == contract.INITLESS else "false"
             )
-        self._run(kind, values, label=f"{kind}-{instance.instance_id}")
+        phase = CONTROL_PHASES.get(kind)
+        with timing.timed(phase) if phase else contextlib.nullcontext():
+            self._run(kind, values, label=f"{kind}-{instance.instance_id}")
 
     def install(self, instances: list[layouts.Instance]) -> None:
         """Install every instance the run needs."""

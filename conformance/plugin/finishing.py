@@ -25,8 +25,11 @@ from conformance.plugin import runs
 from conformance.plugin import writing
 from conformance.report import ledger
 from conformance.report import mutation
+from conformance.report import phases
 from conformance.report import reruns
 from conformance.report import verdicts
+from conformance.report.itemkeys import item_key
+from conformance.report.results import TestRecord
 
 logger = logging.getLogger(__name__)
 
@@ -139,7 +142,7 @@ class Finisher:
             session.exitstatus = pytest.ExitCode.INTERRUPTED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        """The verdict table, reruns and mutation score, then paths and gaps.
+        """The verdict table, reruns, mutation score and slowest items, then paths.
 
         Reruns: every item that needed one ("Needed a rerun: N"). The mutation
         score says STALE when it was measured on other code or another spec.
@@ -151,6 +154,8 @@ class Finisher:
             table += ["", *reruns.summary(records)]
         if table and run.mutation_score is not None:
             table += ["", mutation.describe(run.mutation_score)]
+        if table:
+            table += ["", *slowest(records)]
         lines = run.written
         if table or lines:
             terminalreporter.section("wpc conformance")
@@ -160,3 +165,17 @@ class Finisher:
                 terminalreporter.write_line("")
             for line in lines:
                 terminalreporter.write_line(line)
+
+
+def slowest(records: list[TestRecord]) -> list[str]:
+    """The run's slowest items, each with its slowest phase: where the time went."""
+    lines = phases.slowest_lines(
+        phases.Timed(
+            name=item_key(short_name=r.short_name, nodeid=r.nodeid, layout=r.layout),
+            seconds=r.duration,
+            phases=phases.build(r.phase_durations, r.phase_parts),
+        )
+        for r in records
+        if r.kind == "scenario"
+    )
+    return [f"Slowest items ({len(lines)}):", *lines] if lines else []

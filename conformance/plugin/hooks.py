@@ -42,9 +42,11 @@ from conformance.errors import ClusterRefused
 from conformance.errors import ConformanceError
 from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
+from conformance.harness import timing
 from conformance.harness.timeouts import Timeouts
 from conformance.implementations import profiles
 from conformance.implementations.contexts import RunContext
+from conformance.plugin import arranging
 from conformance.plugin import attaching
 from conformance.plugin import collection
 from conformance.plugin import failures
@@ -71,6 +73,7 @@ from conformance.report.results import EVIDENCE_ATTR
 from conformance.report.results import FAILURE_ATTR
 from conformance.report.results import OBSERVATIONS_ATTR
 from conformance.report.results import OUTCOME_ATTR
+from conformance.report.results import PHASES_ATTR
 from conformance.report.results import scenario_of
 
 logger = logging.getLogger(__name__)
@@ -164,9 +167,14 @@ def pytest_configure(config: pytest.Config) -> None:
         data = config.workerinput.get(WORKERINPUT_KEY)  # type: ignore[attr-defined]
         if data is not None:
             run.adopt(RunContext.from_json(data))
+    try:
+        run.durations = arranging.load_durations(settings.durations_path)
+    except DataError as exc:
+        raise pytest.UsageError(f"--wpc-durations-file: {exc}") from exc
     runs.register(config, run)
     # Every process: SIGTERM and SIGHUP stop a worker's tests as Ctrl-C does.
     interrupting.register(config, run)
+    config.pluginmanager.register(arranging.Arranger(), "wpc-arranger")
     from conformance.plugin import fixtures
 
     config.pluginmanager.register(fixtures, "wpc-fixtures")
@@ -217,7 +225,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 def pytest_collection_modifyitems(
     config: pytest.Config, items: list[pytest.Item]
 ) -> None:
-    """Deselect unselected layouts, skip unclaimed features, remember declarations."""
+    """Deselect unselected layouts, skip unclaimed features, remember declarations.
+
+    The order and the shard come last (`conformance.plugin.arranging.Arranger`).
+    """
     if not _active(config):
         return
     collection.modify_items(config, items)
@@ -246,6 +257,9 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
     config = node.config
     if not _active(config):
         return
+    selection = (node.workeroutput or {}).get(arranging.SELECTION_OUTPUT)
+    if selection is not None:
+        runs.of(config).selection = selection
     for scenario, data in (
         (node.workeroutput or {}).get(DECLARATIONS_OUTPUT, {}).items()
     ):
@@ -320,6 +334,18 @@ def pytest_configure_node(node: Any) -> None:
         node.workerinput[WORKERINPUT_KEY] = run.context.to_json()
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(
+    item: pytest.Item, nextitem: pytest.Item | None
+) -> Generator[None, object, object]:
+    """Time what the harness does while a suite item runs, into its stash."""
+    if keys.DECLARATION not in item.stash:
+        return (yield)
+    phases = item.stash[keys.PHASES] = timing.Phases()
+    with timing.recording(phases):
+        return (yield)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Note the start time and label the test for allure."""
@@ -365,6 +391,9 @@ def pytest_runtest_makereport(
             "scenario": scenario_of(item.stash[keys.TEST_ID], layout),
         },
     )
+    timed = item.stash.get(keys.PHASES, None)
+    if timed is not None:
+        setattr(report, PHASES_ATTR, timed.take())
     recorder = item.stash.get(keys.OBSERVATIONS, None)
     if report.when == "call" and recorder is not None:
         setattr(report, OBSERVATIONS_ATTR, recorder.to_json())

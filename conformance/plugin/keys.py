@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from conformance.harness.observations import Observations
+from conformance.harness.timing import Phases
 from conformance.plugin.markers import Declaration
 
 DECLARATION = pytest.StashKey[Declaration]()
@@ -22,6 +23,8 @@ OBSERVATIONS = pytest.StashKey[Observations]()
 NAMESPACE = pytest.StashKey[str]()
 STARTED = pytest.StashKey[float]()
 """Wall-clock start of the test (time.time()), for the controller-log window."""
+PHASES = pytest.StashKey[Phases]()
+"""What the harness timed while the item ran (`conformance.harness.timing`)."""
 
 WORKERINPUT_KEY = "wpc_run_context"
 """The `workerinput` key carrying the RunContext to pytest-xdist workers."""

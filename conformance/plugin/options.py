@@ -35,8 +35,10 @@ from conformance.harness import layouts
 from conformance.harness import timeouts
 from conformance.implementations.contexts import Environment
 from conformance.plugin import collection
+from conformance.plugin import scheduling
 from conformance.plugin.settings import RunSettings
 from conformance.report import divergences
+from conformance.report import durations
 
 DEFAULT_IMPLEMENTATION = "reference"
 PREFIX = "--wpc-"
@@ -250,6 +252,27 @@ OPTIONS = (
         action="store_true",
     ),
     Option(
+        ("--shard",),
+        "wpc_shard",
+        "run shard I of N (e.g. 2/4): a deterministic part of the selection, "
+        "balanced by the durations file; `wpc merge` joins the shards' reports",
+        metavar="I/N",
+    ),
+    Option(
+        ("--durations-file",),
+        "wpc_durations",
+        "item durations that order the run (longest first) and balance shards "
+        "(default: conformance/durations.json)",
+        type=Path,
+        metavar="PATH",
+    ),
+    Option(
+        ("--update-durations",),
+        "wpc_update_durations",
+        "after the run, fold its items' durations into the durations file",
+        action="store_true",
+    ),
+    Option(
         ("--history-result",),
         "wpc_history_result",
         "HistoryResult (make history) whose historical mutation score, fixed bugs "
@@ -364,8 +387,14 @@ def settings(config: pytest.Config) -> RunSettings:
         if _from_command_line(config, "wpc_timeout_scale") is not None
         else f"ini option {scale_option.ini}"
     )
+    shard = opt("wpc_shard")
     try:
         scale = timeouts.checked_scale(float(opt("wpc_timeout_scale")), scale_name)
+        parsed = (
+            scheduling.parse_shard(shard, flag="--wpc-shard")
+            if shard is not None
+            else None
+        )
     except DataError as exc:
         raise pytest.UsageError(str(exc)) from exc
     return RunSettings(
@@ -389,4 +418,7 @@ def settings(config: pytest.Config) -> RunSettings:
         reports_dir=report.parent if report else Path(config.rootpath, "reports"),
         profile_vars=profile_vars(list(opt("wpc_profile_vars") or [])),
         negative_controls=opt("wpc_negative_controls"),
+        shard=parsed,
+        durations_path=opt("wpc_durations") or durations.DEFAULT_PATH,
+        update_durations=bool(opt("wpc_update_durations")),
     )

@@ -60,6 +60,10 @@ class Run:
     """The report's `interrupted` block, made at session finish (reporting process)."""
     written: list[str] = field(default_factory=list)
     """Paths of the reports this run wrote, for the terminal summary."""
+    durations: dict[str, float] = field(default_factory=dict)
+    """Expected seconds per item key, from --durations-file (`plugin.arranging`)."""
+    selection: str | None = None
+    """The whole selection's fingerprint, before --shard took its part."""
     _clients: kube.Clients | None = None
 
     def adopt(self, context: RunContext) -> None:

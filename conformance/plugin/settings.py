@@ -8,6 +8,8 @@ from dataclasses import field
 from pathlib import Path
 
 from conformance.implementations.contexts import ClusterChoice
+from conformance.plugin.scheduling import Shard
+from conformance.report.durations import DEFAULT_PATH as DEFAULT_DURATIONS
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,12 @@ class RunSettings:
     """--history-result: the HistoryResult whose historical score the report carries."""
     negative_controls: Path | None = None
     """--negative-controls: the NegativeControlsReport whose score the report carries."""
+    shard: Shard | None = None
+    """--shard I/N: run only this shard of the selection (None: all of it)."""
+    durations_path: Path = DEFAULT_DURATIONS
+    """--durations-file: expected item durations (order, shard balance)."""
+    update_durations: bool = False
+    """--update-durations: fold this run's item durations into `durations_path`."""
 
     def cluster_choice(self) -> ClusterChoice:
         """The cluster part of the settings, as preparing a run takes it."""

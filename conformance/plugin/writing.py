@@ -21,6 +21,7 @@ import pytest
 from conformance.plugin import runs
 from conformance.report import divergences
 from conformance.report import documents
+from conformance.report import durations
 from conformance.report import html
 from conformance.report import junit
 from conformance.report import ledger
@@ -123,6 +124,20 @@ def reproduce_command(config: pytest.Config) -> str:
     )
 
 
+def shard_of(config: pytest.Config) -> dict[str, Any]:
+    """The report's `run.shard` of a sharded run (`wpc merge` checks it); else nothing."""
+    shard = runs.of(config).settings.shard
+    if shard is None:
+        return {}
+    return {
+        "shard": {
+            "index": shard.index,
+            "count": shard.count,
+            "selection": runs.of(config).selection or "unknown",
+        }
+    }
+
+
 def document(
     config: pytest.Config, diffs: list[documents.ScenarioDiff]
 ) -> dict[str, Any]:
@@ -172,6 +187,7 @@ def document(
             "allowForeignCluster": settings.allow_foreign_cluster,
             "skipInstall": settings.skip_install,
             "reproduce": reproduce_command(config),
+            **shard_of(config),
         },
         spec_version=str(spec.version),
         records=runs.of(config).results.records(),
@@ -197,6 +213,17 @@ def write_outputs(
         page = html.path_beside(settings.report)
         html.write(report, page)
         written.append(page)
+    if settings.update_durations:
+        measured = durations.of_tests(
+            documents.item_entry(r) for r in runs.of(config).results.records()
+        )
+        durations.refresh(
+            settings.durations_path,
+            measured,
+            source=f"ConformanceReport of {runs.of(config).profile.name}, "
+            f"refreshed by the run of {datetime.date.today().isoformat()}",
+        )
+        written.append(settings.durations_path)
     if settings.junit is not None:
         junit.write(
             runs.of(config).results.records(),

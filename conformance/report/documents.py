@@ -35,6 +35,7 @@ import yaml
 
 import conformance
 from conformance.report import ledger as ledgers
+from conformance.report import phases
 from conformance.report import provenance
 from conformance.report import reruns
 from conformance.report import schemafiles
@@ -78,21 +79,24 @@ def _counts(records: Iterable[TestRecord], *, first: bool = False) -> dict[str, 
     return counts
 
 
-def _verdict(records: list[TestRecord]) -> str:
-    """The `result` word; only a claimed item's skip makes a pass "partial".
+def verdict(counts: dict[str, int], *, claimed_skips: int) -> str:
+    """The result of a set of items from their counts (a bucket's, or the run's).
 
-    Tests of features the implementation does not claim are skipped as "not
-    claimed"; they say nothing against it (`conformance.report.words`).
+    Only a claimed item's skip makes a pass "partial": tests of features the
+    implementation does not claim are skipped as "not claimed" and say nothing
+    against it (`conformance.report.words`).
     """
-    counts = _counts(records)
     if counts["failed"]:
         return "failure"
     if counts["errors"]:
         return "error"
     if not counts["passed"]:
         return "empty" if not counts["skipped"] else "skipped"
-    incomplete = any(r.outcome is Outcome.SKIPPED and r.claimed for r in records)
-    return "partial" if incomplete else "success"
+    return "partial" if claimed_skips else "success"
+
+
+def _claimed_skips(records: Iterable[TestRecord]) -> int:
+    return sum(1 for r in records if r.outcome is Outcome.SKIPPED and r.claimed)
 
 
 def _test_refs(records: Iterable[TestRecord], outcome: Outcome) -> list[dict[str, Any]]:
@@ -110,10 +114,11 @@ def _test_refs(records: Iterable[TestRecord], outcome: Outcome) -> list[dict[str
 
 
 def _bucket(records: list[TestRecord], *, interrupted: bool) -> dict[str, Any]:
-    result = _verdict(records)
+    counts = _counts(records)
+    result = verdict(counts, claimed_skips=_claimed_skips(records))
     return {
         "result": "interrupted" if interrupted and result in NOT_FAILED else result,
-        "statistics": _counts(records),
+        "statistics": counts,
         "failedTests": _test_refs(records, Outcome.FAILED),
         "erroredTests": _test_refs(records, Outcome.ERROR),
         "skippedTests": _test_refs(records, Outcome.SKIPPED),
@@ -146,6 +151,53 @@ def results_by_layout(
     ]
 
 
+def run_result(
+    final: dict[str, int],
+    *,
+    undeclared: int,
+    claimed_skips: int,
+    interrupted: bool = False,
+) -> str:
+    """The report's `result`: the items' verdict, failed by an undeclared divergence.
+
+    An interrupted run is never a success: it is "interrupted" unless what ran
+    already failed or errored.
+    """
+    result = verdict(final, claimed_skips=claimed_skips)
+    if undeclared and result in NOT_FAILED:
+        return "failure"
+    if interrupted and result in NOT_FAILED:
+        return "interrupted"
+    return result
+
+
+def item_entry(record: TestRecord) -> dict[str, Any]:
+    """One item of the report's `tests` (phases for a scenario pytest timed)."""
+    entry: dict[str, Any] = {
+        "id": record.test_id,
+        "nodeid": record.nodeid,
+        "shortName": record.short_name,
+        "kind": record.kind,
+        "layout": record.layout,
+        "clauses": record.clauses,
+        "features": record.features,
+        "support": record.support,
+        "claimed": record.claimed,
+        "outcome": record.outcome.value,
+        "firstOutcome": record.first_outcome.value,
+        "attempts": record.attempts,
+        "durationSeconds": round(record.duration, 3),
+        "message": record.message,
+        "evidence": record.evidence,
+        "failureKind": record.failure_kind.value if record.failure_kind else None,
+        "failedClauses": record.failed_clauses,
+    }
+    timed = phases.build(record.phase_durations, record.phase_parts)
+    if timed is not None and record.kind == "scenario":
+        entry["phases"] = timed
+    return entry
+
+
 def suite_commit() -> str:
     """The suite's git commit, or "unknown" outside a checkout."""
     return provenance.commit()
@@ -175,12 +227,13 @@ def build(
     final = _counts(scenarios)
     undeclared = [d for d in diffs if d.undeclared]
     summary = {**final, "divergenceFailures": len(undeclared)}
-    result = _verdict(scenarios)
-    if undeclared and result in NOT_FAILED:
-        result = "failure"
-    if interrupted is not None and result in NOT_FAILED:
-        result = "interrupted"
-    verdict = words.word(
+    result = run_result(
+        final,
+        undeclared=len(undeclared),
+        claimed_skips=_claimed_skips(scenarios),
+        interrupted=interrupted is not None,
+    )
+    word = words.word(
         (r.outcome for r in scenarios if r.claimed),
         divergences=len(undeclared),
         interrupted=interrupted is not None,
@@ -199,7 +252,7 @@ def build(
         "run": run,
         "result": result,
         "interrupted": interrupted,
-        "verdict": verdict,
+        "verdict": word,
         "summary": summary,
         "results": results_by_layout(scenarios, interrupted=interrupted is not None),
         "layoutDivergences": {
@@ -228,28 +281,7 @@ def build(
         "mutationScore": mutation_score,
         "historicalMutationScore": historical_score,
         "leaks": leaks,
-        "tests": [
-            {
-                "id": r.test_id,
-                "nodeid": r.nodeid,
-                "shortName": r.short_name,
-                "kind": r.kind,
-                "layout": r.layout,
-                "clauses": r.clauses,
-                "features": r.features,
-                "support": r.support,
-                "claimed": r.claimed,
-                "outcome": r.outcome.value,
-                "firstOutcome": r.first_outcome.value,
-                "attempts": r.attempts,
-                "durationSeconds": round(r.duration, 3),
-                "message": r.message,
-                "evidence": r.evidence,
-                "failureKind": r.failure_kind.value if r.failure_kind else None,
-                "failedClauses": r.failed_clauses,
-            }
-            for r in records
-        ],
+        "tests": [item_entry(r) for r in records],
     }
 
 

@@ -37,6 +37,8 @@ OBSERVATIONS_ATTR = "wpc_observations"
 EVIDENCE_ATTR = "wpc_evidence"
 FAILURE_ATTR = "wpc_failure"
 """{"kind": FailureKind value, "clauses": [clause IDs]} of a failed or errored phase."""
+PHASES_ATTR = "wpc_phases"
+"""{phase name: seconds} the harness timed during this pytest phase (`harness.timing`)."""
 
 
 @dataclass
@@ -69,6 +71,10 @@ class TestRecord:
     evidence: list[str] = field(default_factory=list)
     failure: dict[str, Any] | None = None
     """The current attempt's failure: kind and clauses (see FAILURE_ATTR)."""
+    phase_durations: dict[str, float] = field(default_factory=dict)
+    """Seconds per pytest phase ("setup", "call", "teardown"), over all attempts."""
+    phase_parts: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Per pytest phase, the seconds the harness timed by name (PHASES_ATTR)."""
 
     def __post_init__(self) -> None:
         # A declaration without it (a worker older than the identity): the
@@ -163,6 +169,13 @@ class Results:
         if failure is not None and outcome is not Outcome.PASSED:
             record.note_failure(report.when, failure)
         record.duration += float(report.duration)
+        when = str(report.when)
+        record.phase_durations[when] = record.phase_durations.get(when, 0.0) + float(
+            report.duration
+        )
+        parts = record.phase_parts.setdefault(when, {})
+        for name, seconds in (getattr(report, PHASES_ATTR, None) or {}).items():
+            parts[name] = parts.get(name, 0.0) + float(seconds)
         if outcome is not Outcome.PASSED:
             message = _message(report)
             if message:

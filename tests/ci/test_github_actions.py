@@ -263,3 +263,24 @@ def test_the_kind_job_uses_the_runners_docker_and_the_pinned_node_images(workflo
     scripts = " ".join(s.get("run", "") for s in job["steps"])
     assert "go install sigs.k8s.io/kind" not in scripts  # the provider builds pins.KIND
     assert "sudo" not in scripts
+
+
+def test_the_local_job_runs_four_shards_and_a_last_job_merges_them(workflow):
+    """Issue 27: shards across runners, one report per implementation at the end."""
+    local, merge = workflow["jobs"]["local"], workflow["jobs"]["merge-local"]
+    cells = list(matrices(local))
+    for implementation in ("reference", "argo-workflows"):
+        shards = {c["shard"] for c in cells if c["implementation"] == implementation}
+        assert shards == {"1", "2", "3", "4"}
+    step = next(s for s in local["steps"] if s.get("name") == "Conformance")
+    assert step["env"]["SHARD"] == "${{ matrix.shard }}/4"
+    assert "SHARD=" in step["run"]
+    assert merge["needs"] == "local"
+    assert merge["if"] == "always()"
+    merged = [
+        unwrap(argv)[0]
+        for step in merge["steps"]
+        if "run" in step
+        for argv in commands(step["run"])
+    ]
+    assert any(argv[1:4] == ["-m", "conformance", "merge"] for argv in merged)

@@ -4,7 +4,8 @@
   and containerd versions, nodes) into the report;
 - each test gets its own labelled namespace with the executor RBAC;
 - a failing test leaves evidence (pod YAML, events, terminations, marker read);
-- cleanup strips the status finalizer and waits: nothing of the run is left.
+- cleanup strips the status finalizer and waits: nothing of the run is left;
+- every item's phases are recorded, its setup and cleanup taking time.
 
 No implementation is installed (a no-op profile with --skip-install): these
 prove the harness, not a controller.
@@ -88,6 +89,9 @@ def test_harness_against_the_local_cluster(pytester: pytest.Pytester) -> None:
     assert doc["environment"]["clusterMarker"]["provider"] == "local"
     assert doc["environment"]["featureGates"], "alpha/beta gates read from /metrics"
     assert doc["leaks"] == []
+    for test in doc["tests"]:  # the namespace is made in setup, deleted in cleanup
+        assert test["phases"]["setup"] > 0, test["phases"]
+        assert test["phases"]["cleanup"] > 0, test["phases"]
     failed = next(t for t in doc["tests"] if t["outcome"] == "failed")
     names = {e.rsplit("/", 1)[-1] for e in failed["evidence"]}
     assert {

@@ -26,6 +26,8 @@ from conformance.harness import layouts
 from conformance.harness import timeouts
 from conformance.implementations import checking
 from conformance.implementations import profiles
+from conformance.plugin import scheduling
+from conformance.report import durations
 from conformance.report import historical
 from conformance.report import mutation
 
@@ -144,12 +146,29 @@ def _files(
             timeouts.checked_scale(float(scale), "--timeout-scale")
         except DataError as exc:
             problems.append(str(exc))
+    _schedule(values, problems)
     history_result = values.get("wpc_history_result")
     if history_result is not None:
         try:
             historical.load(Path(history_result))
         except DataError as exc:
             problems.append(f"--history-result: {exc}")
+
+
+def _schedule(values: Mapping[str, Any], problems: list[str]) -> None:
+    """--shard and --durations-file, checked as the run will read them."""
+    shard = values.get("wpc_shard")
+    if shard is not None:
+        try:
+            scheduling.parse_shard(str(shard))
+        except DataError as exc:
+            problems.append(str(exc))
+    given = values.get("wpc_durations")
+    if given is not None:
+        try:
+            durations.load(Path(given))
+        except DataError as exc:
+            problems.append(f"--durations-file: {exc}")
 
 
 def _provider(values: Mapping[str, Any], host: Host, problems: list[str]) -> None:

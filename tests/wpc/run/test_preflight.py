@@ -91,6 +91,14 @@ def run_cli(
             )
             for scale in ("nan", "inf", "0.5")
         ),
+        (
+            ("--implementation", "reference", "--shard", "5/4"),
+            "--shard 5/4: I must be between 1 and N",
+        ),
+        (
+            ("--implementation", "reference", "--durations-file", "/nonexistent/d"),
+            "--durations-file: durations file /nonexistent/d: cannot read it",
+        ),
     ],
 )
 def test_bad_input_stops_the_run_before_the_host_changes(tmp_path, args, named):
