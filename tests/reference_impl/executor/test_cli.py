@@ -10,10 +10,25 @@ from __future__ import annotations
 
 import io
 import os
+import signal
+from collections.abc import Iterator
+
+import pytest
 
 from reference_impl.executor import cli
 from reference_impl.executor.files import killing
 from reference_impl.executor.protocol import make_ctr_dir
+
+
+@pytest.fixture(autouse=True)
+def _handlers_put_back() -> Iterator[None]:
+    """The emissary run in-process installs its signal forwarder for good, as PID 1
+    of a container would; the test process gets its own handlers back."""
+    saved = {s: signal.getsignal(s) for s in signal.valid_signals()}
+    yield
+    for signum, handler in saved.items():
+        if handler is not None and signal.getsignal(signum) != handler:
+            signal.signal(signum, handler)
 
 
 def test_kill_prints_and_signals(capsys):
