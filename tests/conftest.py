@@ -1,15 +1,14 @@
 from __future__ import annotations
 
+import signal
+from collections.abc import Iterator
+
+import pytest
+
 # pytester is used by tests/conformance; pytest only accepts pytest_plugins in the
 # top-level conftest. skipgate fails a `make test` session on an undeclared skip;
 # heartbeat keeps the cluster stages' CI log from going silent while a long test runs.
 pytest_plugins = ["pytester", "tests.skipgate", "tests.heartbeat"]
-
-
-import signal  # noqa: E402
-from collections.abc import Iterator  # noqa: E402
-
-import pytest  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
