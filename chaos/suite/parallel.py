@@ -98,12 +98,13 @@ def _say(text: str) -> None:
 
 
 def _pump(stream: IO[str], log: IO[str], prefix: str) -> None:
-    """Copy a process's output to its log and, prefixed, to our stdout."""
-    for line in stream:
-        log.write(line)
-        log.flush()
-        sys.stdout.write(f"[{prefix}] {line}")
-        sys.stdout.flush()
+    """Copy a process's output to its log and, prefixed, to our stdout; then close the log."""
+    with log:
+        for line in stream:
+            log.write(line)
+            log.flush()
+            sys.stdout.write(f"[{prefix}] {line}")
+            sys.stdout.flush()
 
 
 def start(
@@ -114,10 +115,17 @@ def start(
     logs.mkdir(parents=True, exist_ok=True)
     log_path = logs / f"pytest-{phase.name}.log"
     command = phase.command(reports, extra)
-    _say(f"[{phase.name}] $ WPC_CHAOS_LAYOUT={phase.layout} {' '.join(command)}")
+    _say(
+        f"[{phase.name}] $ WPC_CHAOS_LAYOUT={phase.layout} "
+        f"WPC_CHAOS_REPORTS_DIR={reports} {' '.join(command)}"
+    )
     proc = subprocess.Popen(
         command,
-        env={**os.environ, "WPC_CHAOS_LAYOUT": phase.layout},
+        env={
+            **os.environ,
+            "WPC_CHAOS_LAYOUT": phase.layout,
+            "WPC_CHAOS_REPORTS_DIR": str(reports),
+        },
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
