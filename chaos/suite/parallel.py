@@ -42,6 +42,7 @@ import yaml
 from chaos.suite import experimenting
 from conformance import contract
 from conformance.errors import DataError
+from conformance.exitcodes import ExitCode
 
 TESTS = Path(__file__).with_name("experiments.py")
 """The suite's pytest module, given by path: its name need not match `test_*.py`."""
@@ -210,6 +211,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--list",
         action="store_true",
         help="list the experiments each phase would run, and run nothing (no cluster)",
+    )
+    parser.add_argument(
+        "--repeat",
+        default="1",
+        metavar="N",
+        help="run the suite N times back to back, each run's reports under "
+        "REPORTS/run-K-of-N/, then compare the runs case by case: "
+        "REPORTS/stability-chaos-<implementation>.yaml lists the cases whose outcome "
+        f"flipped (exit {int(ExitCode.UNSTABLE)})",
     )
     parser.add_argument("pytest_args", nargs="*", help="passed to every pytest process")
 
