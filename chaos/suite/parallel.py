@@ -15,7 +15,11 @@ The exit status is the first non-zero status of a phase (a phase that selected
 nothing counts as passed), after every phase has run: a failure in one layout
 does not hide the others' verdicts.
 
-    wpc chaos run [--layout both|legacy|initless] [--list] [-- PYTEST_ARGS...]
+    wpc chaos run [--layout both|legacy|initless] [--list] [--repeat N] [-- PYTEST_ARGS...]
+
+`--repeat N` (`make chaos REPEAT=N`) runs all of it N times, each run under
+`REPORTS/run-K-of-N/`, and compares the runs case by case (`wpc.stability`,
+which the `wpc` front end hands to `chaos.cli` as the runner).
 
 The pytest module is `chaos.suite.experiments`, run from where it is installed, so
 an installed wheel runs the whole suite; reports go below the current directory.
