@@ -78,7 +78,11 @@ def _stop(
 ) -> Stopped | None:
     """Why the repetition stops after run `index`, or None to go on."""
     if status == pytest.ExitCode.INTERRUPTED or (run is not None and run.interrupted):
-        reason = run.interrupted if run is not None and run.interrupted else "signal"
+        reason = (
+            run.interrupted
+            if run is not None and run.interrupted
+            else "stopped by a signal"
+        )
         return Stopped(run=index, status=status, reason=reason, interrupted=True)
     if status not in FINISHED:
         return Stopped(
@@ -181,15 +185,19 @@ def chaos(args: argparse.Namespace) -> int:
     """`wpc chaos run`, once (`--repeat 1`, `--list`) or `--repeat N` times."""
     try:
         count = count_of(args.repeat)
-        if count == 1 or args.list:
-            return parallel.run(args)
+    except DataError as exc:
+        sys.stderr.write(f"wpc chaos run: {exc}\n")
+        return ExitCode.INVALID_INPUT
+    if count == 1 or args.list:
+        return parallel.run(args)
+    try:
         if args.report is not None:
             raise DataError(
                 "--report names one report; with --repeat each run writes its own, "
                 "under REPORTS/run-K-of-N/"
             )
         base = parallel.report_of(args.reports, os.environ)
-    except (DataError, ValueError) as exc:
+    except (DataError, ValueError) as exc:  # ValueError: bad profile variables
         sys.stderr.write(f"wpc chaos run: {exc}\n")
         return ExitCode.INVALID_INPUT
 

@@ -14,7 +14,8 @@
 - a --repeat that is not a whole number of at least 1 exits 10 before any run
   (`wpc run` and `wpc chaos run`), and `--repeat 1` is the single run unchanged;
 - `wpc chaos run --repeat 2` gives each run its own reports directory, removes
-  a stale ChaosReport there first, and compares the cases.
+  a stale ChaosReport there first, and compares the cases; one `--report` for
+  several runs is refused with exit 10.
 """
 
 from __future__ import annotations
@@ -255,4 +256,17 @@ def test_chaos_refuses_a_bad_repeat_before_any_run(tmp_path: Path, monkeypatch, 
     assert cli.main(argv) == ExitCode.INVALID_INPUT
 
     assert "wpc chaos run: --repeat: expected a whole number" in capsys.readouterr().err
+    assert seen == []
+
+
+def test_chaos_refuses_one_report_path_for_several_runs(
+    tmp_path: Path, monkeypatch, capsys
+):
+    seen = chaos_runs(monkeypatch, [])
+    report = str(tmp_path / "chaos.yaml")
+
+    argv = ["chaos", "run", "--repeat", "2", "--report", report]
+    assert cli.main(argv) == ExitCode.INVALID_INPUT
+
+    assert "--report names one report" in capsys.readouterr().err
     assert seen == []
