@@ -15,6 +15,12 @@ WORKERS ?= 4
 # reports/shard-2-of-4/; join the shards' reports with `$(PY) -m conformance merge
 # reports/shard-*-of-4/conformance-<implementation>.yaml -o reports/conformance-<implementation>.yaml`.
 SHARD ?=
+# Run `make conformance` or `make chaos` REPEAT times back to back (each run reported
+# under reports/run-K-of-REPEAT/) and compare the runs item by item: the items whose
+# outcome flipped go to reports/stability-conformance-<impl>.yaml or
+# reports/stability-chaos-<impl>.yaml (exit 17 when one flipped; `wpc stability` compares
+# reports already written).
+REPEAT ?= 1
 # Extra profile variables, NAME=VALUE separated by spaces: for upstream Argo built
 # from a source tree, PROFILE_VARS="source=/path/to/argo-workflows ref=v4.1.2"
 # (or set WPC_ARGO_SOURCE and leave source out).
@@ -145,7 +151,7 @@ NEGATIVE_CONTROLS := $(if $(filter reference,$(IMPLEMENTATION)),$(wildcard repor
 HISTORY_RESULT := $(wildcard reports/history/history-result.yaml)
 
 conformance: setup
-	$(PY) -m conformance run --implementation $(IMPLEMENTATION) --layout $(LAYOUT) --provider $(PROVIDER) --cluster $(CLUSTER) -n $(WORKERS) $(if $(NEGATIVE_CONTROLS),--negative-controls $(NEGATIVE_CONTROLS)) $(foreach v,$(PROFILE_VARS),--profile-var $(v)) $(if $(HISTORY_RESULT),--history-result $(HISTORY_RESULT)) $(if $(SHARD),--shard $(SHARD) --reports-dir reports/shard-$(subst /,-of-,$(SHARD)))
+	$(PY) -m conformance run --implementation $(IMPLEMENTATION) --layout $(LAYOUT) --provider $(PROVIDER) --cluster $(CLUSTER) -n $(WORKERS) $(if $(NEGATIVE_CONTROLS),--negative-controls $(NEGATIVE_CONTROLS)) $(foreach v,$(PROFILE_VARS),--profile-var $(v)) $(if $(HISTORY_RESULT),--history-result $(HISTORY_RESULT)) $(if $(SHARD),--shard $(SHARD) --reports-dir reports/shard-$(subst /,-of-,$(SHARD))) --repeat $(REPEAT)
 
 # Pod startup by phase and workflows per minute of IMPLEMENTATION, per layout, on the
 # shared cluster; the result goes to reports/bench-<implementation>.yaml. Two runs side
@@ -236,7 +242,7 @@ chaos: setup
 	$(PY) -m clusters up --provider $(PROVIDER) --name $(CLUSTER)
 	WPC_CHAOS_IMPLEMENTATION=$(IMPLEMENTATION) WPC_CHAOS_PROFILE_VARS="$(CHAOS_PROFILE_VARS)" \
 	WPC_CHAOS_PROVIDER=$(PROVIDER) WPC_CHAOS_CLUSTER=$(CLUSTER) \
-	$(PY) -m chaos run --layout $(LAYOUT) -- -p tests.heartbeat $(PYTEST_ARGS)
+	$(PY) -m chaos run --layout $(LAYOUT) --repeat $(REPEAT) -- -p tests.heartbeat $(PYTEST_ARGS)
 
 # The multi-node experiments on a kind cluster with two workers (KIND_CLUSTER, made if
 # absent): a worker frozen and thawed, drained, then deleted for good, which leaves the

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -67,14 +68,23 @@ def _write(text: str, *, error: bool = False) -> None:
     (sys.stderr if error else sys.stdout).write(text)
 
 
-def main(argv: Sequence[str] | None = None, *, prog: str = "python -m chaos") -> int:
-    """Run the CLI; returns the exit code."""
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    prog: str = "python -m chaos",
+    run_suite: Callable[[argparse.Namespace], int] = parallel.run,
+) -> int:
+    """Run the CLI; returns the exit code.
+
+    `run_suite` runs `run`: one run of the suite here; the `wpc` front end
+    (also behind `python -m chaos`) passes its runner, which honours `--repeat`.
+    """
     logging.basicConfig(
         level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
     args = _parser(prog).parse_args(argv)
     if args.verb == "run":
-        return parallel.run(args)
+        return run_suite(args)
     settings = InvariantSettings()
     if args.deadline is not None:
         if args.deadline <= 0:

@@ -14,6 +14,10 @@ run left no report, its scenario errored or ran in no layout) or INVALID_INPUT;
 `differential` exits 0, DIFFERENT, or one of the codes above for a run that
 could not start (CLUSTER_REFUSED also when another controller serves one of
 its instance IDs).
+`stability` exits 0, UNSTABLE, pytest's 1 when an item failed in every run, or
+INVALID_INPUT (reports of different runs); `run --repeat N` and `chaos run
+--repeat N` exit with the status of the run they stopped at (interrupted: 2),
+else UNSTABLE, else the first non-zero status of a run, else 0.
 The README's "Exit codes" table mirrors this module.
 """
 
@@ -45,3 +49,6 @@ class ExitCode(enum.IntEnum):
     NOT_CAUGHT = 16
     """`history run`: an upstream fix's scenario passed on the tag with the bug
     (missed) or failed on the tag with the fix (broken-after)."""
+    UNSTABLE = 17
+    """`stability`, `run --repeat`, `chaos run --repeat`: an item's outcome differs
+    between runs of the same code and selection (it flipped)."""

@@ -29,6 +29,7 @@ SUITE_VERBS = {
     "history": "upstream's fixed bugs: listed, or each run before and after its fix",
     "html": "render a ConformanceReport YAML as one self-contained HTML page",
     "merge": "shard reports (run --shard I/N) joined into one report, HTML, JUnit",
+    "stability": "reports of runs of one selection compared: which items flipped",
     "bench-suite": "a run's wall time, item times, packing efficiency, slowest items",
     "uninstall": "remove an implementation's shared controller instances",
     "load-images": "build an implementation's images and load them into the cluster",
@@ -64,8 +65,11 @@ def cluster(argv: list[str], *, prog: str = f"{PROG} cluster") -> int:
 def chaos(argv: list[str], *, prog: str = f"{PROG} chaos") -> int:
     """`wpc chaos ...` (and, under its old name, `python -m chaos ...`)."""
     from chaos import cli as chaos_cli
+    from wpc.stability import repeating
 
-    return chaos_cli.main(argv, prog=prog)
+    # `chaos run --repeat N` compares its runs with the suite's comparison,
+    # which lives here, above chaos: chaos is handed the runner.
+    return chaos_cli.main(argv, prog=prog, run_suite=repeating.chaos)
 
 
 FRONT_ENDS: dict[str, Callable[[list[str]], int]] = {

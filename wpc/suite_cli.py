@@ -11,6 +11,7 @@ history        upstream's fixed bugs (conformance/spec/history.yaml), with count
                `history run` builds each fix's tags and judges its scenario (cluster)
 html           a ConformanceReport YAML as one self-contained HTML page
 merge          shard reports (run --shard I/N) joined into one report, HTML, JUnit
+stability      reports of runs of one selection: the items whose outcome flipped
 bench-suite    a run's wall time, item times, packing efficiency, slowest items
 load-images    build an implementation's images and load them into the cluster
 """
@@ -48,6 +49,8 @@ from wpc.history import cli as history_cli
 from wpc.qualify import cli as qualify_cli
 from wpc.run import launching
 from wpc.run import preflight
+from wpc.stability import cli as stability_cli
+from wpc.stability import repeating
 
 
 def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
@@ -72,6 +75,15 @@ def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
         action="store_true",
         help="list what would run for this implementation and layout(s), and why "
         "anything is skipped; no cluster, no host change",
+    )
+    run.add_argument(
+        "--repeat",
+        default="1",
+        metavar="N",
+        help="run N times back to back, each run's reports under "
+        "REPORTS_DIR/run-K-of-N/, then compare the runs item by item: "
+        "REPORTS_DIR/stability-conformance-<implementation>.yaml lists the items "
+        f"whose outcome flipped (exit {int(ExitCode.UNSTABLE)})",
     )
     run.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
     bench = sub.add_parser(
@@ -137,6 +149,13 @@ def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
         description=timing_cli.MERGE_DESCRIPTION,
     )
     timing_cli.add_merge_arguments(merge)
+    stability = sub.add_parser(
+        "stability",
+        help="reports of runs of one selection compared: which items flipped",
+        description=stability_cli.DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    stability_cli.add_arguments(stability)
     bench_suite = sub.add_parser(
         "bench-suite",
         help="a run's wall time, sum of item times, packing efficiency, slowest items",
@@ -246,6 +265,8 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
             return _html(args)
         if args.verb == "merge":
             return timing_cli.main_merge(args)
+        if args.verb == "stability":
+            return stability_cli.main(args)
         if args.verb == "bench-suite":
             return timing_cli.main_bench_suite(args)
         if args.verb == "load-images":
@@ -259,6 +280,7 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
             return 0
         if args.wpc_implementation is None:
             p.error("run: the following arguments are required: --implementation")
+        repeat = repeating.count_of(args.repeat)
         values = {o.dest: getattr(args, o.dest) for o in options.OPTIONS}
         request = launching.RunRequest(
             options=values,
@@ -278,6 +300,8 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
                 listed = listing.collect(launching.list_arguments(request))
                 if listed.exit_code == ExitCode.INVALID_INPUT:
                     return ExitCode.INVALID_INPUT
+            if repeat > 1:
+                return repeating.suite(request, repeat)
             return launching.run(request)
         except KeyboardInterrupt:
             # Between the children (they get Ctrl-C passed on, see launching.run):

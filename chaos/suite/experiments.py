@@ -53,6 +53,11 @@ def _target() -> experimenting.Target:
         profile_vars=os.environ.get("WPC_CHAOS_PROFILE_VARS", ""),
         provider=os.environ.get("WPC_CHAOS_PROVIDER", "local"),
         cluster=os.environ.get("WPC_CHAOS_CLUSTER", "wpc"),
+        # `wpc chaos run --reports DIR` sets it, so the report lands where the
+        # runner reads it (each run of `--repeat N` has a directory of its own).
+        reports_dir=Path(
+            os.environ.get("WPC_CHAOS_REPORTS_DIR") or experimenting.REPORTS_DIR
+        ),
     )
 
 

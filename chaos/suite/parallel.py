@@ -15,7 +15,11 @@ The exit status is the first non-zero status of a phase (a phase that selected
 nothing counts as passed), after every phase has run: a failure in one layout
 does not hide the others' verdicts.
 
-    wpc chaos run [--layout both|legacy|initless] [--list] [-- PYTEST_ARGS...]
+    wpc chaos run [--layout both|legacy|initless] [--list] [--repeat N] [-- PYTEST_ARGS...]
+
+`--repeat N` (`make chaos REPEAT=N`) runs all of it N times, each run under
+`REPORTS/run-K-of-N/`, and compares the runs case by case (`wpc.stability`,
+which the `wpc` front end hands to `chaos.cli` as the runner).
 
 The pytest module is `chaos.suite.experiments`, run from where it is installed, so
 an installed wheel runs the whole suite; reports go below the current directory.
@@ -42,6 +46,7 @@ import yaml
 from chaos.suite import experimenting
 from conformance import contract
 from conformance.errors import DataError
+from conformance.exitcodes import ExitCode
 
 TESTS = Path(__file__).with_name("experiments.py")
 """The suite's pytest module, given by path: its name need not match `test_*.py`."""
@@ -98,12 +103,13 @@ def _say(text: str) -> None:
 
 
 def _pump(stream: IO[str], log: IO[str], prefix: str) -> None:
-    """Copy a process's output to its log and, prefixed, to our stdout."""
-    for line in stream:
-        log.write(line)
-        log.flush()
-        sys.stdout.write(f"[{prefix}] {line}")
-        sys.stdout.flush()
+    """Copy a process's output to its log and, prefixed, to our stdout; then close the log."""
+    with log:
+        for line in stream:
+            log.write(line)
+            log.flush()
+            sys.stdout.write(f"[{prefix}] {line}")
+            sys.stdout.flush()
 
 
 def start(
@@ -114,10 +120,17 @@ def start(
     logs.mkdir(parents=True, exist_ok=True)
     log_path = logs / f"pytest-{phase.name}.log"
     command = phase.command(reports, extra)
-    _say(f"[{phase.name}] $ WPC_CHAOS_LAYOUT={phase.layout} {' '.join(command)}")
+    _say(
+        f"[{phase.name}] $ WPC_CHAOS_LAYOUT={phase.layout} "
+        f"WPC_CHAOS_REPORTS_DIR={reports} {' '.join(command)}"
+    )
     proc = subprocess.Popen(
         command,
-        env={**os.environ, "WPC_CHAOS_LAYOUT": phase.layout},
+        env={
+            **os.environ,
+            "WPC_CHAOS_LAYOUT": phase.layout,
+            "WPC_CHAOS_REPORTS_DIR": str(reports),
+        },
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -202,6 +215,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--list",
         action="store_true",
         help="list the experiments each phase would run, and run nothing (no cluster)",
+    )
+    parser.add_argument(
+        "--repeat",
+        default="1",
+        metavar="N",
+        help="run the suite N times back to back, each run's reports under "
+        "REPORTS/run-K-of-N/, then compare the runs case by case: "
+        "REPORTS/stability-chaos-<implementation>.yaml lists the cases whose outcome "
+        f"flipped (exit {int(ExitCode.UNSTABLE)})",
     )
     parser.add_argument("pytest_args", nargs="*", help="passed to every pytest process")
 

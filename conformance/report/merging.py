@@ -70,6 +70,30 @@ def _at(report: dict[str, Any], path: tuple[str, ...]) -> Any:
     return value
 
 
+def refuse_unlike(
+    reports: Sequence[tuple[str, dict[str, Any]]],
+    parts: Sequence[tuple[str, tuple[str, ...], str]],
+    *,
+    unlike: str,
+) -> None:
+    """DataError naming two of `reports` (path, report) that differ in one of `parts`.
+
+    `parts` are (label, path in the report, what differs), as SAME; `unlike` says
+    what reports that differ are ("shards of different runs"). `wpc stability`
+    refuses runs of different code or selection with the same words.
+    """
+    if not reports:
+        return
+    (first_path, first), *others = reports
+    for label, path, what in parts:
+        for other_path, other in others:
+            if _at(other, path) != _at(first, path):
+                raise DataError(
+                    f"{other_path} and {first_path} are {unlike}: "
+                    f"their {what} differ ({label})"
+                )
+
+
 def check(shards: Sequence[Shard]) -> list[Shard]:
     """The shards in index order; DataError when they are not one run's shards."""
     if not shards:
@@ -85,14 +109,12 @@ def check(shards: Sequence[Shard]) -> list[Shard]:
                 f"{shard.path} is of an interrupted shard "
                 f"({shard.report['interrupted']['reason']}): run that shard again"
             )
+    refuse_unlike(
+        [(shard.path, shard.report) for shard in shards],
+        SAME,
+        unlike="shards of different runs",
+    )
     first = shards[0]
-    for label, path, what in SAME:
-        for shard in shards[1:]:
-            if _at(shard.report, path) != _at(first.report, path):
-                raise DataError(
-                    f"{shard.path} and {first.path} are shards of different runs: "
-                    f"their {what} differ ({label})"
-                )
     count = int(first.report["run"]["shard"]["count"])
     by_index: dict[int, Shard] = {}
     for shard in shards:

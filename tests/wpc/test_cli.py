@@ -38,6 +38,9 @@ VERBS = (
     "qualify",
     "history",
     "html",
+    "merge",
+    "stability",
+    "bench-suite",
     "uninstall",
     "load-images",
 )

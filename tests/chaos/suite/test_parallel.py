@@ -20,6 +20,7 @@ We test these aspects:
 
 from __future__ import annotations
 
+import io
 import multiprocessing
 import subprocess
 from pathlib import Path
@@ -97,6 +98,30 @@ def test_each_phase_runs_the_installed_module_with_its_markers(tmp_path: Path):
     assert str(parallel.TESTS) in command
     assert parallel.TESTS.resolve() == Path(experiments.__file__).resolve()
     assert command[-2:] == ["-k", "x"]
+
+
+def test_each_phase_writes_its_report_under_the_reports_directory_given(
+    tmp_path: Path, monkeypatch
+):
+    started: list[dict[str, str]] = []
+
+    class Proc:
+        stdout = io.StringIO("")
+
+    def popen(command: list[str], **kwargs: object) -> Proc:
+        started.append(kwargs["env"])  # type: ignore[arg-type]
+        return Proc()
+
+    monkeypatch.setattr(parallel.subprocess, "Popen", popen)
+    reports = tmp_path / "run-2-of-3"
+    _, pump, _ = parallel.start(parallel.plan("legacy")[0][0], reports, [])
+    pump.join()
+
+    assert started[0]["WPC_CHAOS_REPORTS_DIR"] == str(reports)
+    monkeypatch.setenv("WPC_CHAOS_REPORTS_DIR", str(reports))
+    assert experiments._target().reports_dir == reports
+    monkeypatch.delenv("WPC_CHAOS_REPORTS_DIR")
+    assert experiments._target().reports_dir == experimenting.REPORTS_DIR
 
 
 def test_concurrent_writers_lose_no_entry(tmp_path: Path):
