@@ -29,6 +29,7 @@ SUITE_VERBS = {
     "history": "upstream's fixed bugs: listed, or each run before and after its fix",
     "html": "render a ConformanceReport YAML as one self-contained HTML page",
     "merge": "shard reports (run --shard I/N) joined into one report, HTML, JUnit",
+    "summary": "a report as a CI job shows it: Markdown verdict table, ::error lines",
     "bench-suite": "a run's wall time, item times, packing efficiency, slowest items",
     "uninstall": "remove an implementation's shared controller instances",
     "load-images": "build an implementation's images and load them into the cluster",
