@@ -48,9 +48,14 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-# actionlint checks the CI workflow users copy (ci/github-actions.yaml). It is built
+# actionlint checks the CI workflows: the matrix users copy (ci/github-actions.yaml) and
+# the reusable workflow vendors call (.github/workflows/wpc-conformance.yaml). It is built
 # once with Go into a cache outside the repository, keyed by its version, and reused;
-# it runs shellcheck on the `run:` scripts when shellcheck is on PATH.
+# it runs shellcheck on the `run:` scripts when shellcheck is on PATH. zizmor (pinned in
+# pyproject.toml's dev extra) audits them and the composite action (ci/action) for
+# security problems, offline (no GitHub API); an ignore carries its reason beside it.
+CI_WORKFLOWS := ci/github-actions.yaml .github/workflows/wpc-conformance.yaml
+CI_ACTIONS := ci/action/action.yml
 ACTIONLINT_VERSION := v1.7.12
 ACTIONLINT := $(or $(WPC_CACHE_DIR),$(HOME)/.cache/wpc)/tools/actionlint-$(ACTIONLINT_VERSION)/actionlint
 
@@ -62,7 +67,8 @@ lint: setup $(ACTIONLINT)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
-	$(ACTIONLINT) ci/github-actions.yaml
+	$(ACTIONLINT) $(CI_WORKFLOWS)
+	$(VENV)/bin/zizmor --offline $(CI_WORKFLOWS) $(CI_ACTIONS)
 
 # Host packages the local provider needs (Debian); idempotent and quick when present.
 host-deps: setup

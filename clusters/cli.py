@@ -11,6 +11,7 @@ from clusters import existing
 from clusters import hostdeps
 from clusters import images
 from clusters import operating
+from clusters import pins
 from clusters import providers
 from clusters import registry
 from clusters.errors import ClusterError
@@ -48,6 +49,14 @@ def _parser(prog: str = "python -m clusters") -> argparse.ArgumentParser:
         "--kind-node-image",
         help="kind only: node image to use as given, e.g. a digest-pinned "
         "kindest/node (env WPC_KIND_NODE_IMAGE); default: build ours offline",
+    )
+    pinned = sub.add_parser(
+        "node-image",
+        help="print the upstream kindest/node image pinned (by digest) for a "
+        "Kubernetes minor, for --kind-node-image or WPC_KIND_NODE_IMAGE",
+    )
+    pinned.add_argument(
+        "kubernetes", choices=sorted(pins.KINDEST_NODE), help="Kubernetes minor"
     )
     verb("down", "delete the cluster; idempotent")
     verb(
@@ -157,6 +166,9 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m clusters") -> 
             out.write(
                 f"{tag} in {seconds:.1f}s{f' -> {args.output}' if args.output else ''}\n"
             )
+            return 0
+        if args.verb == "node-image":
+            out.write(f"{pins.KINDEST_NODE[args.kubernetes]}\n")
             return 0
         provider = providers.get(args.provider)
         if args.verb == "up":

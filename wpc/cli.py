@@ -30,6 +30,7 @@ SUITE_VERBS = {
     "html": "render a ConformanceReport YAML as one self-contained HTML page",
     "merge": "shard reports (run --shard I/N) joined into one report, HTML, JUnit",
     "stability": "reports of runs of one selection compared: which items flipped",
+    "summary": "a report as a CI job shows it: Markdown verdict table, ::error lines",
     "bench-suite": "a run's wall time, item times, packing efficiency, slowest items",
     "uninstall": "remove an implementation's shared controller instances",
     "load-images": "build an implementation's images and load them into the cluster",

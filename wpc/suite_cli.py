@@ -12,6 +12,7 @@ history        upstream's fixed bugs (conformance/spec/history.yaml), with count
 html           a ConformanceReport YAML as one self-contained HTML page
 merge          shard reports (run --shard I/N) joined into one report, HTML, JUnit
 stability      reports of runs of one selection: the items whose outcome flipped
+summary        a report as a CI job shows it: Markdown verdict table, ::error lines
 bench-suite    a run's wall time, item times, packing efficiency, slowest items
 load-images    build an implementation's images and load them into the cluster
 """
@@ -40,6 +41,7 @@ from conformance.plugin import options
 from conformance.report import html
 from conformance.spec import SpecError
 from plumbing import textfiles
+from wpc import summary_cli
 from wpc import timing_cli
 from wpc.bench import cli as bench_cli
 from wpc.diff import cli as diff_cli
@@ -156,6 +158,12 @@ def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     stability_cli.add_arguments(stability)
+    summary = sub.add_parser(
+        "summary",
+        help="a report as a CI job shows it: Markdown verdict table, ::error lines",
+        description=summary_cli.DESCRIPTION,
+    )
+    summary_cli.add_arguments(summary)
     bench_suite = sub.add_parser(
         "bench-suite",
         help="a run's wall time, sum of item times, packing efficiency, slowest items",
@@ -267,6 +275,8 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
             return timing_cli.main_merge(args)
         if args.verb == "stability":
             return stability_cli.main(args)
+        if args.verb == "summary":
+            return summary_cli.main(args)
         if args.verb == "bench-suite":
             return timing_cli.main_bench_suite(args)
         if args.verb == "load-images":

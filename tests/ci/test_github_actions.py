@@ -4,11 +4,15 @@
   (a name only listed in .PHONY does not count: make would do nothing and pass);
 - every `python -m conformance|clusters|chaos ...` and `wpc ...` command line
   parses with the project's own argparse parsers, for every matrix combination
-  (step `env:` and `${{ matrix.* }}` expanded, as the runner would);
+  (step `env:` and `${{ matrix.* }}` expanded, as the runner would; a redirection
+  such as `>> "$GITHUB_STEP_SUMMARY"` is not an argument);
 - commands that need root run as `sudo ... env "PATH=$PATH"`, so Go and Python
   from setup-go and setup-python stay on PATH;
 - the workflow reads the repository and nothing more (`permissions: contents: read`);
 - the checker itself catches a nonexistent make target and a bad option.
+
+The kind job and the merge of the local shards run WPC's own action (ci/action),
+as vendors do; tests/ci/test_vendor_ci.py checks that action and the pins.
 """
 
 from __future__ import annotations
@@ -29,8 +33,12 @@ from wpc import suite_cli as conformance_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW = ROOT / "ci" / "github-actions.yaml"
+REUSABLE = ROOT / ".github" / "workflows" / "wpc-conformance.yaml"
+ACTION_FILE = ROOT / "ci" / "action" / "action.yml"
+ACTION = yaml.safe_load(ACTION_FILE.read_text())
 MAKEFILE = ROOT / "Makefile"
 SEPARATORS = {"&&", "||", ";", "|", "&", "(", ")", "{", "}"}
+REDIRECTIONS = {">", ">>", "<", "<<<"}
 ROOT_TARGETS = {"conformance", "test", "cluster-up", "cluster-down", "host-deps"}
 
 
@@ -75,12 +83,17 @@ def expand(text: str, matrix: dict[str, str], env: dict[str, str]) -> str:
 def commands(script: str) -> Iterator[list[str]]:
     """The simple commands of a `run:` script (line continuations joined)."""
     for line in script.replace("\\\n", " ").splitlines():
-        lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|(){}")
+        lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|(){}<>")
         lexer.whitespace_split = True
         lexer.commenters = "#"
         current: list[str] = []
+        redirected = False
         for token in lexer:
-            if token in SEPARATORS:
+            if redirected:  # the file of a `>`, `>>` or `<`: not an argument
+                redirected = False
+            elif token in REDIRECTIONS:
+                redirected = True
+            elif token in SEPARATORS:
                 if current:
                     yield current
                 current = []
@@ -244,25 +257,32 @@ def test_matrix_and_env_are_expanded_as_the_runner_would():
 
 
 def test_the_kind_job_uses_the_runners_docker_and_the_pinned_node_images(workflow):
-    """Issue 15: no root, no own dockerd, upstream kindest/node pinned as in pins.py."""
+    """Issue 15: no root, no own dockerd, upstream kindest/node pinned as in pins.py.
+
+    Since issue 26 the job is WPC's own action (ci/action): it runs on the runner's
+    Docker (WPC_KIND_DOCKER=host) with `wpc cluster node-image KUBERNETES`, the
+    pins.KINDEST_NODE image of each cell's Kubernetes minor.
+    """
     from clusters import pins
 
     job = workflow["jobs"]["kind"]
     cells = list(matrices(job))
     step = next(s for s in job["steps"] if s.get("name") == "Conformance")
-    images = {}
-    for matrix in cells:
-        env = {k: expand(str(v), matrix, {}) for k, v in step["env"].items()}
-        assert env["WPC_KIND_DOCKER"] == "host"
-        assert env["WPC_KIND_NODE_IMAGE"] == pins.KINDEST_NODE[matrix["kubernetes"]]
-        images[matrix["implementation"], matrix["layout"], matrix["kubernetes"]] = env
+    assert step["uses"] == "./ci/action"
+    assert step["with"]["kubernetes"] == "${{ matrix.kubernetes }}"
+    kubernetes = {(c["implementation"], c["layout"], c["kubernetes"]) for c in cells}
     for layout in ("legacy", "initless"):
-        assert ("argo-workflows-images", layout, "1.36") in images
-    assert ("argo-workflows-images", "legacy", "1.35") in images
-    assert len(images) == len(cells)  # the 1.35 cell is added, not merged into one
+        assert ("argo-workflows-images", layout, "1.36") in kubernetes
+    assert ("argo-workflows-images", "legacy", "1.35") in kubernetes
+    assert len(kubernetes) == len(cells)  # the 1.35 cell is added, not merged into one
+    assert {c["kubernetes"] for c in cells} <= set(pins.KINDEST_NODE)
+    run = next(s for s in ACTION["runs"]["steps"] if s.get("id") == "run")
+    assert run["env"]["WPC_KIND_DOCKER"] == "host"
+    assert '"$WPC" cluster node-image "$KUBERNETES"' in run["run"]
+    assert "--provider kind" in run["run"]
     scripts = " ".join(s.get("run", "") for s in job["steps"])
     assert "go install sigs.k8s.io/kind" not in scripts  # the provider builds pins.KIND
-    assert "sudo" not in scripts
+    assert "sudo" not in scripts + run["run"]
 
 
 def test_the_local_job_runs_four_shards_and_a_last_job_merges_them(workflow):
@@ -276,11 +296,13 @@ def test_the_local_job_runs_four_shards_and_a_last_job_merges_them(workflow):
     assert step["env"]["SHARD"] == "${{ matrix.shard }}/4"
     assert "SHARD=" in step["run"]
     assert merge["needs"] == "local"
-    assert merge["if"] == "always()"
-    merged = [
-        unwrap(argv)[0]
-        for step in merge["steps"]
-        if "run" in step
-        for argv in commands(step["run"])
-    ]
-    assert any(argv[1:4] == ["-m", "conformance", "merge"] for argv in merged)
+    assert merge["if"] == "${{ !cancelled() }}"  # after failed shards too
+    # WPC's own action merges (`wpc merge`, then the summary and annotations).
+    step = next(s for s in merge["steps"] if s.get("name") == "Merge the shards")
+    assert step["uses"] == "./ci/action"
+    assert step["with"]["shard-reports"] == (
+        "shards/*/shard-*-of-4/conformance-${{ matrix.implementation }}.yaml"
+    )
+    merging = next(s for s in ACTION["runs"]["steps"] if "merge" in s.get("name", ""))
+    assert merging["if"] == "inputs.shard-reports != ''"
+    assert '"$WPC" merge "${shards[@]}" -o "$REPORT"' in merging["run"]

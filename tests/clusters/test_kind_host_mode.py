@@ -306,3 +306,18 @@ def test_worker_faults_and_the_cluster_list_follow_the_selected_engine(
     fake.clusters.add("wpc-kind")
     assert kind.running_clusters() == ["wpc-kind"]
     assert fake.seen[-1][1]["DOCKER_HOST"] == "unix:///home/me/.docker/run/docker.sock"
+
+
+def test_node_image_prints_the_pinned_image_of_a_kubernetes_minor(capsys):
+    """Issue 26: the CI action turns its `kubernetes` input into the pinned image."""
+    from wpc import cli
+
+    for minor, image in pins.KINDEST_NODE.items():
+        assert cli.main(["cluster", "node-image", minor]) == 0
+        assert capsys.readouterr().out == f"{image}\n"
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["cluster", "node-image", "1.20"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "invalid choice: '1.20'" in err
+    assert "'1.35', '1.36'" in err
