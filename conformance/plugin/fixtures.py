@@ -50,6 +50,9 @@ from conformance.plugin import keys
 from conformance.plugin import markers
 from conformance.plugin import runs
 
+UNLABELLED_WORKFLOWS_LOCK = "unlabelled_workflows_lock"
+"""The fixture of tests that create Workflows without the instance label."""
+
 
 @pytest.fixture(autouse=True)
 def wpc_layout(request: pytest.FixtureRequest) -> str | None:
@@ -138,6 +141,18 @@ def test_labels(
     )
 
 
+@pytest.fixture(scope="session")
+def namespace_deletions(
+    kube_clients: kube.Clients, run_context: RunContext, timeouts: Timeouts
+) -> Iterator[namespaces.Deletions]:
+    """Test namespaces being deleted; this process awaits them all at its end."""
+    deletions = namespaces.Deletions(
+        kube_clients, session_id=run_context.session_id, timeouts=timeouts
+    )
+    yield deletions
+    deletions.wait_all()
+
+
 @pytest.fixture
 def namespace(
     request: pytest.FixtureRequest,
@@ -146,17 +161,30 @@ def namespace(
     declaration: markers.Declaration,
     test_labels: dict[str, str],
     timeouts: Timeouts,
+    namespace_deletions: namespaces.Deletions,
 ) -> Iterator[str]:
-    """A fresh namespace with executor RBAC; deleted (and awaited) afterwards."""
+    """A fresh namespace with executor RBAC; its deletion starts afterwards.
+
+    The deletion is awaited at the end of the process (`namespace_deletions`),
+    except for a test holding the unlabelled-workflows lock: its namespace's
+    Workflows carry no instance label, so a later controller without
+    `instanceID` would see them until the namespace is gone.
+    """
     name = namespaces.unique_name(
         short_name=declaration.short_name, layout=test_labels[kube.LAYOUT]
     )
     request.node.stash[keys.NAMESPACE] = name
     namespaces.create(kube_clients, name=name, labels=test_labels)
     yield name
-    namespaces.delete(
-        kube_clients, name=name, session_id=run_context.session_id, timeouts=timeouts
-    )
+    if UNLABELLED_WORKFLOWS_LOCK in request.fixturenames:
+        namespaces.delete(
+            kube_clients,
+            name=name,
+            session_id=run_context.session_id,
+            timeouts=timeouts,
+        )
+    else:
+        namespace_deletions.start(name)
 
 
 @pytest.fixture
