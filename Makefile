@@ -132,9 +132,11 @@ kind-test: setup
 
 # The negative controls: each broken variant of the reference implementation must be
 # caught by its killing scenarios while HelloWorld still passes (8-11 min on 2 cores).
+# The faults run longest first (tests/negative/durations.json); SHARD=I/N runs a
+# duration-balanced part of them, as for `make conformance`.
 negative-controls: setup
 	$(PY) -m clusters up --provider local --name $(CLUSTER)
-	$(PY) -m pytest -m "negative" $(PYTEST_ARGS)
+	$(PY) -m pytest -m "negative" $(if $(SHARD),--wpc-shard $(SHARD)) $(PYTEST_ARGS)
 
 # The mutation score of the last `make negative-controls` belongs in the report of the
 # implementation whose broken variants it ran (reference), when that run left one.
