@@ -46,6 +46,7 @@ from conformance.implementations import driving
 from conformance.implementations import profiles
 from conformance.implementations import sweeping
 from conformance.implementations.contexts import RunContext
+from conformance.plugin import deferring
 from conformance.plugin import keys
 from conformance.plugin import markers
 from conformance.plugin import runs
@@ -301,14 +302,29 @@ def controller(wpc_run: runs.Run, layout: layouts.Instance) -> Controller:
     return driving.InstanceController(driver=_driver(wpc_run), instance=layout)
 
 
+@pytest.fixture(scope="session")
+def background_teardown() -> Iterator[deferring.Background]:
+    """Teardown steps no test waits for; this process joins them at its end."""
+    background = deferring.Background()
+    yield background
+    background.join()
+
+
 @pytest.fixture
 def dedicated_instance(
+    request: pytest.FixtureRequest,
     wpc_run: runs.Run,
     run_context: RunContext,
     wpc_layout: str | None,
     kube_clients: kube.Clients,
+    background_teardown: deferring.Background,
 ) -> Iterator[Controller]:
-    """A private controller instance (installed now, uninstalled after the test)."""
+    """A private controller instance (installed now, uninstalled after the test).
+
+    The uninstall runs in the background (`conformance.plugin.deferring`), except
+    for a test holding the unlabelled-workflows lock: its instance may run without
+    `instanceID`, serving every unlabelled Workflow, until it is gone.
+    """
     profile = wpc_run.profile
     instance_id = f"wpc-t-{uuid.uuid4().hex[:8]}"
     values = {"instance_id": instance_id, "layout": wpc_layout or contract.LEGACY}
@@ -351,7 +367,13 @@ def dedicated_instance(
     try:
         yield driving.InstanceController(driver=driver, instance=instance)
     finally:
-        driver.control("uninstall", instance)
+        if UNLABELLED_WORKFLOWS_LOCK in request.fixturenames:
+            driver.control("uninstall", instance)
+        else:
+            background_teardown.submit(
+                f"uninstall {instance.instance_id}",
+                functools.partial(driver.control, "uninstall", instance),
+            )
 
 
 @pytest.fixture
