@@ -180,12 +180,14 @@ class Deletions:
 
     def wait_all(self) -> list[str]:
         """Wait for every started deletion; return the namespaces still there."""
+        from kubernetes.client.exceptions import ApiException
+
         left: list[str] = []
         while self.pending:
             name = self.pending.pop(0)
             try:
                 wait_deleted(self._clients, name=name, timeouts=self._timeouts)
-            except WaitTimeout as exc:
+            except (WaitTimeout, ApiException) as exc:
                 logger.error("[%s] Left to the run's sweep: %s", name, exc)
                 left.append(name)
         return left

@@ -173,3 +173,24 @@ def test_a_test_holding_the_unlabelled_workflows_lock_waits_for_its_namespace():
     )
     assert deletions.pending == []
     assert core.labels == {}
+
+
+def test_an_api_error_while_waiting_leaves_that_namespace_to_the_sweep():
+    core = Core()
+    for name in ("broken", "fine"):
+        _ours(core, name)
+    deletions = namespaces.Deletions(
+        _clients(core), session_id=SESSION, timeouts=TIMEOUTS
+    )
+    deletions.start("broken")
+    deletions.start("fine")
+    reads = core.read_namespace
+
+    def read(name: str) -> Any:
+        if name == "broken":
+            raise ApiException(status=500)
+        return reads(name)
+
+    core.read_namespace = read  # type: ignore[method-assign]
+    assert deletions.wait_all() == ["broken"]
+    assert "fine" not in core.labels
