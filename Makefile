@@ -144,9 +144,11 @@ kind-test: setup
 
 # The negative controls: each broken variant of the reference implementation must be
 # caught by its killing scenarios while HelloWorld still passes (8-11 min on 2 cores).
+# The faults run longest first (tests/negative/durations.json); SHARD=I/N runs a
+# duration-balanced part of them, as for `make conformance`.
 negative-controls: setup
 	$(PY) -m clusters up --provider local --name $(CLUSTER)
-	$(PY) -m pytest -m "negative" $(PYTEST_ARGS)
+	$(PY) -m pytest -m "negative" $(if $(SHARD),--wpc-shard $(SHARD)) $(PYTEST_ARGS)
 
 # The mutation score of the last `make negative-controls` belongs in the report of the
 # implementation whose broken variants it ran (reference), when that run left one.
@@ -207,6 +209,7 @@ differential: setup
 # item RERUNS times against each version, print the diff (confirmed or flaky); files under
 # reports/qualify-OLD-NEW/. Exit 14 on a regression that did not flip on rerun and that
 # no entry of EXPLAINED (default wpc/qualify/explained.yaml; `none`: no file) explains.
+# SHARD=I/N runs that shard of the suite against each version (reports/qualify-OLD-NEW-shard-I-of-N/).
 OLD ?=
 NEW ?=
 SOURCE ?= $(WPC_ARGO_SOURCE)
@@ -216,7 +219,7 @@ QUALIFY_EXPLAINED = $(if $(filter none,$(EXPLAINED)),--no-explained,$(if $(EXPLA
 qualify: setup
 	@test -n "$(OLD)" -a -n "$(NEW)" || { echo "make qualify: give OLD=<ref> NEW=<ref>, e.g. OLD=v4.1.0 NEW=v4.1.2" >&2; exit 10; }
 	@test -n "$(SOURCE)" || { echo "make qualify: give SOURCE=<argo-workflows git repository> or set WPC_ARGO_SOURCE" >&2; exit 10; }
-	$(PY) -m conformance qualify --old $(OLD) --new $(NEW) --source $(SOURCE) --layout $(LAYOUT) --reruns $(RERUNS) --provider $(PROVIDER) --cluster $(CLUSTER) -n $(WORKERS) $(QUALIFY_EXPLAINED)
+	$(PY) -m conformance qualify --old $(OLD) --new $(NEW) --source $(SOURCE) --layout $(LAYOUT) --reruns $(RERUNS) --provider $(PROVIDER) --cluster $(CLUSTER) -n $(WORKERS) $(QUALIFY_EXPLAINED) $(if $(SHARD),--shard $(SHARD))
 
 # Upstream's fixed bugs as mutants (conformance/spec/history.yaml): for every fix in scope,
 # observable and named by a scenario, build the last tag with the bug and the first without

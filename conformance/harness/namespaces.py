@@ -4,7 +4,8 @@ The executor writes a WorkflowTaskResult per node, so the namespace's default
 ServiceAccount needs `create` and `patch` on `argoproj.io/workflowtaskresults`
 (the spec's executor RBAC clause); the suite does what users are told to do.
 Deletion strips the pod status-capture finalizer from the namespace's pods
-(only this run's namespaces) and waits until the namespace is gone.
+(only this run's namespaces) and waits until the namespace is gone, at once
+(`delete`) or, for the test namespaces, at the worker's end (`Deletions`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from conformance import contract
 from conformance.errors import HarnessError
+from conformance.errors import WaitTimeout
 from conformance.harness import kube
 from conformance.harness.timeouts import Timeouts
 from conformance.harness.watching import until
@@ -97,23 +99,28 @@ def strip_status_finalizers(clients: kube.Clients, namespace: str) -> int:
     return stripped
 
 
-def delete(
-    clients: kube.Clients, *, name: str, session_id: str, timeouts: Timeouts
-) -> None:
-    """Delete a namespace this run created and wait until it is gone."""
+def start_delete(clients: kube.Clients, *, name: str, session_id: str) -> bool:
+    """Delete a namespace this run created, without waiting; False if already gone."""
     from kubernetes.client.exceptions import ApiException
 
     try:
         ns = clients.core.read_namespace(name)
     except ApiException as exc:
         if exc.status == 404:
-            return
+            return False
         raise
     if (ns.metadata.labels or {}).get(kube.SESSION) != session_id:
         raise HarnessError(
             f"refusing to delete namespace {name}: not created by run {session_id}"
         )
     clients.core.delete_namespace(name)
+    strip_status_finalizers(clients, name)
+    return True
+
+
+def wait_deleted(clients: kube.Clients, *, name: str, timeouts: Timeouts) -> None:
+    """Wait until namespace `name`, being deleted, is gone."""
+    from kubernetes.client.exceptions import ApiException
 
     def gone() -> bool | NotYet:
         # Pods may still be created while the namespace terminates; strip again.
@@ -129,7 +136,6 @@ def delete(
             f"conditions={[(c.type, c.message) for c in current.status.conditions or []]}"
         )
 
-    strip_status_finalizers(clients, name)
     until(
         gone,
         timeout=timeouts.namespace_deleted,
@@ -137,6 +143,54 @@ def delete(
         describe=f"namespace {name} to be deleted",
     )
     logger.info("[%s] Deleted the test namespace.", name)
+
+
+def delete(
+    clients: kube.Clients, *, name: str, session_id: str, timeouts: Timeouts
+) -> None:
+    """Delete a namespace this run created and wait until it is gone."""
+    if start_delete(clients, name=name, session_id=session_id):
+        wait_deleted(clients, name=name, timeouts=timeouts)
+
+
+class Deletions:
+    """Test namespaces whose deletion was started, awaited together at the end.
+
+    Kubernetes takes about 6 s to remove even an empty namespace; a test that
+    waited for it would hold its worker that long after its verdict, for
+    nothing the next test needs (every test has its own namespace). The
+    namespace fixture starts the deletion and moves on; the worker awaits them
+    all at its session's end (`wait_all`), while they have long been deleting
+    side by side. One not gone in time is logged and left to the run's sweep,
+    which reports it among the leaks instead of failing whichever test ran last.
+    """
+
+    def __init__(
+        self, clients: kube.Clients, *, session_id: str, timeouts: Timeouts
+    ) -> None:
+        self._clients = clients
+        self._session_id = session_id
+        self._timeouts = timeouts
+        self.pending: list[str] = []
+
+    def start(self, name: str) -> None:
+        """Start deleting `name` (a namespace of this run); awaited by `wait_all`."""
+        if start_delete(self._clients, name=name, session_id=self._session_id):
+            self.pending.append(name)
+
+    def wait_all(self) -> list[str]:
+        """Wait for every started deletion; return the namespaces still there."""
+        from kubernetes.client.exceptions import ApiException
+
+        left: list[str] = []
+        while self.pending:
+            name = self.pending.pop(0)
+            try:
+                wait_deleted(self._clients, name=name, timeouts=self._timeouts)
+            except (WaitTimeout, ApiException) as exc:
+                logger.error("[%s] Left to the run's sweep: %s", name, exc)
+                left.append(name)
+        return left
 
 
 def wait_default_account(clients: kube.Clients, name: str, timeouts: Timeouts) -> None:

@@ -46,9 +46,13 @@ from conformance.implementations import driving
 from conformance.implementations import profiles
 from conformance.implementations import sweeping
 from conformance.implementations.contexts import RunContext
+from conformance.plugin import deferring
 from conformance.plugin import keys
 from conformance.plugin import markers
 from conformance.plugin import runs
+
+UNLABELLED_WORKFLOWS_LOCK = "unlabelled_workflows_lock"
+"""The fixture of tests that create Workflows without the instance label."""
 
 
 @pytest.fixture(autouse=True)
@@ -138,6 +142,18 @@ def test_labels(
     )
 
 
+@pytest.fixture(scope="session")
+def namespace_deletions(
+    kube_clients: kube.Clients, run_context: RunContext, timeouts: Timeouts
+) -> Iterator[namespaces.Deletions]:
+    """Test namespaces being deleted; this process awaits them all at its end."""
+    deletions = namespaces.Deletions(
+        kube_clients, session_id=run_context.session_id, timeouts=timeouts
+    )
+    yield deletions
+    deletions.wait_all()
+
+
 @pytest.fixture
 def namespace(
     request: pytest.FixtureRequest,
@@ -146,17 +162,30 @@ def namespace(
     declaration: markers.Declaration,
     test_labels: dict[str, str],
     timeouts: Timeouts,
+    namespace_deletions: namespaces.Deletions,
 ) -> Iterator[str]:
-    """A fresh namespace with executor RBAC; deleted (and awaited) afterwards."""
+    """A fresh namespace with executor RBAC; its deletion starts afterwards.
+
+    The deletion is awaited at the end of the process (`namespace_deletions`),
+    except for a test holding the unlabelled-workflows lock: its namespace's
+    Workflows carry no instance label, so a later controller without
+    `instanceID` would see them until the namespace is gone.
+    """
     name = namespaces.unique_name(
         short_name=declaration.short_name, layout=test_labels[kube.LAYOUT]
     )
     request.node.stash[keys.NAMESPACE] = name
     namespaces.create(kube_clients, name=name, labels=test_labels)
     yield name
-    namespaces.delete(
-        kube_clients, name=name, session_id=run_context.session_id, timeouts=timeouts
-    )
+    if UNLABELLED_WORKFLOWS_LOCK in request.fixturenames:
+        namespaces.delete(
+            kube_clients,
+            name=name,
+            session_id=run_context.session_id,
+            timeouts=timeouts,
+        )
+    else:
+        namespace_deletions.start(name)
 
 
 @pytest.fixture
@@ -273,14 +302,29 @@ def controller(wpc_run: runs.Run, layout: layouts.Instance) -> Controller:
     return driving.InstanceController(driver=_driver(wpc_run), instance=layout)
 
 
+@pytest.fixture(scope="session")
+def background_teardown() -> Iterator[deferring.Background]:
+    """Teardown steps no test waits for; this process joins them at its end."""
+    background = deferring.Background()
+    yield background
+    background.join()
+
+
 @pytest.fixture
 def dedicated_instance(
+    request: pytest.FixtureRequest,
     wpc_run: runs.Run,
     run_context: RunContext,
     wpc_layout: str | None,
     kube_clients: kube.Clients,
+    background_teardown: deferring.Background,
 ) -> Iterator[Controller]:
-    """A private controller instance (installed now, uninstalled after the test)."""
+    """A private controller instance (installed now, uninstalled after the test).
+
+    The uninstall runs in the background (`conformance.plugin.deferring`), except
+    for a test holding the unlabelled-workflows lock: its instance may run without
+    `instanceID`, serving every unlabelled Workflow, until it is gone.
+    """
     profile = wpc_run.profile
     instance_id = f"wpc-t-{uuid.uuid4().hex[:8]}"
     values = {"instance_id": instance_id, "layout": wpc_layout or contract.LEGACY}
@@ -323,7 +367,13 @@ def dedicated_instance(
     try:
         yield driving.InstanceController(driver=driver, instance=instance)
     finally:
-        driver.control("uninstall", instance)
+        if UNLABELLED_WORKFLOWS_LOCK in request.fixturenames:
+            driver.control("uninstall", instance)
+        else:
+            background_teardown.submit(
+                f"uninstall {instance.instance_id}",
+                functools.partial(driver.control, "uninstall", instance),
+            )
 
 
 @pytest.fixture

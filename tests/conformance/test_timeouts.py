@@ -7,16 +7,21 @@
   forgotten), and neither those nor the timing tolerance nor the poll interval
   move: at scale 3 a heartbeat 13 s late still breaks "every 5 s";
 - a scale is a finite number of at least 1: NaN, infinity and anything below 1
-  are refused (DataError naming the option).
+  are refused (DataError naming the option);
+- the spec bounds the slow scenarios wait on are the values SPEC.md states (its
+  sentence quoted), the deleted-pod limit never undercuts upstream's 2-minute
+  backstop, and the handshake scenario's own constants equal them (issue 27).
 """
 
 from __future__ import annotations
 
 import ast
 import dataclasses
+import importlib
 import inspect
 import itertools
 import math
+from pathlib import Path
 
 import pytest
 
@@ -96,3 +101,53 @@ def test_scaling_never_moves_a_spec_bound():
     assert tripled.namespace_deleted == 3 * base.namespace_deleted
     # The handshake clause's bound: "every 5 s", plus the named tolerance.
     assert tripled.heartbeat_interval + tripled.timing_tolerance < 13.0
+
+
+def _spec_text() -> str:
+    path = Path(timeouts.__file__).parents[1] / "SPEC.md"
+    return " ".join(path.read_text(encoding="utf-8").split())
+
+
+@pytest.mark.parametrize(
+    ("name", "seconds", "sentence"),
+    [
+        (
+            "status_marker_appears",
+            30,
+            "If `/var/run/argo/status` does not exist 30 s after",
+        ),
+        ("status_marker_stale", 30, "modification time is more than 30 s old"),
+        ("heartbeat_interval", 5, "MUST rewrite it at least every 5 s"),
+        ("controller_stopped", 10, "the controller MUST stop on its own within 10 s"),
+        ("plugin_socket", 120, "the 120 s plugin-socket wait"),
+    ],
+)
+def test_each_spec_bound_is_the_value_spec_md_states(name, seconds, sentence):
+    # Issue 27 item 2 cuts the slow scenarios' waiting, never a bound: these
+    # are the limits SPEC.md sets, word for word, and the suite's values.
+    assert sentence in _spec_text()
+    assert getattr(timeouts.Timeouts(), name) == seconds
+    assert name in timeouts.SPEC_BOUNDS
+
+
+def test_the_deleted_pod_limit_never_undercuts_upstreams_2_minute_backstop():
+    # RecoveryWithStatusFinalizer sits this out: the spec lets the controller keep
+    # the finalizer of a deleted pod 2 minutes past its last condition transition.
+    assert (
+        "MAY keep the finalizer until 2 minutes after the pod's last condition "
+        "transition" in _spec_text()
+    )
+    assert timeouts.Timeouts().status_finalizer_removed >= 120
+    assert "status_finalizer_removed" in timeouts.SPEC_BOUNDS
+
+
+def test_the_slow_scenarios_use_the_spec_values_not_copies_of_their_own():
+    from conformance.tests import test_handshake_marker
+
+    base = timeouts.Timeouts()
+    assert base.heartbeat_interval == test_handshake_marker.HEARTBEAT
+    assert base.status_marker_stale == test_handshake_marker.DEAD_AFTER
+    module = importlib.import_module(
+        "conformance.tests.test_recovery_with_status_finalizer"
+    )
+    assert "timeouts.status_finalizer_removed" in inspect.getsource(module)

@@ -1,6 +1,7 @@
 """Session plumbing of the negative controls: the target cluster, the batch, the summary.
 
-See `batching`: the first fault's test runs the session's faults as one batch; at the
+See `batching`: the first fault's test runs the session's faults as one batch, longest
+first (`sharding`: `--wpc-shard I/N` keeps a balanced part of them); at the
 end the reporting process (the only one, or the pytest-xdist controller) writes
 `reports/negative-controls.yaml` with the mutation score and prints it.
 """
@@ -17,6 +18,7 @@ from conformance.report import provenance
 from tests.negative import batching
 from tests.negative import controls
 from tests.negative import runner
+from tests.negative import sharding
 
 STARTED = pytest.StashKey[float]()
 SUMMARY = pytest.StashKey[dict[str, Any]]()
@@ -35,6 +37,23 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[STARTED] = time.time()
     if not hasattr(config, "workerinput"):
         config.stash[MEASURED_ON] = provenance.current(str(specs.load().version))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(
+    config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    """The faults longest first, and only this shard's with `--wpc-shard I/N` (`sharding`).
+
+    Last, after `-m` and `-k`: the shard is a part of what the unsharded session
+    would run. The batch runs the faults in this order (`negative_verdicts`).
+    """
+    kept, dropped = sharding.arrange(
+        items, known=sharding.load_known(), shard=sharding.shard_of(config)
+    )
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    items[:] = kept
 
 
 @pytest.fixture(scope="session")
@@ -78,6 +97,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     )
     if document is not None:
         config.stash[SUMMARY] = document
+        if config.getoption("wpc_update_durations", False):
+            sharding.refresh(document)
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
+from conformance.plugin import scheduling
 from wpc.diff import cli as diff_cli
 from wpc.qualify import builds
 from wpc.qualify import qualifying
@@ -37,7 +38,9 @@ wpc/qualify/explained.yaml; --no-explained for none) explains is
 marked "(explained)" with its reason and, if a regression, not counted; entries
 that explain nothing are listed as unused.
 Files: <out>/old, <out>/new, <out>/rerun-<round>-<side>-<layout> (reports),
-<out>/diff.yaml and <out>/diff.txt. Each run brings the cluster up as `run` does.
+<out>/diff.yaml and <out>/diff.txt. --shard I/N runs only that shard of the suite
+against each version (out: reports/qualify-OLD-NEW-shard-I-of-N), so N runners
+share a qualification; each shard's diff and exit code cover its items. Each run brings the cluster up as `run` does.
 --rediff DIR runs nothing: it recomputes DIR/diff.yaml and DIR/diff.txt from the
 reports a finished qualification left there (only --explained, --no-explained
 and --timing-ratio apply; the refs come from the reports).
@@ -86,6 +89,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="where reports and the diff go (default: reports/qualify-OLD-NEW)",
     )
     running.add_suite_arguments(parser)
+    parser.add_argument(
+        "--shard",
+        default=None,
+        metavar="I/N",
+        help="run shard I of N of the suite against each version (as `run --shard`); "
+        "the reruns and the diff cover that shard's items",
+    )
     parser.add_argument(
         "--timing-ratio",
         type=diff_cli.ratio,
@@ -152,7 +162,11 @@ def main(args: argparse.Namespace) -> int:
     old, new = builds.plan(args.old, args.new, source)
     for build in (old, new):
         builds.check_profile(args.implementation, build)
-    out_dir = args.output_dir or Path("reports") / f"qualify-{old.build}-{new.build}"
+    shard = scheduling.parse_shard(args.shard) if args.shard is not None else None
+    suffix = f"-shard-{shard.index}-of-{shard.count}" if shard else ""
+    out_dir = args.output_dir or Path("reports") / (
+        f"qualify-{old.build}-{new.build}{suffix}"
+    )
     plan = qualifying.Plan(
         old=old,
         new=new,
@@ -161,6 +175,7 @@ def main(args: argparse.Namespace) -> int:
         rounds=args.reruns,
         timing_ratio=args.timing_ratio,
         explained=args.explained,
+        shard=str(shard) if shard else "",
     )
     runner = running.runner_from_args(args)
     return _print(qualifying.qualify(plan, runner))

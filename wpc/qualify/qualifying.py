@@ -2,7 +2,8 @@
 
 Order of work, for any `Runner` (the real one runs the suite; tests pass a fake):
 
-1. the whole suite against OLD, then NEW (`<out>/old`, `<out>/new`);
+1. the whole suite (or one shard of it, `Plan.shard`) against OLD, then NEW
+   (`<out>/old`, `<out>/new`);
 2. the two reports diffed (`wpc.diff.comparing`);
 3. for round 1..N, OLD then NEW, one run per layout selecting the differing
    items of that layout (`<out>/rerun-<round>-<side>-<layout>`), so each
@@ -75,6 +76,12 @@ class Plan:
     min_seconds: float = 1.0
     explained: Path | None = None
     """The explanations file to apply, or None for none."""
+    shard: str = ""
+    """`I/N`: the whole-suite runs take only that shard (`run --shard`); '' for all.
+
+    Both sides get the same part (the split depends only on the selection and
+    the durations file); the reruns select their items by name, unsharded.
+    """
 
     def __post_init__(self) -> None:
         if self.rounds < 0:
@@ -189,7 +196,12 @@ def qualify(plan: Plan, runner: Runner) -> Outcome:
     for build in (plan.old, plan.new):
         logger.info("Running the suite against %s (%s).", build.side, build.ref)
         reports[build.side] = runner(
-            Run(build=build, layout=plan.layout, reports_dir=plan.out_dir / build.side)
+            Run(
+                build=build,
+                layout=plan.layout,
+                reports_dir=plan.out_dir / build.side,
+                shard=plan.shard,
+            )
         )
     diff = _diff(reports["old"], reports["new"], plan.timing_ratio, plan.min_seconds)
     if diff.items and plan.rounds:

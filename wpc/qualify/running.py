@@ -66,6 +66,8 @@ class Run:
     reports_dir: Path
     keywords: str = ""
     """A pytest `-k` expression, or '' for the whole suite."""
+    shard: str = ""
+    """`I/N`: only that shard of the selection (`run --shard`), or '' for all of it."""
 
     @property
     def report(self) -> Path:
@@ -117,6 +119,8 @@ class SuiteRunner:
             argv += ["--timeout-scale", str(self.timeout_scale)]
         if self.workers:
             argv += ["-n", str(self.workers)]
+        if run.shard:
+            argv += ["--shard", run.shard]
         if run.keywords:
             argv += ["--", "-k", run.keywords]
         return argv

@@ -10,7 +10,10 @@
 - the real runner's command is `python -m conformance run` with the build's
   profile variables and the selection after `--`, and a run that leaves no
   report is a CommandError naming the report;
-- the verb exits 14 for a confirmed regression and 0 when it flipped.
+- the verb exits 14 for a confirmed regression and 0 when it flipped;
+- `--shard I/N` shards both whole runs the same way (the runner passes `--shard`)
+  and names the output directory, never the reruns; a bad shard exits 10 before
+  anything runs.
 """
 
 from __future__ import annotations
@@ -271,12 +274,68 @@ def test_the_verb_refuses_bad_input_before_running(
     assert message in capsys.readouterr().err
 
 
-def test_the_default_output_directory_is_named_by_both_refs(tmp_path, monkeypatch):
+@pytest.mark.parametrize(
+    ("extra", "shard", "old_dir"),
+    [
+        ([], "", "reports/qualify-v4.1.0-v4.1.2/old"),
+        # `--shard I/N` goes to both whole runs and names the directory (issue 27).
+        (["--shard", "3/4"], "3/4", "reports/qualify-v4.1.0-v4.1.2-shard-3-of-4/old"),
+    ],
+)
+def test_the_default_output_directory_is_named_by_both_refs(
+    tmp_path, monkeypatch, extra, shard, old_dir
+):
     fake = FakeRunner(lambda run, count: dict(BASE))
     monkeypatch.setattr(qualify_cli.running, "SuiteRunner", lambda **kwargs: fake)
     monkeypatch.chdir(tmp_path)
     args = conformance_cli.parser().parse_args(
-        ["qualify", "--old", "v4.1.0", "--new", "v4.1.2", "--source", "/src"]
+        ["qualify", "--old", "v4.1.0", "--new", "v4.1.2", "--source", "/src", *extra]
     )
     assert qualify_cli.main(args) == 0
-    assert fake.runs[0].reports_dir == Path("reports/qualify-v4.1.0-v4.1.2/old")
+    assert fake.runs[0].reports_dir == Path(old_dir)
+    assert [r.shard for r in fake.runs] == [shard, shard]
+
+
+def test_a_sharded_qualification_shards_the_whole_runs_only(tmp_path):
+    # Issue 27 item 5: `qualify --shard I/N` runs that shard of the suite against
+    # each version; the reruns select the differing items by name, unsharded.
+    runner = FakeRunner(upstream_like)
+    sharded = qualifying.Plan(
+        old=plan(tmp_path).old,
+        new=plan(tmp_path).new,
+        out_dir=tmp_path / "q",
+        rounds=1,
+        shard="2/4",
+    )
+    qualifying.qualify(sharded, runner)
+    assert [(r.build.side, r.shard) for r in runner.runs if not r.keywords] == [
+        ("old", "2/4"),
+        ("new", "2/4"),
+    ]
+    reruns = [r for r in runner.runs if r.keywords]
+    assert reruns
+    assert {r.shard for r in reruns} == {""}
+
+
+def test_the_suite_runner_passes_the_shard(tmp_path):
+    old, _new = builds.plan("v4.1.0", "v4.1.2", "/src")
+    command = running.SuiteRunner(implementation="argo-workflows", python="py").command(
+        Run(build=old, layout="both", reports_dir=tmp_path / "r", shard="1/3")
+    )
+    assert command[-2:] == ["--shard", "1/3"]
+    unsharded = running.SuiteRunner(implementation="argo-workflows").command(
+        Run(build=old, layout="both", reports_dir=tmp_path / "r")
+    )
+    assert "--shard" not in unsharded
+
+
+@pytest.mark.parametrize("shard", ["5/4", "0/2", "half"])
+def test_the_verb_refuses_a_bad_shard_before_running(monkeypatch, capsys, shard):
+    monkeypatch.setattr(
+        qualify_cli.running, "SuiteRunner", lambda **kwargs: pytest.fail("ran")
+    )
+    code = conformance_cli.main(
+        ["qualify", "--old", "v1", "--new", "v2", "--source", "/src", "--shard", shard]
+    )
+    assert code == ExitCode.INVALID_INPUT
+    assert "--shard" in capsys.readouterr().err
