@@ -17,6 +17,7 @@ from typing import Any
 from conformance import contract
 from conformance.errors import DataError
 from conformance.harness.timeouts import checked_scale
+from conformance.implementations import variables
 
 KEYS = (
     "wpc_provider",
@@ -86,11 +87,12 @@ class ChaosSettings:
 
 
 def parse_vars(text: str) -> tuple[tuple[str, str], ...]:
-    """`a=1,b=2` -> (("a", "1"), ("b", "2")); ValueError for a pair without `=`."""
-    pairs = []
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        name, sep, value = item.partition("=")
-        if not sep or not name:
-            raise ValueError(f"wpc_profile_vars: expected NAME=VALUE, got {item!r}")
-        pairs.append((name.strip(), value.strip()))
-    return tuple(pairs)
+    """`a=1,b=2` -> (("a", "1"), ("b", "2")); ValueError naming the key and the item.
+
+    The suite's one parser of profile variables, with a ValueError like every other
+    bad key of the configuration.
+    """
+    try:
+        return tuple(variables.parse_joined(text, source="wpc_profile_vars").items())
+    except DataError as exc:
+        raise ValueError(str(exc)) from exc

@@ -33,6 +33,7 @@ from conformance.harness.timeouts import Timeouts
 from conformance.implementations import images
 from conformance.implementations import preparing
 from conformance.implementations import profiles
+from conformance.implementations import variables
 from conformance.implementations.contexts import ClusterChoice
 from conformance.plugin import listing
 from conformance.plugin import options
@@ -177,8 +178,9 @@ def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
 
 
 def _uninstall(args: argparse.Namespace) -> int:
-    variables = dict(v.split("=", 1) for v in args.profile_var)
-    profile = profiles.load(args.implementation, variables=variables)
+    profile = profiles.load(
+        args.implementation, variables=variables.parse(args.profile_var)
+    )
     layouts = ("legacy", "initless") if args.layout == "both" else (args.layout,)
     cluster = ClusterChoice.of(args)
     log_dir = Path("reports") / "logs"

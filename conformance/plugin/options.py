@@ -33,6 +33,7 @@ import pytest
 from conformance.errors import DataError
 from conformance.harness import layouts
 from conformance.harness import timeouts
+from conformance.implementations import variables
 from conformance.implementations.contexts import Environment
 from conformance.plugin import collection
 from conformance.plugin import scheduling
@@ -350,17 +351,10 @@ def is_active(config: pytest.Config) -> bool:
 
 def profile_vars(pairs: list[str]) -> dict[str, str]:
     """Parse repeated `--profile-var NAME=VALUE` options; UsageError on nonsense."""
-    values: dict[str, str] = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep or not name.strip():
-            raise pytest.UsageError(
-                f"--wpc-profile-var must look like NAME=VALUE, not {pair!r}"
-            )
-        if name.strip() in values:
-            raise pytest.UsageError(f"--wpc-profile-var {name.strip()} given twice")
-        values[name.strip()] = value
-    return values
+    try:
+        return variables.parse(pairs, source="--wpc-profile-var")
+    except DataError as exc:
+        raise pytest.UsageError(str(exc)) from exc
 
 
 def kubeconfig(config: pytest.Config) -> Path | None:

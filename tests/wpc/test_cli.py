@@ -148,3 +148,33 @@ def test_conformance_verbs_reach_python_m_conformance_under_their_name(
     )
     assert cli.main([verb, "a", "b"]) == 0
     assert seen == [([verb, "a", "b"], "wpc")]
+
+
+@pytest.mark.parametrize(
+    ("verb", "flag"),
+    [
+        (["profile", "check", "reference"], "--profile-var"),
+        # Failed before: `dict(v.split("=", 1))` raised a ValueError traceback.
+        (["uninstall", "--implementation", "reference"], "--profile-var"),
+        # Failed before: argparse's usage error (exit 2) for a missing `=`, and
+        # SystemExit 1 for a name given twice.
+        (["bench", "--skip-prepare"], "--profile-var"),
+        (["differential", "--a", "reference", "--b", "reference"], "--profile-var-b"),
+    ],
+)
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        (["novalue"], "must look like NAME=VALUE, not 'novalue'"),
+        (["=x"], "must look like NAME=VALUE, not '=x'"),
+        (["ref=a", "ref=b"], "ref given twice"),
+    ],
+)
+def test_every_verb_refuses_a_bad_profile_variable_alike(
+    capsys, verb, flag, given, message
+):
+    argv = [*verb, *(word for item in given for word in (flag, item))]
+    assert cli.main(argv) == ExitCode.INVALID_INPUT
+    err = capsys.readouterr().err
+    assert f"error: {flag} {message}" in err
+    assert "Traceback" not in err

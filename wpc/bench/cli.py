@@ -14,6 +14,7 @@ from pathlib import Path
 
 from conformance.harness import layouts
 from conformance.harness.timeouts import checked_scale
+from conformance.implementations import variables
 from conformance.implementations.contexts import ClusterChoice
 from wpc.bench import reporting
 from wpc.bench import running
@@ -48,7 +49,6 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--profile-var",
         dest="profile_vars",
-        type=profile_var,
         action="append",
         default=[],
         metavar="NAME=VALUE",
@@ -102,29 +102,13 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("second", type=Path, help="result YAML (denominator)")
 
 
-def profile_var(text: str) -> tuple[str, str]:
-    """`NAME=VALUE` as a pair; argparse turns the ValueError into a usage error."""
-    name, sep, value = text.partition("=")
-    if not sep or not name.strip():
-        raise ValueError(f"must look like NAME=VALUE, not {text!r}")
-    return name.strip(), value
-
-
-def _unique(pairs: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
-    names = [name for name, _ in pairs]
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        raise SystemExit(f"error: --profile-var {', '.join(twice)} given twice")
-    return tuple(pairs)
-
-
 def settings_of(args: argparse.Namespace) -> BenchSettings:
-    """The settings the parsed `bench` arguments ask for."""
+    """The settings the parsed `bench` arguments ask for; DataError for bad values."""
     defaults = BenchSettings()
     return dataclasses.replace(
         defaults,
         implementation=args.implementation,
-        profile_vars=_unique(args.profile_vars),
+        profile_vars=tuple(variables.parse(args.profile_vars).items()),
         workflows=args.workflows,
         inflight=args.inflight,
         layouts=args.layout,
