@@ -7,6 +7,13 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 IMPLEMENTATION ?= reference
 LAYOUT ?= both
+# What LAYOUT may be: conformance/harness/layouts.SELECTIONS (a test keeps the two
+# equal). Refused here, with the words every command uses, before any target has
+# brought a cluster up for a typo.
+LAYOUTS := legacy initless both
+ifneq ($(words $(LAYOUT)) $(filter $(LAYOUTS),$(LAYOUT)),1 $(LAYOUT))
+$(error LAYOUT must be legacy, initless or both, not '$(LAYOUT)')
+endif
 PROVIDER ?= local
 CLUSTER ?= wpc
 PYTEST_ARGS ?=

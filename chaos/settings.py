@@ -16,6 +16,7 @@ from typing import Any
 
 from conformance import contract
 from conformance.errors import DataError
+from conformance.harness import layouts
 from conformance.harness.timeouts import checked_scale
 from conformance.implementations import variables
 
@@ -60,9 +61,9 @@ class ChaosSettings:
     @classmethod
     def from_configuration(cls, configuration: Mapping[str, Any]) -> ChaosSettings:
         """Read the resolved chaostoolkit configuration; ValueError names a bad key."""
-        layout = str(configuration.get("wpc_layout") or contract.LEGACY)
-        if layout not in contract.LAYOUTS:
-            raise ValueError(f"wpc_layout must be legacy or initless, not {layout!r}")
+        layout = layouts.parse_layout(
+            str(configuration.get("wpc_layout") or contract.LEGACY), source="wpc_layout"
+        )
         try:
             scale = checked_scale(
                 float(configuration.get("wpc_timeout_scale") or 1.0),

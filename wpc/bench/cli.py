@@ -30,14 +30,6 @@ def positive(text: str) -> int:
     return value
 
 
-def layout_selection(text: str) -> tuple[str, ...]:
-    """An argparse type: `legacy`, `initless` or `both`."""
-    try:
-        return layouts.parse_selection(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from exc
-
-
 def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
     """The `bench` verb's flags, with `BenchSettings`' defaults."""
     defaults = BenchSettings()
@@ -54,12 +46,7 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME=VALUE",
         help="a profile variable, repeatable (e.g. source=DIR ref=v4.1.2 for upstream)",
     )
-    parser.add_argument(
-        "--layout",
-        type=layout_selection,
-        default=defaults.layouts,
-        help="legacy, initless or both (default both)",
-    )
+    layouts.add_argument(parser, help="the pod layouts to measure (default both)")
     parser.add_argument(
         "--workflows",
         type=positive,
@@ -111,7 +98,7 @@ def settings_of(args: argparse.Namespace) -> BenchSettings:
         profile_vars=tuple(variables.parse(args.profile_vars).items()),
         workflows=args.workflows,
         inflight=args.inflight,
-        layouts=args.layout,
+        layouts=layouts.parse_selection(args.layout),
         prepare=not args.skip_prepare,
         reports_dir=args.reports_dir,
         timeouts=defaults.timeouts.scaled(

@@ -14,6 +14,7 @@ from pathlib import Path
 from conformance import contract
 from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
+from conformance.harness import layouts
 from conformance.harness.timeouts import Timeouts
 from conformance.harness.timeouts import checked_scale
 from conformance.implementations import variables
@@ -40,7 +41,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="directory of Workflow YAML files, e.g. an upstream checkout's examples/ "
         f"(default: the project's, {CORPUS.relative_to(CORPUS.parents[2])})",
     )
-    p.add_argument("--layout", choices=contract.LAYOUTS, default=contract.LEGACY)
+    p.add_argument(
+        "--layout",
+        type=layouts.layout_argument,
+        metavar=layouts.metavar(contract.LAYOUTS),
+        default=contract.LEGACY,
+    )
     for letter in ("a", "b"):
         p.add_argument(
             f"--profile-var-{letter}",

@@ -113,7 +113,9 @@ def _layouts(
     values: Mapping[str, Any], profile: profiles.Profile | None, problems: list[str]
 ) -> None:
     try:
-        selected = layouts.parse_selection(str(values.get("wpc_layout") or "both"))
+        selected = layouts.parse_selection(
+            str(values.get("wpc_layout") or layouts.BOTH)
+        )
     except ValueError as exc:
         problems.append(str(exc))
         return

@@ -21,7 +21,9 @@ We test these aspects:
 from __future__ import annotations
 
 import multiprocessing
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -227,6 +229,31 @@ def test_the_targets_profile_refuses_a_bad_variable_by_name():
         match=r"^WPC_CHAOS_PROFILE_VARS must look like NAME=VALUE, not 'novalue'$",
     ):
         experimenting.profile_of(target)
+
+
+def test_a_bad_chaos_layout_stops_the_collection_naming_it():
+    # Failed before: WPC_CHAOS_LAYOUT=sideways collected no experiment, silently.
+    pytest_args = [
+        "--collect-only",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        str(parallel.TESTS),
+    ]
+    collected = subprocess.run(
+        [sys.executable, "-m", "pytest", *pytest_args],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+        env={**os.environ, "WPC_CHAOS_LAYOUT": "sideways"},
+        timeout=120,
+    )
+    assert collected.returncode == pytest.ExitCode.INTERRUPTED, collected.stdout
+    assert (
+        "WPC_CHAOS_LAYOUT must be legacy, initless or both, not 'sideways'"
+        in collected.stdout
+    )
 
 
 def test_make_chaos_names_no_report_after_the_implementation_s_path():
