@@ -58,11 +58,15 @@ ACTIONLINT := $(or $(WPC_CACHE_DIR),$(HOME)/.cache/wpc)/tools/actionlint-$(ACTIO
 $(ACTIONLINT):
 	GOBIN=$(dir $@) go install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
 
+# import-linter keeps the contracts; ci/import_cycles.py fails on any import cycle
+# between the project's modules, also one closed inside a function or type-only.
 lint: setup $(ACTIONLINT)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/mypy ci/import_cycles.py
 	$(VENV)/bin/lint-imports
+	$(PY) ci/import_cycles.py
 	$(ACTIONLINT) ci/github-actions.yaml
 
 # Host packages the local provider needs (Debian); idempotent and quick when present.
