@@ -7,6 +7,13 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 IMPLEMENTATION ?= reference
 LAYOUT ?= both
+# What LAYOUT may be: conformance/harness/layouts.SELECTIONS (a test keeps the two
+# equal). Refused here, with the words every command uses, before any target has
+# brought a cluster up for a typo.
+LAYOUTS := legacy initless both
+ifneq ($(words $(LAYOUT)) $(filter $(LAYOUTS),$(LAYOUT)),1 $(LAYOUT))
+$(error LAYOUT must be legacy, initless or both, not '$(LAYOUT)')
+endif
 PROVIDER ?= local
 CLUSTER ?= wpc
 PYTEST_ARGS ?=
@@ -62,11 +69,15 @@ ACTIONLINT := $(or $(WPC_CACHE_DIR),$(HOME)/.cache/wpc)/tools/actionlint-$(ACTIO
 $(ACTIONLINT):
 	GOBIN=$(dir $@) go install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
 
+# import-linter keeps the contracts; ci/import_cycles.py fails on any import cycle
+# between the project's modules, also one closed inside a function or type-only.
 lint: setup $(ACTIONLINT)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/mypy ci/import_cycles.py
 	$(VENV)/bin/lint-imports
+	$(PY) ci/import_cycles.py
 	$(ACTIONLINT) $(CI_WORKFLOWS)
 	$(VENV)/bin/zizmor --offline $(CI_WORKFLOWS) $(CI_ACTIONS)
 

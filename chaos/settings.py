@@ -16,7 +16,9 @@ from typing import Any
 
 from conformance import contract
 from conformance.errors import DataError
+from conformance.harness import layouts
 from conformance.harness.timeouts import checked_scale
+from conformance.implementations import variables
 
 KEYS = (
     "wpc_provider",
@@ -59,9 +61,9 @@ class ChaosSettings:
     @classmethod
     def from_configuration(cls, configuration: Mapping[str, Any]) -> ChaosSettings:
         """Read the resolved chaostoolkit configuration; ValueError names a bad key."""
-        layout = str(configuration.get("wpc_layout") or contract.LEGACY)
-        if layout not in contract.LAYOUTS:
-            raise ValueError(f"wpc_layout must be legacy or initless, not {layout!r}")
+        layout = layouts.parse_layout(
+            str(configuration.get("wpc_layout") or contract.LEGACY), source="wpc_layout"
+        )
         try:
             scale = checked_scale(
                 float(configuration.get("wpc_timeout_scale") or 1.0),
@@ -86,11 +88,12 @@ class ChaosSettings:
 
 
 def parse_vars(text: str) -> tuple[tuple[str, str], ...]:
-    """`a=1,b=2` -> (("a", "1"), ("b", "2")); ValueError for a pair without `=`."""
-    pairs = []
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        name, sep, value = item.partition("=")
-        if not sep or not name:
-            raise ValueError(f"wpc_profile_vars: expected NAME=VALUE, got {item!r}")
-        pairs.append((name.strip(), value.strip()))
-    return tuple(pairs)
+    """`a=1,b=2` -> (("a", "1"), ("b", "2")); ValueError naming the key and the item.
+
+    The suite's one parser of profile variables, with a ValueError like every other
+    bad key of the configuration.
+    """
+    try:
+        return tuple(variables.parse_joined(text, source="wpc_profile_vars").items())
+    except DataError as exc:
+        raise ValueError(str(exc)) from exc

@@ -13,6 +13,15 @@ from clusters.errors import RunError
 from plumbing import commands
 
 
+def host_is_cgroup_v1(root: Path = Path("/sys/fs/cgroup")) -> bool:
+    """True on a cgroup v1 (or hybrid) host: v2 has cgroup.controllers at the root.
+
+    Both providers' nodes run kubelet 1.36, which refuses such a host unless
+    their config says otherwise.
+    """
+    return not (root / "cgroup.controllers").exists()
+
+
 def require_cli(tool: str) -> str:
     """Path of `tool` on PATH, or a ProviderError saying why it is needed."""
     path = shutil.which(tool)

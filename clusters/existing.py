@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import yaml
@@ -11,6 +12,13 @@ from clusters import registry
 from clusters.base import ClusterStatus
 from clusters.errors import ProviderError
 from clusters.images import image_name
+
+ImageLoader = Callable[[str, Path], str]
+"""A provider's `load_image(cluster, archive)`."""
+
+IMPORTING_CONTEXTS = (("kind-", "kind"), ("k3d-", "k3d"))
+"""Context prefixes of the providers whose CLIs import an archive into every node:
+kind and k3d name their contexts `kind-<cluster>` and `k3d-<cluster>`."""
 
 
 class ExistingProvider:
@@ -22,6 +30,15 @@ class ExistingProvider:
     """
 
     name = "existing"
+
+    def __init__(self, loader_of: Callable[[str], ImageLoader] | None = None) -> None:
+        """`loader_of(provider)`: that provider's image loader.
+
+        The registry (`clusters.providers`) passes it, so this provider never
+        imports the other providers (they are independent siblings). Without it
+        only a registry loads images.
+        """
+        self.loader_of = loader_of
 
     def create(self, cluster: str, *, retain: bool = False) -> None:
         """Nothing to create; only check the kubeconfig exists."""
@@ -61,13 +78,10 @@ class ExistingProvider:
         if target is not None:
             return push_image(archive, target)
         context = current_context(self.kubeconfig(cluster))
-        for prefix, provider in (("kind-", "kind"), ("k3d-", "k3d")):
-            if context.startswith(prefix):
-                from clusters import providers
-
-                return providers.get(provider).load_image(
-                    context.removeprefix(prefix), archive
-                )
+        for prefix, provider in IMPORTING_CONTEXTS:
+            if context.startswith(prefix) and self.loader_of is not None:
+                load = self.loader_of(provider)
+                return load(context.removeprefix(prefix), archive)
         raise ProviderError(
             f"the existing provider cannot load {archive} ({image_name(archive)}) into "
             f"the nodes of context {context or '(none)'!r} in {cluster}: it imports "

@@ -6,6 +6,10 @@ names it. A small file, `<WPC_STATE_DIR>/holder.json`, says who holds the
 machine; it is trusted only while that provider still reports the cluster
 running, so a crash never locks the machine for good. Clusters made before
 the file existed are found by asking the providers.
+
+This module knows no provider: the providers read it (kind's recorded engine),
+so asking them is the caller's part (`clusters.operating` hands `claim` its
+`running` and `discover`).
 """
 
 from __future__ import annotations
@@ -105,30 +109,3 @@ def release(path: Path, leaving: Holder) -> None:
     recorded = read(path)
     if recorded is not None and recorded.same(leaving):
         path.unlink(missing_ok=True)
-
-
-def provider_running(h: Holder) -> bool:
-    """Whether the holder's provider still reports its cluster running."""
-    from clusters import providers
-
-    try:
-        return providers.get(h.provider).status(h.name).running
-    except ProviderError:
-        return False  # its CLI is gone: nothing of it can be running
-
-
-def discover_running() -> list[Holder]:
-    """Clusters running without a holder file: local state dirs with processes, kind nodes."""
-    from clusters import providers
-
-    found = []
-    state_root = holder_file().parent
-    if state_root.is_dir():
-        local = providers.get("local")
-        for entry in sorted(state_root.iterdir()):
-            if (entry / "config").is_dir() and local.status(entry.name).running:
-                found.append(Holder(provider="local", name=entry.name))
-    from clusters import kind
-
-    found += [Holder(provider="kind", name=n) for n in kind.running_clusters()]
-    return found

@@ -15,7 +15,6 @@ import yaml
 
 from clusters import _cli_providers as cli
 from clusters.base import ClusterStatus
-from clusters.kind import host_is_cgroup_v1
 
 K3S_IMAGE = "rancher/k3s:v1.36.2-k3s1"
 """The newest 1.36 k3s Argo's own CI uses (hack/k8s-versions.sh max)."""
@@ -71,7 +70,7 @@ class K3dProvider:
         cfg = self.work_dir / cluster / "k3d.yaml"
         cfg.parent.mkdir(parents=True, exist_ok=True)
         cfg.write_text(
-            yaml.safe_dump(config(cluster=cluster, cgroup_v1=host_is_cgroup_v1()))
+            yaml.safe_dump(config(cluster=cluster, cgroup_v1=cli.host_is_cgroup_v1()))
         )
         cli.run_cli(
             self.create_command(cluster, cfg),

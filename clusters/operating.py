@@ -51,8 +51,8 @@ def up(
         holding.claim(
             holding.holder_file(),
             me,
-            running=holding.provider_running,
-            discover=holding.discover_running,
+            running=provider_running,
+            discover=discover_running,
         )
     t0 = time.monotonic()
     try:
@@ -67,6 +67,29 @@ def up(
             holding.release(holding.holder_file(), me)
         raise
     return time.monotonic() - t0
+
+
+def provider_running(h: holding.Holder) -> bool:
+    """Whether the holder's provider still reports its cluster running."""
+    try:
+        return providers.get(h.provider).status(h.name).running
+    except ProviderError:
+        return False  # its CLI is gone: nothing of it can be running
+
+
+def discover_running() -> list[holding.Holder]:
+    """Clusters running without a holder file: local state dirs with processes, kind nodes."""
+    from clusters import kind
+
+    found = []
+    state_root = holding.holder_file().parent
+    if state_root.is_dir():
+        local = providers.get("local")
+        for entry in sorted(state_root.iterdir()):
+            if (entry / "config").is_dir() and local.status(entry.name).running:
+                found.append(holding.Holder(provider="local", name=entry.name))
+    found += [holding.Holder(provider="kind", name=n) for n in kind.running_clusters()]
+    return found
 
 
 def _details(p: ClusterProvider) -> dict[str, str]:
@@ -126,7 +149,7 @@ def _own_engine(verb: str) -> docker.DockerSettings:
 def docker_setup() -> docker.Engine:
     """Set up the kind provider's Docker engine; check a running local cluster after it."""
     settings = _own_engine("docker-setup")
-    running_local = [h for h in holding.discover_running() if h.provider == "local"]
+    running_local = [h for h in discover_running() if h.provider == "local"]
 
     def local_traffic() -> str:
         seen = []

@@ -52,5 +52,7 @@ def get(
     if name == "existing":
         from clusters.existing import ExistingProvider
 
-        return ExistingProvider()
+        # Loading into a kind or k3d cluster it was given goes through their
+        # providers, which it does not import: it asks this registry, when it loads.
+        return ExistingProvider(loader_of=lambda provider: get(provider).load_image)
     raise ProviderError(f"unknown provider {name!r}; choose one of {', '.join(NAMES)}")

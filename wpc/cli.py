@@ -150,6 +150,7 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
 def _profile(args: argparse.Namespace) -> int:
     from conformance.errors import DataError
     from conformance.implementations import checking
+    from conformance.implementations import variables
 
     out = sys.stdout
     try:
@@ -158,7 +159,7 @@ def _profile(args: argparse.Namespace) -> int:
             out.write(f"wrote {path}; edit it, then: wpc profile check {path}\n")
             return 0
         profile = checking.check(
-            args.profile, variables=checking.parse_variables(args.profile_var)
+            args.profile, variables=variables.parse(args.profile_var)
         )
     except DataError as exc:
         sys.stderr.write(f"error: {exc}\n")

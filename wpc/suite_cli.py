@@ -31,10 +31,12 @@ from conformance.errors import ClusterRefused
 from conformance.errors import ConformanceError
 from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
+from conformance.harness import layouts
 from conformance.harness.timeouts import Timeouts
 from conformance.implementations import images
 from conformance.implementations import preparing
 from conformance.implementations import profiles
+from conformance.implementations import variables
 from conformance.implementations.contexts import ClusterChoice
 from conformance.plugin import listing
 from conformance.plugin import options
@@ -183,7 +185,7 @@ def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
         help="remove an implementation's shared controller instances (and their records)",
     )
     rm.add_argument("--implementation", required=True, help="profile name or path")
-    rm.add_argument("--layout", choices=("legacy", "initless", "both"), default="both")
+    layouts.add_argument(rm)
     rm.add_argument("--provider", default="local")
     rm.add_argument("--cluster", "--cluster-name", default="wpc")
     rm.add_argument("--kubeconfig", type=Path, default=None)
@@ -204,22 +206,23 @@ def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
 
 
 def _uninstall(args: argparse.Namespace) -> int:
-    variables = dict(v.split("=", 1) for v in args.profile_var)
-    profile = profiles.load(args.implementation, variables=variables)
-    layouts = ("legacy", "initless") if args.layout == "both" else (args.layout,)
+    profile = profiles.load(
+        args.implementation, variables=variables.parse(args.profile_var)
+    )
+    selected = layouts.parse_selection(args.layout)
     cluster = ClusterChoice.of(args)
     log_dir = Path("reports") / "logs"
     if args.instance_id is None:
         removed = preparing.uninstall_shared(
             cluster=cluster,
             profile=profile,
-            layouts=layouts,
+            layouts=selected,
             log_dir=log_dir,
             timeouts=Timeouts(),
             force=args.force,
         )
     else:
-        if args.layout == "both":
+        if args.layout == layouts.BOTH:
             raise DataError("uninstall --instance-id: give --layout legacy or initless")
         removed = preparing.uninstall_instances(
             cluster=cluster,

@@ -23,6 +23,7 @@ from chaos import declarations
 from chaos import finishing
 from chaos import requirements
 from conformance.implementations import profiles
+from conformance.implementations import variables
 
 EXPERIMENTS_DIR = Path(__file__).resolve().parents[1] / "experiments"
 """The shipped experiment documents (a checkout's or an installed wheel's)."""
@@ -198,8 +199,8 @@ def profile_of(target: Target) -> profiles.Profile:
     """The target's implementation profile, loaded with its variables."""
     return profiles.load(
         target.implementation,
-        variables=dict(
-            p.split("=", 1) for p in target.profile_vars.split(",") if "=" in p
+        variables=variables.parse_joined(
+            target.profile_vars, source="WPC_CHAOS_PROFILE_VARS"
         ),
     )
 

@@ -35,14 +35,14 @@ from chaos import instances
 from chaos.settings import ChaosSettings
 from chaos.settings import parse_vars
 from chaos.suite import experimenting
-from conformance import contract
+from conformance.harness import layouts
 from conformance.harness import locking
 from conformance.harness.timeouts import Timeouts
 
 
 def _layouts() -> tuple[str, ...]:
-    chosen = os.environ.get("WPC_CHAOS_LAYOUT", "both")
-    return contract.LAYOUTS if chosen == "both" else (chosen,)
+    chosen = os.environ.get("WPC_CHAOS_LAYOUT", layouts.BOTH)
+    return layouts.parse_selection(chosen, source="WPC_CHAOS_LAYOUT")
 
 
 def _target() -> experimenting.Target:

@@ -44,9 +44,9 @@ from typing import IO
 import yaml
 
 from chaos.suite import experimenting
-from conformance import contract
 from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
+from conformance.harness import layouts
 
 TESTS = Path(__file__).with_name("experiments.py")
 """The suite's pytest module, given by path: its name need not match `test_*.py`."""
@@ -87,10 +87,10 @@ class Phase:
 
 def plan(layout: str) -> tuple[list[Phase], list[Phase]]:
     """(phases run side by side, phases run after them, one at a time)."""
-    layouts = contract.LAYOUTS if layout == "both" else (layout,)
+    selected = layouts.parse_selection(layout)
     side_by_side = [
         Phase(name, name, "chaos and not negative and not node_fault")
-        for name in layouts
+        for name in selected
     ]
     alone = [Phase("node", layout, "chaos and not negative and node_fault")]
     return side_by_side, alone
@@ -204,7 +204,7 @@ def report_of(reports: Path, environ: Mapping[str, str]) -> Path:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of `wpc chaos run`."""
-    parser.add_argument("--layout", choices=("both", *contract.LAYOUTS), default="both")
+    layouts.add_argument(parser)
     parser.add_argument("--reports", type=Path, default=experimenting.REPORTS_DIR)
     parser.add_argument(
         "--report",
@@ -230,8 +230,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def listing(layout: str) -> list[str]:
     """What `plan(layout)` runs: a line per case (phase, layout, experiment), a count."""
-    layouts = contract.LAYOUTS if layout == "both" else (layout,)
-    cases = experimenting.cases(layouts)
+    selected = layouts.parse_selection(layout)
+    cases = experimenting.cases(selected)
     lines = [f"{'phase':<9} {'layout':<9} experiment"]
     lines += [
         f"{'node' if experimenting.hits_the_node(path) else lay:<9} {lay:<9} {path.stem}"

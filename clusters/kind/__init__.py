@@ -25,6 +25,7 @@ from clusters import _cli_providers as cli
 from clusters import building
 from clusters import docker
 from clusters import pins
+from clusters._cli_providers import host_is_cgroup_v1
 from clusters.base import ClusterStatus
 from clusters.corefile import COREFILE
 from clusters.docker import cli as docker_cli
@@ -36,7 +37,6 @@ from clusters.kind import configs
 from clusters.kind import nodeimage
 from clusters.kind import readiness
 from clusters.kind.configs import config
-from clusters.kind.configs import host_is_cgroup_v1
 from clusters.kind.settings import DOCKER_VARIABLE
 from clusters.kind.settings import KindSettings
 from clusters.kind.settings import node_image_minor
@@ -48,7 +48,6 @@ __all__ = [
     "KindProvider",
     "KindSettings",
     "config",
-    "host_is_cgroup_v1",
     "running_clusters",
 ]
 

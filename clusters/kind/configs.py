@@ -20,16 +20,9 @@ v1beta4 list by name (`pkg/internal/patch/kubeadm_merge.go`).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import yaml
-
-
-def host_is_cgroup_v1(root: Path = Path("/sys/fs/cgroup")) -> bool:
-    """True on a cgroup v1 (or hybrid) host: v2 has cgroup.controllers at the root."""
-    return not (root / "cgroup.controllers").exists()
-
 
 IMAGE_VOLUME_GA = 36
 """The Kubernetes minor where ImageVolume is GA and locked on; before it (a given

@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from clusters.local.pki import ETCD_CA
-from clusters.local.processes import Component
-from clusters.local.processes import Probe
-from clusters.local.processes import client_context
-from clusters.local.processes import http_probe
-from clusters.local.processes import insecure_context
-from clusters.local.processes import server_context
 from clusters.local.settings import LocalSettings
+from clusters.processes import Component
+from clusters.processes import Probe
+from clusters.processes import client_context
+from clusters.processes import http_probe
+from clusters.processes import insecure_context
+from clusters.processes import server_context
 from plumbing import commands
 from plumbing.waiting import NotYet
 

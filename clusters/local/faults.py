@@ -19,11 +19,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from clusters import processes
 from clusters.base import ComponentRestart
 from clusters.errors import ClusterError
 from clusters.errors import RunError
 from clusters.local import components
-from clusters.local import processes
 from clusters.local.settings import LocalSettings
 from plumbing import commands
 

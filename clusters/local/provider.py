@@ -22,6 +22,7 @@ from clusters import images
 from clusters import interrupting
 from clusters import marker
 from clusters import pins
+from clusters import processes
 from clusters.errors import ClusterError
 from clusters.errors import Interrupted
 from clusters.errors import RunError
@@ -31,7 +32,6 @@ from clusters.local import configs
 from clusters.local import host
 from clusters.local import kubeapi
 from clusters.local import pki
-from clusters.local import processes
 from clusters.local.settings import LocalSettings
 from plumbing import commands
 from plumbing import mounts

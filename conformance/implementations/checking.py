@@ -29,19 +29,6 @@ def known_features(spec_path: Path | None = None) -> frozenset[str]:
         raise DataError(f"cannot load the WPC spec: {exc}") from exc
 
 
-def parse_variables(pairs: list[str]) -> dict[str, str]:
-    """`NAME=VALUE` pairs (repeated `--profile-var`) as a dict; DataError on nonsense."""
-    values: dict[str, str] = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep or not name.strip():
-            raise DataError(f"--profile-var must look like NAME=VALUE, not {pair!r}")
-        if name.strip() in values:
-            raise DataError(f"--profile-var {name.strip()} given twice")
-        values[name.strip()] = value
-    return values
-
-
 def check(
     name_or_path: str,
     *,

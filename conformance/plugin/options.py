@@ -33,6 +33,7 @@ import pytest
 from conformance.errors import DataError
 from conformance.harness import layouts
 from conformance.harness import timeouts
+from conformance.implementations import variables
 from conformance.implementations.contexts import Environment
 from conformance.plugin import collection
 from conformance.plugin import scheduling
@@ -57,7 +58,6 @@ class Option:
     type: Callable[[str], Any] | None = None
     action: str | None = None
     """None (one value), "store_true" or "append"."""
-    choices: tuple[str, ...] | None = None
     metavar: str | None = None
 
     @property
@@ -98,7 +98,7 @@ class Option:
             found["default"] = None
         else:
             found["default"] = [] if self.action == "append" else self.default
-        for key in ("type", "action", "choices", "metavar"):
+        for key in ("type", "action", "metavar"):
             value = getattr(self, key)
             if value is not None:
                 found[key] = value
@@ -116,13 +116,9 @@ class Option:
         if self.action in ("store_true", "append"):
             return raw
         text = str(raw).strip()
-        if self.choices is not None and text not in self.choices:
-            raise pytest.UsageError(
-                f"ini option {self.ini}: {text!r} is not one of {', '.join(self.choices)}"
-            )
         try:
             return self.type(text) if self.type is not None else text
-        except ValueError as exc:
+        except (ValueError, argparse.ArgumentTypeError) as exc:
             raise pytest.UsageError(f"ini option {self.ini}: {exc}") from exc
 
     def given(self, value: Any) -> list[str]:
@@ -156,8 +152,9 @@ OPTIONS = (
         ("--layout",),
         "wpc_layout",
         "pod layouts to run (default: both; unclaimed ones are skipped)",
-        default="both",
-        choices=("legacy", "initless", "both"),
+        default=layouts.BOTH,
+        type=layouts.selection_argument,
+        metavar=layouts.metavar(),
     ),
     Option(
         ("--kubeconfig",),
@@ -350,17 +347,10 @@ def is_active(config: pytest.Config) -> bool:
 
 def profile_vars(pairs: list[str]) -> dict[str, str]:
     """Parse repeated `--profile-var NAME=VALUE` options; UsageError on nonsense."""
-    values: dict[str, str] = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep or not name.strip():
-            raise pytest.UsageError(
-                f"--wpc-profile-var must look like NAME=VALUE, not {pair!r}"
-            )
-        if name.strip() in values:
-            raise pytest.UsageError(f"--wpc-profile-var {name.strip()} given twice")
-        values[name.strip()] = value
-    return values
+    try:
+        return variables.parse(pairs, source="--wpc-profile-var")
+    except DataError as exc:
+        raise pytest.UsageError(str(exc)) from exc
 
 
 def kubeconfig(config: pytest.Config) -> Path | None:

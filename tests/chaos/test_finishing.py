@@ -168,6 +168,12 @@ def test_settings_come_from_the_configuration():
         parse_vars("fault")
 
 
+def test_a_profile_variable_given_twice_is_refused_by_name():
+    # Failed before: the second value silently won (`dict()` of the pairs).
+    with pytest.raises(ValueError, match=r"^wpc_profile_vars fault given twice$"):
+        ChaosSettings.from_configuration({"wpc_profile_vars": "fault=a,fault=b"})
+
+
 @pytest.mark.parametrize("scale", ["nan", "inf", "0.5", "-1"])
 def test_a_timeout_scale_below_1_or_not_finite_is_refused(scale):
     # A NaN wait never runs out (issue 29, item 5); the ValueError names the key.

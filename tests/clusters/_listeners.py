@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from clusters.local import processes
+from clusters import processes
 
 LISTEN = "0A"
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from clusters.local import processes
+from clusters import processes
 from plumbing.waiting import NotYet
 from plumbing.waiting import until
 

@@ -17,11 +17,11 @@ import pytest
 import yaml
 from cryptography import x509
 
+from clusters import processes
 from clusters.errors import ComponentStartError
 from clusters.local import addons
 from clusters.local import configs
 from clusters.local import pki
-from clusters.local import processes
 from clusters.local.settings import LocalSettings
 from plumbing.gobuilding import BuildSettings
 from plumbing.waiting import NotYet

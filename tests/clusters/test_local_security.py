@@ -28,11 +28,11 @@ import yaml
 from cryptography import x509
 from cryptography.x509.oid import ExtendedKeyUsageOID
 
+from clusters import processes
 from clusters.local import components
 from clusters.local import configs
 from clusters.local import host
 from clusters.local import pki
-from clusters.local import processes
 from clusters.local.settings import LocalSettings
 from plumbing.gobuilding import BuildSettings
 

@@ -15,12 +15,12 @@ import pytest
 
 from clusters import images
 from clusters import providers
+from clusters._cli_providers import host_is_cgroup_v1
 from clusters.base import ClusterProvider
 from clusters.errors import ProviderError
 from clusters.k3d import K3dProvider
 from clusters.k3d import config as k3d_config
 from clusters.kind import config as kind_config
-from clusters.kind import host_is_cgroup_v1
 
 
 @pytest.mark.parametrize("name", providers.NAMES)

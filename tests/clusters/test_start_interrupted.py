@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from clusters import interrupting
-from clusters.local import processes
+from clusters import processes
 from plumbing.waiting import NotYet
 from plumbing.waiting import until
 

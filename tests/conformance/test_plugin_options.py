@@ -7,6 +7,7 @@
 - the ini key `wpc_implementation` activates the suite like the flag, and other
   ini keys give values the command line overrides;
 - `KUBECONFIG` names the cluster unless a kubeconfig, provider or cluster is given;
+- a bad `--wpc-layout` or `wpc_layout` is refused in the words every verb uses;
 - `--wpc-timeout-scale` (or its ini key) below 1, NaN or infinite is a usage error
   naming where it came from.
 """
@@ -108,7 +109,19 @@ def test_the_command_line_overrides_the_ini_file(suite: pytest.Pytester) -> None
 def test_a_bad_ini_value_names_the_key(pytester: pytest.Pytester) -> None:
     _ini(pytester, wpc_implementation=str(PROFILE), wpc_layout="sideways")
     result = pytester.runpytest("-p", "no:cacheprovider")
-    result.stderr.fnmatch_lines(["*ini option wpc_layout: 'sideways' is not one of*"])
+    result.stderr.fnmatch_lines(
+        ["*ini option wpc_layout: must be legacy, initless or both, not 'sideways'*"]
+    )
+
+
+def test_a_bad_layout_flag_is_refused_in_the_words_of_every_verb(
+    pytester: pytest.Pytester,
+) -> None:
+    result = pytester.runpytest("-p", "no:cacheprovider", "--wpc-layout", "sideways")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*argument --wpc-layout: must be legacy, initless or both, not 'sideways'*"]
+    )
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from clusters.local import processes
+from clusters import processes
 from tests.freshmachine import runner
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from conformance.harness import layouts
 from conformance.harness.timeouts import checked_scale
+from conformance.implementations import variables
 from conformance.implementations.contexts import ClusterChoice
 from wpc.bench import reporting
 from wpc.bench import running
@@ -29,14 +30,6 @@ def positive(text: str) -> int:
     return value
 
 
-def layout_selection(text: str) -> tuple[str, ...]:
-    """An argparse type: `legacy`, `initless` or `both`."""
-    try:
-        return layouts.parse_selection(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from exc
-
-
 def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
     """The `bench` verb's flags, with `BenchSettings`' defaults."""
     defaults = BenchSettings()
@@ -48,18 +41,12 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--profile-var",
         dest="profile_vars",
-        type=profile_var,
         action="append",
         default=[],
         metavar="NAME=VALUE",
         help="a profile variable, repeatable (e.g. source=DIR ref=v4.1.2 for upstream)",
     )
-    parser.add_argument(
-        "--layout",
-        type=layout_selection,
-        default=defaults.layouts,
-        help="legacy, initless or both (default both)",
-    )
+    layouts.add_argument(parser, help="the pod layouts to measure (default both)")
     parser.add_argument(
         "--workflows",
         type=positive,
@@ -102,32 +89,16 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("second", type=Path, help="result YAML (denominator)")
 
 
-def profile_var(text: str) -> tuple[str, str]:
-    """`NAME=VALUE` as a pair; argparse turns the ValueError into a usage error."""
-    name, sep, value = text.partition("=")
-    if not sep or not name.strip():
-        raise ValueError(f"must look like NAME=VALUE, not {text!r}")
-    return name.strip(), value
-
-
-def _unique(pairs: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
-    names = [name for name, _ in pairs]
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        raise SystemExit(f"error: --profile-var {', '.join(twice)} given twice")
-    return tuple(pairs)
-
-
 def settings_of(args: argparse.Namespace) -> BenchSettings:
-    """The settings the parsed `bench` arguments ask for."""
+    """The settings the parsed `bench` arguments ask for; DataError for bad values."""
     defaults = BenchSettings()
     return dataclasses.replace(
         defaults,
         implementation=args.implementation,
-        profile_vars=_unique(args.profile_vars),
+        profile_vars=tuple(variables.parse(args.profile_vars).items()),
         workflows=args.workflows,
         inflight=args.inflight,
-        layouts=args.layout,
+        layouts=layouts.parse_selection(args.layout),
         prepare=not args.skip_prepare,
         reports_dir=args.reports_dir,
         timeouts=defaults.timeouts.scaled(

@@ -24,11 +24,12 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
+from conformance import contract
 from conformance.errors import DataError
 from conformance.report import identity
 from conformance.report.results import scenario_of
 
-LAYOUTS = ("legacy", "initless")
+LAYOUTS = contract.LAYOUTS
 """The two layouts every scenario runs in, in the order they are shown."""
 RAN = frozenset({"passed", "failed", "error"})
 """Outcomes of a test that ran (a skipped test observed nothing)."""

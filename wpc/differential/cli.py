@@ -14,8 +14,10 @@ from pathlib import Path
 from conformance import contract
 from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
+from conformance.harness import layouts
 from conformance.harness.timeouts import Timeouts
 from conformance.harness.timeouts import checked_scale
+from conformance.implementations import variables
 from conformance.implementations.contexts import ClusterChoice
 from wpc.differential import images
 from wpc.differential import known
@@ -26,18 +28,6 @@ from wpc.differential.images import ImagePolicy
 
 CORPUS = Path(__file__).with_name("corpus")
 DESCRIPTION = __doc__
-
-
-def _variables(pairs: list[str], flag: str) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep or not name.strip():
-            raise DataError(f"{flag} {pair!r}: expected NAME=VALUE")
-        if name.strip() in found:
-            raise DataError(f"{flag} {name.strip()} given twice")
-        found[name.strip()] = value
-    return found
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -51,7 +41,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="directory of Workflow YAML files, e.g. an upstream checkout's examples/ "
         f"(default: the project's, {CORPUS.relative_to(CORPUS.parents[2])})",
     )
-    p.add_argument("--layout", choices=contract.LAYOUTS, default=contract.LEGACY)
+    p.add_argument(
+        "--layout",
+        type=layouts.layout_argument,
+        metavar=layouts.metavar(contract.LAYOUTS),
+        default=contract.LEGACY,
+    )
     for letter in ("a", "b"):
         p.add_argument(
             f"--profile-var-{letter}",
@@ -111,8 +106,8 @@ def settings_of(args: argparse.Namespace) -> running.Settings:
         b=args.b,
         corpus=args.corpus,
         layout=args.layout,
-        a_vars=_variables(args.profile_var_a, "--profile-var-a"),
-        b_vars=_variables(args.profile_var_b, "--profile-var-b"),
+        a_vars=variables.parse(args.profile_var_a, source="--profile-var-a"),
+        b_vars=variables.parse(args.profile_var_b, source="--profile-var-b"),
         known=args.known,
         policy=ImagePolicy(
             allowed=frozenset({contract.TOOLS_IMAGE, *args.allow_image}),

@@ -23,6 +23,7 @@ from pathlib import Path
 from conformance import spec
 from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
+from conformance.harness import layouts
 from conformance.report import provenance
 from conformance.spec import SpecError
 from conformance.spec import history
@@ -100,7 +101,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="ID",
         help="run only this fix (repeatable; default: every fix that can run)",
     )
-    run.add_argument("--layout", choices=("legacy", "initless", "both"), default="both")
+    layouts.add_argument(run)
     run.add_argument(
         "--substitute-built",
         action="store_true",

@@ -21,6 +21,7 @@ from typing import Protocol
 
 from conformance.errors import CommandError
 from conformance.errors import ConformanceError
+from conformance.harness import layouts
 from conformance.spec.history import Fix
 from conformance.spec.history import History
 from wpc.diff import reading
@@ -35,12 +36,6 @@ from wpc.history.results import TagOutcome
 from wpc.history.verdicts import SideResult
 from wpc.qualify.running import Run
 from wpc.qualify.running import Runner
-
-LAYOUTS = {
-    "both": ("legacy", "initless"),
-    "legacy": ("legacy",),
-    "initless": ("initless",),
-}
 
 
 class Repository(substituting.Ancestry, Protocol):
@@ -125,7 +120,7 @@ def _side(
 ) -> SideResult:
     tag_run = plan.run_of(fix.id, side)
     outcome, document = tags[tag_run.tag]
-    layouts = LAYOUTS[plan.layout]
+    selected = layouts.parse_selection(plan.layout)
     return SideResult(
         side=side,
         needed=plan.needed(fix.id, side),
@@ -133,7 +128,7 @@ def _side(
         report=outcome.report,
         error=outcome.error,
         layouts=(
-            verdicts.layout_outcomes(document, str(fix.scenario), layouts)
+            verdicts.layout_outcomes(document, str(fix.scenario), selected)
             if document is not None
             else {}
         ),

@@ -18,6 +18,7 @@ from pathlib import Path
 from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
 from conformance.plugin import scheduling
+from conformance.harness import layouts
 from wpc.diff import cli as diff_cli
 from wpc.qualify import builds
 from wpc.qualify import qualifying
@@ -73,9 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--implementation", default="argo-workflows", help="profile name or path"
     )
-    parser.add_argument(
-        "--layout", choices=("legacy", "initless", "both"), default="both"
-    )
+    layouts.add_argument(parser)
     parser.add_argument(
         "--reruns",
         type=_rounds,

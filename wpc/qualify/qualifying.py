@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.errors import DataError
+from conformance.harness import layouts
 from wpc.diff import comparing
 from wpc.diff import explaining
 from wpc.diff import reading
@@ -69,7 +70,7 @@ class Plan:
     old: Build
     new: Build
     out_dir: Path
-    layout: str = "both"
+    layout: str = layouts.BOTH
     rounds: int = 2
     """How many times each differing item is rerun against each version."""
     timing_ratio: float = 1.5

@@ -26,6 +26,7 @@ from conformance.harness import layouts
 from conformance.harness import timeouts
 from conformance.implementations import checking
 from conformance.implementations import profiles
+from conformance.implementations import variables
 from conformance.plugin import scheduling
 from conformance.report import durations
 from conformance.report import historical
@@ -80,10 +81,10 @@ def _writable(path: Path) -> bool:
 
 def _profile(values: Mapping[str, Any], problems: list[str]) -> profiles.Profile | None:
     try:
-        variables = checking.parse_variables(list(values.get("wpc_profile_vars") or []))
+        given = variables.parse(values.get("wpc_profile_vars") or [])
         return checking.check(
             str(values["wpc_implementation"]),
-            variables=variables,
+            variables=given,
             spec_path=values.get("wpc_spec"),
         )
     except DataError as exc:
@@ -112,7 +113,9 @@ def _layouts(
     values: Mapping[str, Any], profile: profiles.Profile | None, problems: list[str]
 ) -> None:
     try:
-        selected = layouts.parse_selection(str(values.get("wpc_layout") or "both"))
+        selected = layouts.parse_selection(
+            str(values.get("wpc_layout") or layouts.BOTH)
+        )
     except ValueError as exc:
         problems.append(str(exc))
         return

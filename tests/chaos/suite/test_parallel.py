@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import io
 import multiprocessing
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -34,6 +36,7 @@ from chaos.report_html import render_index
 from chaos.suite import experimenting
 from chaos.suite import experiments
 from chaos.suite import parallel
+from conformance.errors import DataError
 from tests.chaos.test_finishing import CONTEXT
 from tests.chaos.test_finishing import _result
 
@@ -221,6 +224,61 @@ def test_a_profile_that_cannot_be_loaded_stops_at_once_with_exit_10(
 
     err = capsys.readouterr().err
     assert f"implementation profile {tmp_path / 'missing.yaml'} does not exist" in err
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ("ref=a,novalue", "must look like NAME=VALUE, not 'novalue'"),
+        # Failed before: the second value silently won.
+        ("ref=a,ref=b", "ref given twice"),
+    ],
+)
+def test_bad_profile_variables_stop_at_once_with_exit_10(
+    tmp_path: Path, monkeypatch, capsys, given, message
+):
+    monkeypatch.setattr(parallel, "run_phases", lambda *a: pytest.fail("ran"))
+    monkeypatch.setenv("WPC_CHAOS_PROFILE_VARS", given)
+
+    assert cli.main(["run", "--reports", str(tmp_path)]) == parallel.INVALID_INPUT
+
+    assert f"wpc_profile_vars {message}" in capsys.readouterr().err
+
+
+def test_the_targets_profile_refuses_a_bad_variable_by_name():
+    # Failed before: an item without `=` was dropped without a word, so the run
+    # went on with the profile's default instead of the value the user meant.
+    target = experimenting.Target(profile_vars="novalue")
+    with pytest.raises(
+        DataError,
+        match=r"^WPC_CHAOS_PROFILE_VARS must look like NAME=VALUE, not 'novalue'$",
+    ):
+        experimenting.profile_of(target)
+
+
+def test_a_bad_chaos_layout_stops_the_collection_naming_it():
+    # Failed before: WPC_CHAOS_LAYOUT=sideways collected no experiment, silently.
+    pytest_args = [
+        "--collect-only",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        str(parallel.TESTS),
+    ]
+    collected = subprocess.run(
+        [sys.executable, "-m", "pytest", *pytest_args],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+        env={**os.environ, "WPC_CHAOS_LAYOUT": "sideways"},
+        timeout=120,
+    )
+    assert collected.returncode == pytest.ExitCode.INTERRUPTED, collected.stdout
+    assert (
+        "WPC_CHAOS_LAYOUT must be legacy, initless or both, not 'sideways'"
+        in collected.stdout
+    )
 
 
 def test_make_chaos_names_no_report_after_the_implementation_s_path():

@@ -67,18 +67,25 @@ def test_flags_become_settings():
 
 @pytest.mark.parametrize(
     "argv",
-    [["--layout", "sideways"], ["--workflows", "0"], ["--profile-var", "novalue"]],
+    [["--layout", "sideways"], ["--workflows", "0"]],
 )
 def test_bad_values_are_rejected(argv, capsys):
     with pytest.raises(SystemExit):
         _parser().parse_args(["bench", *argv])
 
 
-def test_a_profile_variable_given_twice_is_refused():
-    args = _parser().parse_args(
-        ["bench", "--profile-var", "ref=a", "--profile-var", "ref=b"]
-    )
-    with pytest.raises(SystemExit, match="--profile-var ref given twice"):
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        (["ref=a", "ref=b"], "--profile-var ref given twice"),
+        (["novalue"], "--profile-var must look like NAME=VALUE, not 'novalue'"),
+    ],
+)
+def test_a_bad_profile_variable_is_invalid_input(given, message):
+    # The one parser of `conformance.implementations.variables`, as every verb has it.
+    argv = [word for item in given for word in ("--profile-var", item)]
+    args = _parser().parse_args(["bench", *argv])
+    with pytest.raises(DataError, match=f"^{message}$"):
         cli.settings_of(args)
 
 
