@@ -1,7 +1,8 @@
 """We test these aspects of the built distribution (no cluster, no network):
 
 - the wheel carries every tracked file under the project's packages, so the
-  suite finds its probe source, kustomize configs, schemas and spec at run time;
+  suite finds its probe source, kustomize configs, schemas and spec at run time,
+  and the HTML report pages their Jinja2 templates;
 - it carries the LICENSE and the version from `conformance.__version__`;
 - installed into a fresh venv, its `wpc` console script answers `--help` and
   checks a bundled profile, importing the installed copy, not the checkout;
@@ -81,6 +82,17 @@ def test_wheel_carries_every_tracked_file_under_the_packages(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     missing = [name for name in _tracked_files() if name not in names]
     assert missing == []
+
+
+def test_wheel_carries_the_report_pages_templates(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert {
+        "plumbing/templates/page.html.j2",
+        "plumbing/templates/page.css",
+        "plumbing/templates/macros.html.j2",
+        "conformance/report/templates/report.html.j2",
+        "chaos/templates/chaos.html.j2",
+    } <= names
 
 
 def test_wheel_carries_the_licence_and_the_single_sourced_version(wheel):
