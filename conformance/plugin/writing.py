@@ -154,6 +154,7 @@ def document(
             "name": profile.name,
             "version": (context.implementation_version if context else "")
             or profile.version,
+            **profile.maker(),
             "profile": str(profile.path),
             "images": [
                 {"role": role, "ref": ref, "digest": str(images.get(ref, "unknown"))}
