@@ -95,6 +95,13 @@ def grid(
     ]
 
 
+def cell(test: Mapping[str, Any]) -> str:
+    """A grid cell's word: the outcome, or "not claimed" for a skip the claims made."""
+    if test["outcome"] == Outcome.SKIPPED.value and not words.is_claimed(test):
+        return "not claimed"
+    return str(test["outcome"])
+
+
 def problems(document: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """The failed and errored items, by layout and name."""
     return sorted(
@@ -235,6 +242,7 @@ def context(document: Mapping[str, Any], page: Path | None = None) -> dict[str, 
         ),
         "identity": identity.of_test,
         "anchor": anchor,
+        "cell": cell,
         "evidence_line": verdicts.evidence_line,
         "href": lambda target: pages.href(str(target), page),
     }

@@ -219,6 +219,18 @@ def test_the_grid_has_a_row_per_test_and_a_column_per_layout(argo):
     )
 
 
+def test_a_skip_the_claims_made_reads_not_claimed_in_the_grid(argo):
+    page = html.render(argo)
+    unclaimed = next(
+        t
+        for t in argo["tests"]
+        if t["outcome"] == "skipped" and t["kind"] == "scenario"
+    )
+    assert (
+        f'<a href="#{html.anchor(unclaimed)}" class="skipped">not claimed</a>' in page
+    )
+
+
 def test_a_test_in_one_layout_only_has_a_dash_in_the_other(argo):
     document = copy.deepcopy(argo)
     document["tests"] = [
