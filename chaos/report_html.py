@@ -1,43 +1,48 @@
 """The ChaosReport as one HTML page that links every experiment's timeline.
 
 `reports/chaos-<impl>.yaml` is the machine-readable verdict; this page is the
-one a person opens first: a row per experiment and layout with its outcome, the
-evidence that the fault landed, its duration and violations, and links to the
-timeline and the recorded history (relative, so the reports folder can be
-moved or attached to a CI run as a whole). One file, no script or external
-asset, like the timelines it links.
+one a person opens first: the result word in a banner, then a row per
+experiment and layout with its outcome, the evidence that the fault landed, its
+duration and violations, and links to the timeline and the recorded history
+(relative, so the reports folder can be moved or attached to a CI run as a
+whole). It is the template `chaos/templates/chaos.html.j2` on the project's one
+page style (`plumbing.pages`): escaped, one file, no script or external asset.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
-from html import escape
 from pathlib import Path
 from typing import Any
 
-CSS = """
-body { font: 13px system-ui, sans-serif; margin: 16px; color: #222; }
-h1 { font-size: 17px; margin: 0 0 4px; }
-p.meta { margin: 0 0 12px; color: #555; }
-table { border-collapse: collapse; }
-th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; vertical-align: top; }
-th { background: #f4f4f4; }
-td.passed { color: #1e7e34; font-weight: 600; }
-td.failed, td.error, td.injection-unverified { color: #b42318; font-weight: 600; }
-td.skipped, td.not-applicable { color: #777; }
-td.evidence { max-width: 520px; font-size: 12px; color: #444; }
-"""
+from plumbing import pages
+
+TEMPLATE = "chaos.html.j2"
+_ENVIRONMENT = pages.environment("chaos")
+
+FAILING = ("failed", "injection-unverified")
+"""Outcomes that fail the run (as in the JUnit XML): the fault broke an invariant,
+or it was never shown to have landed."""
+MEANINGS = {
+    "PASS": "every experiment that applies passed, its fault shown to have landed",
+    "FAIL": "an experiment failed or its fault was not shown to have landed",
+    "INCOMPLETE": "nothing failed, but an experiment errored or none passed",
+}
 
 
-def _link(target: str, page: Path, text: str) -> str:
-    """A link from `page` to `target` (relative when both are on one file system tree)."""
-    if not target:
-        return ""
-    if not Path(target).exists():
-        return escape(f"{text} (missing)")
-    relative = os.path.relpath(Path(target).resolve(), page.resolve().parent)
-    return f'<a href="{escape(relative)}">{escape(text)}</a>'
+def verdict(experiments: list[Mapping[str, Any]]) -> str:
+    """PASS, FAIL or INCOMPLETE over the experiments (not applicable ones aside)."""
+    outcomes = {str(e["outcome"]) for e in experiments}
+    if outcomes & set(FAILING):
+        return "FAIL"
+    if "error" in outcomes or "passed" not in outcomes:
+        return "INCOMPLETE"
+    return "PASS"
+
+
+def _link(target: str, page: Path) -> tuple[str, bool]:
+    """(href, whether the file is there) of a file the page links to."""
+    return pages.href(target, page), Path(target).exists()
 
 
 def _evidence(entry: Mapping[str, Any]) -> str:
@@ -48,32 +53,22 @@ def _evidence(entry: Mapping[str, Any]) -> str:
     return evidence
 
 
-def _row(entry: Mapping[str, Any], page: Path) -> str:
-    outcome = escape(str(entry["outcome"]))
-    injection = entry["injectionVerified"]
-    links = (
-        _link(str(entry.get("timelinePath") or ""), page, "timeline")
-        + " "
-        + _link(str(entry.get("historyPath") or ""), page, "history")
-    )
-    cells = [
-        ("", escape(str(entry["name"]))),
-        ("", escape(str(entry["layout"]))),
-        (outcome, outcome),
-        ("", "yes" if injection["verified"] else "no"),
-        ("", f"{float(entry['durationSeconds']):.1f} s"),
-        ("", str(len(entry.get("violations") or []))),
-        ("", links),
-        ("evidence", escape(_evidence(entry))),
+def _row(entry: Mapping[str, Any], page: Path) -> dict[str, Any]:
+    links = [
+        (label, *_link(str(entry.get(key) or ""), page))
+        for label, key in (("timeline", "timelinePath"), ("history", "historyPath"))
+        if entry.get(key)
     ]
-    return (
-        "<tr>"
-        + "".join(
-            f'<td class="{css}">{html}</td>' if css else f"<td>{html}</td>"
-            for css, html in cells
-        )
-        + "</tr>"
-    )
+    return {
+        "name": str(entry["name"]),
+        "layout": str(entry["layout"]),
+        "outcome": str(entry["outcome"]),
+        "verified": "yes" if entry["injectionVerified"]["verified"] else "no",
+        "duration": f"{float(entry['durationSeconds']):.1f} s",
+        "violations": len(entry.get("violations") or []),
+        "links": links,
+        "evidence": _evidence(entry),
+    }
 
 
 def render_index(report: Mapping[str, Any], page: Path) -> str:
@@ -83,28 +78,17 @@ def render_index(report: Mapping[str, Any], page: Path) -> str:
     entries = sorted(
         report.get("experiments") or [], key=lambda e: (e["name"], e["layout"])
     )
-    title = f"Chaos report: {implementation.get('name', '?')}"
-    counts = ", ".join(f"{k} {v}" for k, v in summary.items())
-    header = "".join(
-        f"<th>{h}</th>"
-        for h in (
-            "experiment",
-            "layout",
-            "outcome",
-            "injection verified",
-            "duration",
-            "violations",
-            "links",
-            "injection evidence (or why it does not apply)",
-        )
-    )
-    rows = "\n".join(_row(e, page) for e in entries)
-    return (
-        '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
-        f"<title>{escape(title)}</title><style>{CSS}</style></head><body>\n"
-        f'<h1>{escape(title)}</h1>\n<p class="meta">{escape(counts)}</p>\n'
-        f"<table><thead><tr>{header}</tr></thead><tbody>\n{rows}\n</tbody></table>\n"
-        "</body></html>\n"
+    word = verdict(entries)
+    return pages.render(
+        _ENVIRONMENT,
+        TEMPLATE,
+        {
+            "title": f"Chaos report: {implementation.get('name', '?')}",
+            "verdict": word,
+            "verdict_meaning": MEANINGS[word],
+            "counts": ", ".join(f"{k} {v}" for k, v in summary.items()),
+            "rows": [_row(e, page) for e in entries],
+        },
     )
 
 

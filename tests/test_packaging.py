@@ -1,10 +1,12 @@
 """We test these aspects of the built distribution (no cluster, no network):
 
 - the wheel carries every tracked file under the project's packages, so the
-  suite finds its probe source, kustomize configs, schemas and spec at run time;
+  suite finds its probe source, kustomize configs, schemas and spec at run time,
+  and the HTML report pages their Jinja2 templates;
 - it carries the LICENSE and the version from `conformance.__version__`;
 - installed into a fresh venv, its `wpc` console script answers `--help` and
-  checks a bundled profile, importing the installed copy, not the checkout;
+  checks a bundled profile, importing the installed copy, not the checkout, and
+  draws a report's HTML page from the templates the wheel carries;
 - from there, `wpc chaos run --list` lists every experiment of the chaos suite
   (the suite ships in the package), importing nothing from the checkout, and its
   phases' pytest processes collect every case (`-- --collect-only`, no cluster)
@@ -81,6 +83,17 @@ def test_wheel_carries_every_tracked_file_under_the_packages(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     missing = [name for name in _tracked_files() if name not in names]
     assert missing == []
+
+
+def test_wheel_carries_the_report_pages_templates(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert {
+        "plumbing/templates/page.html.j2",
+        "plumbing/templates/page.css",
+        "plumbing/templates/macros.html.j2",
+        "conformance/report/templates/report.html.j2",
+        "chaos/templates/chaos.html.j2",
+    } <= names
 
 
 def test_wheel_carries_the_licence_and_the_single_sourced_version(wheel):
@@ -161,6 +174,20 @@ def test_installed_wheel_runs_help_and_checks_a_bundled_profile(installed, tmp_p
         **run,
     )
     assert (Path(where.stdout.strip()) / "go.mod").is_file()
+
+
+def test_installed_wheel_draws_a_report_page_from_its_templates(installed, tmp_path):
+    report = tmp_path / "conformance-reference.yaml"
+    shutil.copy(
+        REPO / "docs/results/conformance-2026-11-28/conformance-reference.yaml", report
+    )
+    drawn = subprocess.run(
+        [str(installed / "bin" / "wpc"), "html", str(report)],
+        **_from_elsewhere(tmp_path),
+    )
+    assert drawn.returncode == 0, drawn.stderr
+    page = report.with_suffix(".html").read_text()
+    assert '<div class="banner PASS" id="banner">' in page
 
 
 # What `wpc chaos run --list` imports, checked in the same process that lists.

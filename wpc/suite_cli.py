@@ -243,7 +243,7 @@ def _uninstall(args: argparse.Namespace) -> int:
 def _html(args: argparse.Namespace) -> int:
     document = html.read(args.report)
     output = args.output or html.path_beside(args.report)
-    textfiles.write(output, html.render(document))
+    textfiles.write(output, html.render(document, output))
     sys.stdout.write(f"{output}\n")
     return 0
 

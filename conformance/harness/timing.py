@@ -11,6 +11,10 @@ Only the outermost timed block counts: a wait inside a restart is the
 restart's time, so the phases of an item never add up to more than its
 duration. A block another thread times while one is open is not counted
 either, for the same reason (the wall clock is shared).
+
+A recorder may also wrap each counted block in a context of its own (`step`):
+the plugin makes each one an Allure step, so the report for people shows the
+phases in the order they ran, without the harness knowing of Allure.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import threading
 import time
 from collections.abc import Callable
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 
 INSTALL = "install"
 CONFIG_CHANGE = "configChange"
@@ -31,11 +36,18 @@ NAMES = (INSTALL, CONFIG_CHANGE, RESTART, SUBMIT, WAIT, OBSERVE)
 """What the harness times; setup and cleanup are pytest's own phases."""
 
 
+Step = Callable[[str], AbstractContextManager[None]]
+"""What a recorder wraps each counted block in, given the phase's name."""
+
+
 class Phases:
     """Seconds per phase name, since the last `take()`."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, clock: Callable[[], float] = time.monotonic, step: Step | None = None
+    ) -> None:
         self._clock = clock
+        self._step = step
         self._seconds: dict[str, float] = {}
         self._open = 0
         self._lock = threading.Lock()
@@ -48,9 +60,15 @@ class Phases:
         with self._lock:
             outermost = self._open == 0
             self._open += 1
+        around = (
+            self._step(name)
+            if outermost and self._step is not None
+            else contextlib.nullcontext()
+        )
         started = self._clock()
         try:
-            yield
+            with around:
+                yield
         finally:
             elapsed = self._clock() - started
             with self._lock:

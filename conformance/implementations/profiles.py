@@ -110,6 +110,21 @@ class Profile:
     capabilities: frozenset[str] = frozenset()
     """What else its commands can change (`capabilities`: `executor-config`); the
     chaos experiments that need one it lacks do not apply."""
+    organization: str = ""
+    """Who makes the implementation (`organization`), or '' when the file does not say."""
+    url: str = ""
+    """The implementation's project URL (`url`), or ''."""
+    contact: tuple[str, ...] = ()
+    """How to reach the people who answer for it (`contact`)."""
+
+    def maker(self) -> dict[str, Any]:
+        """The report's organization, url and contact: those the profile gives."""
+        found: dict[str, Any] = {
+            "organization": self.organization,
+            "url": self.url,
+            "contact": list(self.contact),
+        }
+        return {key: value for key, value in found.items() if value}
 
     def controller_selector(self, instance: Instance) -> str:
         """The label selector of `instance`'s controller pods (in its namespace)."""
@@ -425,6 +440,9 @@ def load(
             for secret in data.get("artifactRepository", {}).get("secrets", [])
         ),
         capabilities=frozenset(data.get("capabilities", [])),
+        organization=str(data.get("organization", "")),
+        url=str(data.get("url", "")),
+        contact=tuple(data.get("contact", [])),
     )
 
 

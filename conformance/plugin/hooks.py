@@ -341,24 +341,36 @@ def pytest_runtest_protocol(
     """Time what the harness does while a suite item runs, into its stash."""
     if keys.DECLARATION not in item.stash:
         return (yield)
-    phases = item.stash[keys.PHASES] = timing.Phases()
+    phases = item.stash[keys.PHASES] = timing.Phases(step=attaching.phase_step)
     with timing.recording(phases):
         return (yield)
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Note the start time and label the test for allure."""
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
+    """Note the start time and label the test for allure; title it once set up.
+
+    Outermost, so the title comes after allure-pytest names the test at the end
+    of its own setup wrapper, also when the setup fails.
+    """
     decl = item.stash.get(keys.DECLARATION, None)
     if decl is None:
-        return
+        return (yield)
     item.stash[keys.STARTED] = time.time()
+    levels = runs.of(item.config).spec.by_id()
     attaching.label_test(
         short_name=decl.short_name,
         layout=item.stash[keys.LAYOUT],
+        layout_param=collection.LAYOUT_PARAM,
+        support=item.stash[keys.SUPPORT],
+        clauses={c: levels[c].level if c in levels else "" for c in decl.clauses},
         features=sorted(decl.features),
-        clauses=list(decl.clauses),
+        patterns=dict(getattr(item.config.option, "allure_link_pattern", None) or []),
     )
+    try:
+        return (yield)
+    finally:
+        attaching.title_test(decl.short_name, decl.clauses)
 
 
 @pytest.hookimpl(wrapper=True)

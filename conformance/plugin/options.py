@@ -121,9 +121,12 @@ class Option:
         except (ValueError, argparse.ArgumentTypeError) as exc:
             raise pytest.UsageError(f"ini option {self.ini}: {exc}") from exc
 
-    def given(self, value: Any) -> list[str]:
-        """The pytest flags that pass `value` on to pytest; none for the default."""
-        flag = self.pytest_flags[0]
+    def given(self, value: Any, *, flag: str | None = None) -> list[str]:
+        """The pytest flags that pass `value` on to pytest; none for the default.
+
+        `flag` spells it otherwise (the front end's `flags[0]` for a `wpc run` line).
+        """
+        flag = flag or self.pytest_flags[0]
         if self.action == "store_true":
             return [flag] if value else []
         if self.action == "append":

@@ -11,13 +11,12 @@ terminal, the exit code, the JUnit XML and the report alike.
 from __future__ import annotations
 
 import datetime
-import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conformance.plugin import reproducing
 from conformance.plugin import runs
 from conformance.report import divergences
 from conformance.report import documents
@@ -116,14 +115,6 @@ def check_divergences(config: pytest.Config) -> list[documents.ScenarioDiff]:
     return diffs
 
 
-def reproduce_command(config: pytest.Config) -> str:
-    """The exact pytest invocation, runnable from the suite's checkout."""
-    args = [str(a) for a in config.invocation_params.args]
-    return f"cd {shlex.quote(str(config.invocation_params.dir))} && " + shlex.join(
-        [Path(sys.executable).name, "-m", "pytest", *args]
-    )
-
-
 def shard_of(config: pytest.Config) -> dict[str, Any]:
     """The report's `run.shard` of a sharded run (`wpc merge` checks it); else nothing."""
     shard = runs.of(config).settings.shard
@@ -154,6 +145,7 @@ def document(
             "name": profile.name,
             "version": (context.implementation_version if context else "")
             or profile.version,
+            **profile.maker(),
             "profile": str(profile.path),
             "images": [
                 {"role": role, "ref": ref, "digest": str(images.get(ref, "unknown"))}
@@ -186,7 +178,7 @@ def document(
             "workers": int(getattr(config.option, "numprocesses", 0) or 0),
             "allowForeignCluster": settings.allow_foreign_cluster,
             "skipInstall": settings.skip_install,
-            "reproduce": reproduce_command(config),
+            "reproduce": reproducing.command(config),
             **shard_of(config),
         },
         spec_version=str(spec.version),

@@ -1,12 +1,17 @@
-"""The ConformanceReport as one self-contained HTML page (#12).
+"""The ConformanceReport as one self-contained HTML page (#12, #26).
 
-The YAML report is the record; this page is for people: the verdict per layout
-(Core and Extended), the failures with their clauses and one line of evidence,
-the layout diff, the coverage ledger, and per test its message and the evidence
-and log files the run kept. It is rendered from the report document alone, so
-`python -m conformance html REPORT.yaml` redraws any committed report offline.
-One file, inline CSS, no scripts and nothing fetched from the network: it opens
-the same from a CI artifact, a mail attachment or a laptop without network.
+The YAML report is the record; this page is for people: the result word in a
+banner at the top, who made the implementation, the verdict per layout (Core
+and Extended), a grid of tests by layout, the failures with their clauses and
+one line of evidence, the layout diff, the coverage ledger, and per test its
+message and links to the evidence and log files the run kept. It is rendered
+from the report document alone, so `python -m conformance html REPORT.yaml`
+redraws any committed report offline.
+
+This module turns the document into plain values (`context`); the template
+`conformance/report/templates/report.html.j2` lays them out on the project's
+one page style (`plumbing.pages`), escaping everything. A new section is a new
+block in the template and, if it needs one, a new value here.
 """
 
 from __future__ import annotations
@@ -28,36 +33,14 @@ from conformance.report import reruns
 from conformance.report import schemafiles
 from conformance.report import verdicts
 from conformance.report import words
-from conformance.report.markup import Child
-from conformance.report.markup import Markup
-from conformance.report.markup import element
-from conformance.report.markup import join
-from conformance.report.markup import page
-from conformance.report.markup import table
 from conformance.report.outcomes import Outcome
-
-STYLE = """
-body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 72em;
-       padding: 0 1em; color: #1b1f24; }
-h1 { font-size: 1.6em; } h2 { margin-top: 2em; border-bottom: 1px solid #d0d7de; }
-table { border-collapse: collapse; margin: .5em 0 1em; }
-th, td { border: 1px solid #d0d7de; padding: .25em .6em; text-align: left;
-         vertical-align: top; }
-th { background: #f6f8fa; }
-td.num { text-align: right; }
-code, pre { font: 12px/1.4 ui-monospace, monospace; }
-pre { background: #f6f8fa; padding: .6em; overflow-x: auto; white-space: pre-wrap; }
-.PASS, .passed, .success { color: #1a7f37; font-weight: 600; }
-.FAIL, .failed, .failure { color: #cf222e; font-weight: 600; }
-.ERROR, .error, .INCOMPLETE { color: #9a6700; font-weight: 600; }
-.skipped, .partial { color: #57606a; }
-.INTERRUPTED, .interrupted { color: #9a6700; font-weight: 600; }
-details { margin: .2em 0; } summary { cursor: pointer; }
-dl { display: grid; grid-template-columns: max-content auto; gap: .1em 1em; }
-dt { font-weight: 600; } dd { margin: 0; }
-"""
+from plumbing import pages
 
 SUPPORTS = ("Core", "Extended")
+LAYOUTS = ("legacy", "initless")
+"""The grid's columns, in the spec's order."""
+TEMPLATE = "report.html.j2"
+_ENVIRONMENT = pages.environment("conformance.report")
 
 
 def _scenarios(document: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -87,211 +70,85 @@ def verdict_rows(document: Mapping[str, Any]) -> list[tuple[str, str, list[int],
     return rows
 
 
-def _num(value: int) -> Markup:
-    return element("td", str(value), class_="num")
-
-
-def _verdict_section(document: Mapping[str, Any]) -> Markup:
-    headers = ["layout", "support", *(name for name, _ in verdicts.COLUMNS), "verdict"]
-    head = element("tr", *(element("th", h) for h in headers))
-    body = [
-        element(
-            "tr",
-            element("td", layout),
-            element("td", support),
-            *(_num(n) for n in counts),
-            element("td", element("span", verdict, class_=verdict)),
-        )
-        for layout, support, counts, verdict in verdict_rows(document)
-    ]
-    summary = document["summary"]
-    interrupted = document.get("interrupted")
-    verdict = words.of_document(document)
-    return join(
-        [
-            element("h2", "Verdict per layout", id="verdict"),
-            *(
-                [
-                    element(
-                        "p",
-                        element(
-                            "span",
-                            verdicts.interruption(interrupted),
-                            class_="interrupted",
-                        ),
-                    )
-                ]
-                if interrupted
-                else []
-            ),
-            element(
-                "p",
-                "Result: ",
-                element("span", verdict, class_=verdict),
-                f" ({words.MEANINGS[verdict]}; {summary['passed']} passed, {summary['failed']} failed, "
-                f"{summary['skipped']} not claimed, {summary['errors']} harness "
-                f"errors, {summary['divergenceFailures']} undeclared layout "
-                "divergences).",
-            ),
-            element("table", element("thead", head), element("tbody", *body)),
-        ]
-    )
-
-
-def _anchor(test: Mapping[str, Any]) -> str:
+def anchor(test: Mapping[str, Any]) -> str:
+    """The id of a test's details on the page."""
     return "test-" + identity.of_test(test).replace(" ", "_")
 
 
-def _failures_section(document: Mapping[str, Any]) -> Markup:
-    problems = sorted(
+def _without_layout(test: Mapping[str, Any]) -> str:
+    """A scenario's identity without its `[layout]`: the grid's row."""
+    found = identity.of_test(test)
+    suffix = f"[{test['layout']}]"
+    return found.removesuffix(suffix) if found.endswith(suffix) else found
+
+
+def grid(
+    document: Mapping[str, Any],
+) -> list[tuple[str, list[Mapping[str, Any] | None]]]:
+    """Rows of tests by layout: (row name, the test per `LAYOUTS` or None), by name."""
+    cells: dict[str, dict[str, Mapping[str, Any]]] = {}
+    for test in _scenarios(document):
+        cells.setdefault(_without_layout(test), {})[test["layout"]] = test
+    return [
+        (name, [cells[name].get(layout) for layout in LAYOUTS])
+        for name in sorted(cells)
+    ]
+
+
+def cell(test: Mapping[str, Any]) -> str:
+    """A grid cell's word: the outcome, or "not claimed" for a skip the claims made."""
+    if test["outcome"] == Outcome.SKIPPED.value and not words.is_claimed(test):
+        return "not claimed"
+    return str(test["outcome"])
+
+
+def problems(document: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The failed and errored items, by layout and name."""
+    return sorted(
         (t for t in document["tests"] if t["outcome"] in ("failed", "error")),
         key=lambda t: (t["layout"], t["shortName"], identity.of_test(t)),
     )
-    rows: list[list[Child]] = [
-        [
-            element("span", t["outcome"], class_=t["outcome"]),
-            element("a", t["shortName"], href="#" + _anchor(t)),
-            t["layout"],
-            t["support"],
-            ", ".join(t["clauses"]) or "-",
-            element("code", verdicts.evidence_line(t["message"]) or "(no message)"),
-        ]
-        for t in problems
-    ]
-    body: Child = (
-        table(["outcome", "test", "layout", "support", "clauses", "evidence"], rows)
-        if rows
-        else element("p", "None.")
-    )
-    return join([element("h2", "Failures and harness errors", id="failures"), body])
 
 
 def _values(values: Mapping[str, Any]) -> str:
     return ", ".join(f"{layout}: {value}" for layout, value in values.items())
 
 
-def _divergences_section(document: Mapping[str, Any]) -> Markup:
+def divergence_rows(document: Mapping[str, Any]) -> dict[str, list[list[str]]]:
+    """The layout diff's undeclared and declared differences as table rows."""
     found = document["layoutDivergences"]
-    parts: list[Child] = [
-        element("h2", "Layout diff", id="divergences"),
-        element(
-            "p",
-            f"{found['compared']} scenarios compared across layouts; "
-            f"{len(found['undeclared'])} with undeclared differences, "
-            f"{len(found['declared'])} declared differences.",
-        ),
-    ]
-    undeclared = [
-        [d["shortName"], x["key"], _values(x["values"])]
-        for d in found["undeclared"]
-        for x in d["differences"]
-    ]
-    if undeclared:
-        parts += [
-            element("h3", "Undeclared (each fails the run)"),
-            table(["test", "key", "values"], undeclared),
-        ]
-    declared = [
-        [d["shortName"], d["key"], _values(d["values"]), str(d.get("divergence"))]
-        for d in found["declared"]
-    ]
-    if declared:
-        parts += [
-            element("h3", "Declared (conformance/divergences.yaml)"),
-            table(["test", "key", "values", "divergence"], declared),
-        ]
-    return join(parts)
+    return {
+        "undeclared": [
+            [d["shortName"], x["key"], _values(x["values"])]
+            for d in found["undeclared"]
+            for x in d["differences"]
+        ],
+        "declared": [
+            [d["shortName"], d["key"], _values(d["values"]), str(d.get("divergence"))]
+            for d in found["declared"]
+        ],
+    }
 
 
-def _gaps(title: str, gaps: Sequence[Mapping[str, Any]]) -> list[Child]:
-    if not gaps:
-        return []
-    rows = [
+def _gap_rows(gaps: Sequence[Mapping[str, Any]]) -> list[list[str]]:
+    return [
         [g["id"], g["level"], ", ".join(g["missingLayouts"]), g["summary"]]
         for g in gaps
     ]
-    return [
-        element("h3", f"{title} ({len(gaps)})"),
-        table(["clause", "level", "missing layouts", "summary"], rows),
-    ]
 
 
-def _coverage_section(document: Mapping[str, Any]) -> Markup:
-    coverage = document["coverage"]
-    must = coverage["uncoveredMust"]
-    covered = [[c["id"], ", ".join(c["tests"])] for c in coverage["covered"]]
-    return join(
-        [
-            element("h2", "Coverage ledger", id="coverage"),
-            element(
-                "p",
-                f"{len(covered)} clauses covered, {len(coverage['uncovered'])} "
-                f"uncovered ({len(must)} MUST), "
-                f"{len(coverage['partiallyCovered'])} partially covered.",
-            ),
-            *_gaps("Uncovered", coverage["uncovered"]),
-            *_gaps("Partially covered", coverage["partiallyCovered"]),
-            element(
-                "details",
-                element("summary", f"Covered clauses ({len(covered)})"),
-                table(["clause", "tests"], covered),
-            ),
-        ]
-    )
+def coverage(document: Mapping[str, Any]) -> dict[str, Any]:
+    """The coverage ledger's counts and tables."""
+    found = document["coverage"]
+    return {
+        "covered": [[c["id"], ", ".join(c["tests"])] for c in found["covered"]],
+        "uncovered": _gap_rows(found["uncovered"]),
+        "partially": _gap_rows(found["partiallyCovered"]),
+        "must": len(found["uncoveredMust"]),
+    }
 
 
-def _test_details(test: Mapping[str, Any]) -> Markup:
-    facts: list[tuple[str, Child]] = [
-        ("ID", element("code", identity.of_test(test))),
-        ("node ID", element("code", test["nodeid"])),
-        ("clauses", ", ".join(test["clauses"]) or "-"),
-        ("features", ", ".join(test["features"]) or "-"),
-        ("support", test["support"]),
-        (
-            "attempts",
-            f"{test['attempts']} (first outcome {test['firstOutcome']})",
-        ),
-        ("duration", f"{test['durationSeconds']} s"),
-    ]
-    body: list[Child] = [
-        element("dl", *(join([element("dt", k), element("dd", v)]) for k, v in facts))
-    ]
-    if test["evidence"]:
-        body += [
-            element("p", "Evidence and logs kept by the run:"),
-            element(
-                "ul", *(element("li", element("code", p)) for p in test["evidence"])
-            ),
-        ]
-    if test["message"]:
-        body.append(element("pre", test["message"]))
-    return element(
-        "details",
-        element(
-            "summary",
-            element("span", test["outcome"], class_=test["outcome"]),
-            f" [{test['layout']}] {identity.of_test(test)}",
-        ),
-        *body,
-        id=_anchor(test),
-    )
-
-
-def _tests_section(document: Mapping[str, Any]) -> Markup:
-    order = {"failed": 0, "error": 1, "skipped": 2, "passed": 3}
-    tests = sorted(
-        document["tests"],
-        key=lambda t: (order.get(t["outcome"], 4), identity.of_test(t)),
-    )
-    return join(
-        [
-            element("h2", f"Tests ({len(tests)})", id="tests"),
-            *(_test_details(t) for t in tests),
-        ]
-    )
-
-
-def _claimed_layouts(implementation: Mapping[str, Any]) -> str:
+def claimed_layouts(implementation: Mapping[str, Any]) -> str:
     """The claimed layouts, then each one the build cannot run and why (not claimed)."""
     unsupported = implementation.get("unsupportedLayouts") or {}
     return "; ".join(
@@ -302,42 +159,11 @@ def _claimed_layouts(implementation: Mapping[str, Any]) -> str:
     )
 
 
-def _interrupted(block: Mapping[str, Any]) -> Markup:
-    """Why the run stopped early, the tests that ran and those cut short."""
-    lists = [("ran", block["ran"]), ("cut short, not counted", block["unfinished"])]
-    return join(
-        [
-            element("div", f"by {block['reason']}"),
-            *(
-                element(
-                    "details",
-                    element("summary", f"{label}: {len(ids)}"),
-                    *(element("div", element("code", i)) for i in ids),
-                )
-                for label, ids in lists
-            ),
-        ]
-    )
-
-
-def _run_section(document: Mapping[str, Any]) -> Markup:
-    implementation = document["implementation"]
+def run_facts(document: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The run's plain facts, as (name, text) in the order shown."""
     environment = document["environment"]
     run = document["run"]
-    facts: list[tuple[str, Child]] = [
-        ("implementation", f"{implementation['name']} {implementation['version']}"),
-        ("profile", element("code", implementation["profile"])),
-        ("claimed layouts", _claimed_layouts(implementation)),
-        ("claimed features", ", ".join(implementation["claimedFeatures"])),
-        (
-            "images",
-            join(
-                element(
-                    "div", element("code", f"{i['role']}: {i['ref']}@{i['digest']}")
-                )
-                for i in implementation["images"]
-            ),
-        ),
+    facts = [
         (
             "cluster",
             f"{environment['provider']}, Kubernetes {environment['kubernetesVersion']}, "
@@ -351,46 +177,80 @@ def _run_section(document: Mapping[str, Any]) -> Markup:
         ("session", f"{run['sessionId']}: {run['startedAt']} to {run['finishedAt']}"),
         ("layouts selected", ", ".join(run["selectedLayouts"])),
         ("workers", str(run["workers"])),
-        ("reproduce", element("code", run["reproduce"])),
         ("leaks", ", ".join(document["leaks"]) or "none"),
+        (
+            "needed a rerun",
+            ", ".join(map(reruns.label, document["attempts"]["retried"])) or "none",
+        ),
     ]
-    interrupted = document.get("interrupted")
-    if interrupted:
-        facts.append(("interrupted", _interrupted(interrupted)))
-    retried = document["attempts"]["retried"]
-    facts.append(("needed a rerun", ", ".join(map(reruns.label, retried)) or "none"))
     score = document.get("mutationScore")
     if score:
         facts.append(("mutation score", mutation.describe(score)))
-
     upstream = document.get("historicalMutationScore")
     if upstream:
         facts.append(("historical mutation score", historical.describe(upstream)))
-    return element(
-        "dl", *(join([element("dt", k), element("dd", v)]) for k, v in facts)
+    return facts
+
+
+def result_line(document: Mapping[str, Any]) -> str:
+    """The banner's sentence: what the word means, and the counts it is made of."""
+    summary = document["summary"]
+    word = words.of_document(document)
+    return (
+        f"{words.MEANINGS[word]}: {summary['passed']} passed, {summary['failed']} "
+        f"failed, {summary['skipped']} not claimed, {summary['errors']} harness "
+        f"errors, {summary['divergenceFailures']} undeclared layout divergences."
     )
 
 
-def render(document: Mapping[str, Any]) -> str:
-    """The whole page for one ConformanceReport document."""
+def title(document: Mapping[str, Any]) -> str:
+    """The page's title, with the result word over the claimed items.
+
+    Unclaimed features never make a pass look partial.
+    """
     implementation = document["implementation"]
-    # Titled by the result word over the claimed items: unclaimed features
-    # never make a pass look partial.
-    title = (
+    return (
         f"WPC conformance: {implementation['name']} {implementation['version']}"
         f" ({words.of_document(document)})"
     )
-    return page(
-        title,
-        STYLE,
-        element("h1", title),
-        _run_section(document),
-        _verdict_section(document),
-        _failures_section(document),
-        _divergences_section(document),
-        _coverage_section(document),
-        _tests_section(document),
-    )
+
+
+def context(document: Mapping[str, Any], page: Path | None = None) -> dict[str, Any]:
+    """Everything the template shows, from the document; links relative to `page`."""
+    order = {"failed": 0, "error": 1, "skipped": 2, "passed": 3}
+    interrupted = document.get("interrupted")
+    return {
+        "title": title(document),
+        "verdict": words.of_document(document),
+        "verdict_meaning": result_line(document),
+        "interruption": verdicts.interruption(interrupted) if interrupted else "",
+        "interrupted": interrupted,
+        "document": document,
+        "implementation": document["implementation"],
+        "claimed_layouts": claimed_layouts(document["implementation"]),
+        "run_facts": run_facts(document),
+        "columns": [name for name, _ in verdicts.COLUMNS],
+        "verdict_rows": verdict_rows(document),
+        "layouts": LAYOUTS,
+        "grid": grid(document),
+        "problems": problems(document),
+        "divergences": divergence_rows(document),
+        "coverage": coverage(document),
+        "tests": sorted(
+            document["tests"],
+            key=lambda t: (order.get(t["outcome"], 4), identity.of_test(t)),
+        ),
+        "identity": identity.of_test,
+        "anchor": anchor,
+        "cell": cell,
+        "evidence_line": verdicts.evidence_line,
+        "href": lambda target: pages.href(str(target), page),
+    }
+
+
+def render(document: Mapping[str, Any], page: Path | None = None) -> str:
+    """The whole page for one ConformanceReport document, to be written at `page`."""
+    return pages.render(_ENVIRONMENT, TEMPLATE, context(document, page))
 
 
 def path_beside(report: Path) -> Path:
@@ -401,7 +261,7 @@ def path_beside(report: Path) -> Path:
 def write(document: Mapping[str, Any], path: Path) -> None:
     """Write the page (the document is validated by whoever wrote its YAML)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render(document), encoding="utf-8")
+    path.write_text(render(document, path), encoding="utf-8")
 
 
 def read(path: Path) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from conformance.spec._models import Profile
 from conformance.spec._models import Requirement
 from conformance.spec._models import Spec
 from conformance.spec._parsing import ClauseHeading
+from conformance.spec._parsing import heading_anchor
 from conformance.spec._parsing import parse_markdown
 
 SPEC_PATH = Path(__file__).parent.parent / "SPEC.md"
@@ -44,6 +45,7 @@ __all__ = [
     "Spec",
     "SpecError",
     "check_agreement",
+    "heading_anchor",
     "load",
     "parse_markdown",
 ]

@@ -11,6 +11,7 @@ fenced code blocks are examples, not clauses.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from conformance.spec._errors import SpecError
@@ -45,6 +46,18 @@ class ClauseHeading:
     """1-based line number of the heading."""
     text: str
     """The clause text between the heading and the *Observed by* paragraph."""
+    anchor: str = ""
+    """The heading's anchor in rendered Markdown (`heading_anchor`), for links to it."""
+
+
+def heading_anchor(heading: str) -> str:
+    """The id a Markdown renderer gives a heading (GitHub's and GitLab's rule).
+
+    Lower case, every character but letters, digits, `_`, `-` and spaces
+    dropped, spaces made `-`: `WPC-POD-001 · MUST · layouts: legacy` gives
+    `wpc-pod-001--must--layouts-legacy`.
+    """
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
 def parse_markdown(text: str) -> list[ClauseHeading]:
@@ -122,6 +135,7 @@ def _heading(
         section=section,
         line=number,
         text=text,
+        anchor=heading_anchor(line[len("### ") :]),
     )
 
 

@@ -89,7 +89,7 @@ def test_report_validates_and_carries_results_per_layout(
     ]
     assert doc["environment"]["kubernetesVersion"] == "v1.36.4"
     assert doc["run"]["sessionId"] == "test-session"
-    assert "--wpc-implementation" in doc["run"]["reproduce"]
+    assert doc["run"]["reproduce"].startswith("wpc run --implementation ")
     legacy = next(r for r in doc["results"] if r["layout"] == "legacy")
     assert legacy["profile"] == "status-finalizer"
     assert legacy["extended"]["statistics"]["passed"] == 1

@@ -476,6 +476,7 @@ def test_public_names_are_pinned():
             "Spec",
             "SpecError",
             "check_agreement",
+            "heading_anchor",
             "load",
             "parse_markdown",
         ]

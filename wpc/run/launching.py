@@ -1,8 +1,9 @@
 """`python -m conformance run`: cluster up, then the suite with its reports.
 
 The pytest plugin does the rest once pytest starts (cluster marker check,
-install, tests, reports). Kept to building argv lists, so the command that
-ran is the one the report's `reproduce` line shows.
+install, tests, reports). Kept to building argv lists; the report's
+`reproduce` line is the `wpc run` command they come from
+(`conformance.plugin.reproducing` reads it back from pytest's arguments).
 """
 
 from __future__ import annotations
