@@ -28,6 +28,7 @@ from conformance.harness import until
 
 __all__ = [
     "node_is",
+    "node_is_recorded",
     "pod_nodes_are",
     "step_had_one_pod",
     "step_is_suspended",
@@ -151,6 +152,44 @@ def node_is(
     if problems:
         raise Unexpected(f"node {node.get('name')}: {'; '.join(problems)}")
     return f"{node.get('name')}: {phase} {got_message!r}"
+
+
+@activity
+def node_is_recorded(
+    step: str,
+    phase: str = "Running",
+    attempt: int = 0,
+    workflow: str = "main",
+    configuration: dict[str, Any] | None = None,
+) -> str:
+    """Wait until the Workflow's status records the step's Pod node in `phase`.
+
+    What the controller has written, not what the pod shows: a fault aimed at a
+    `Running` node (WPC-STATUS-007) must not land while the controller still
+    records it `Pending`, where the spec asks for another pod instead
+    (WPC-STATUS-008). A pod can run for seconds before its controller writes
+    that (upstream v4.1.2 reconciles a starting workflow about every 10 s).
+    """
+    session = sessions.current(configuration)
+    ops = session.workflow_ops()
+    name = session.workflow(workflow)
+
+    def recorded_in_phase() -> dict[str, Any] | NotYet:
+        current = ops.get(name)
+        nodes = pod_nodes_of(current, step)
+        if len(nodes) > attempt and nodes[attempt].get("phase") == phase:
+            return nodes[attempt]
+        return NotYet(summary(current))
+
+    node: dict[str, Any] = until(
+        recorded_in_phase,
+        timeout=session.timeouts.node_phase_reported,
+        interval=session.timeouts.poll_interval,
+        describe=f"the Workflow to record step {step} (attempt {attempt}) {phase}",
+    )
+    text = f"{node.get('name')}: recorded {phase}"
+    session.was_vulnerable("node_is_recorded", text)
+    return text
 
 
 @activity

@@ -83,6 +83,14 @@ class Timeouts:
     reconciliation latency.
     """
 
+    node_phase_reported: float = 60.0
+    """The controller records a node's phase after its pod's changed; harness budget.
+
+    No spec limit. Upstream v4.1.2 writes the Workflow on its own schedule (about
+    every 10 s while a pod starts), so a pod can run for seconds before its node
+    reads `Running`.
+    """
+
     task_result_reported: float = 60.0
     """The executor's WorkflowTaskResult is marked complete; harness budget."""
 

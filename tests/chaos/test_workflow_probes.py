@@ -23,6 +23,7 @@ from chaos.controller import pods as controller_pods
 from chaos.errors import Inconclusive
 from chaos.errors import Unexpected
 from chaos.workflow import probes
+from conformance.errors import WaitTimeout
 from conformance.harness.timeouts import Timeouts
 from tests.chaos.histories import HistoryBuilder
 from tests.chaos.histories import pod
@@ -224,3 +225,29 @@ def test_a_step_with_two_pod_nodes_fails_before_the_history_is_read(session):
 
     with pytest.raises(Unexpected, match="expected one Pod node, found 2"):
         probes.step_had_one_pod("work.onExit", configuration=CONFIG)
+
+
+def _pod_node(phase: str) -> dict[str, Any]:
+    node = {"id": "wf-2", "name": "wf[0].work(0)", "type": "Pod"}
+    node.update(displayName="work(0)", phase=phase, startedAt=STARTED)
+    return {"metadata": {"name": "wf"}, "status": {"nodes": {"wf-2": node}}}
+
+
+def test_a_node_the_workflow_records_running_is_the_vulnerable_state(session):
+    session.ops.workflow = _pod_node("Running")
+
+    text = probes.node_is_recorded("work", configuration=CONFIG)
+
+    assert session.vulnerable == [("node_is_recorded", text)]
+    assert text == "wf[0].work(0): recorded Running"
+
+
+def test_a_node_still_recorded_pending_is_not_the_vulnerable_state(session):
+    # Upstream v4.1.2 ran the pod while the Workflow still read Pending; deleting
+    # then asks for another pod (WPC-STATUS-008), not `pod deleted`.
+    session.ops.workflow = _pod_node("Pending")
+    session.timeouts = Timeouts(poll_interval=0.05, node_phase_reported=0.2)
+
+    with pytest.raises(WaitTimeout, match=r"record step work \(attempt 0\) Running"):
+        probes.node_is_recorded("work", configuration=CONFIG)
+    assert session.vulnerable == []
