@@ -164,6 +164,8 @@ class Rerunnable:
     """(build, layout, reports directory, `-k`) -> the rerun's report."""
     read: Callable[[Path], Mapping[Key, str]]
     """A report -> each case's outcome, by exact identity."""
+    fold: Callable[[ReportDiff, Records], ReportDiff]
+    """The diff with this kind's rerun records folded in (`reruns`)."""
 
 
 def suite_cases(diff: ReportDiff, runner: Runner) -> Rerunnable:
@@ -177,6 +179,7 @@ def suite_cases(diff: ReportDiff, runner: Runner) -> Rerunnable:
             Run(build=build, layout=layout, reports_dir=where, keywords=keywords)
         ),
         read=_outcomes,
+        fold=reruns.apply,
     )
 
 
@@ -196,7 +199,18 @@ def chaos_cases(chaos: ChaosDiff, runner: ChaosRunner) -> Rerunnable:
             ChaosRun(build=build, layout=layout, reports_dir=where, keywords=keywords)
         ),
         read=_chaos_outcomes,
+        fold=_fold_chaos,
     )
+
+
+def _fold_chaos(diff: ReportDiff, records: Records) -> ReportDiff:
+    """The diff with each chaos case's rerun status (confirmed or flaky)."""
+    if diff.chaos is None:
+        raise ValueError("chaos rerun records for a diff without chaos cases")
+    chaos = dataclasses.replace(
+        diff.chaos, cases=reruns.classify_all(diff.chaos.cases, records)
+    )
+    return dataclasses.replace(diff, chaos=chaos)
 
 
 def _record(
@@ -318,13 +332,7 @@ def _with_reruns(
 ) -> ReportDiff:
     """The diff with each kind's rerun records folded in (`reruns`)."""
     for kind, records in zip(kinds, found, strict=True):
-        if kind.prefix == CHAOS_RERUNS and diff.chaos is not None:
-            chaos = dataclasses.replace(
-                diff.chaos, cases=reruns.classify_all(diff.chaos.cases, records)
-            )
-            diff = dataclasses.replace(diff, chaos=chaos)
-        elif kind.prefix == SUITE_RERUNS:
-            diff = reruns.apply(diff, records)
+        diff = kind.fold(diff, records)
     return diff
 
 
@@ -441,11 +449,8 @@ def _recorded_chaos(out_dir: Path, diff: ReportDiff) -> ReportDiff:
     records = _recorded(
         out_dir, chaos.cases, CHAOS_RERUNS, _chaos_outcomes, chaos_report_in
     )
-    if records:
-        chaos = dataclasses.replace(
-            chaos, cases=reruns.classify_all(chaos.cases, records)
-        )
-    return dataclasses.replace(diff, chaos=chaos)
+    diff = dataclasses.replace(diff, chaos=chaos)
+    return _fold_chaos(diff, records) if records else diff
 
 
 def rediff(
