@@ -14,6 +14,7 @@ from wpc.history.plans import AFTER
 from wpc.history.plans import BEFORE
 from wpc.history.plans import Plan
 from wpc.history.results import COUNTING
+from wpc.history.results import EntryResult
 from wpc.history.results import Outcome
 from wpc.history.verdicts import SideResult
 
@@ -123,13 +124,21 @@ def _side_cell(side: SideResult | None) -> str:
     )
 
 
+def _sides(entry: EntryResult) -> tuple[str, str]:
+    """The before and after cells: the scenario's, else the experiment's (chaos)."""
+    if entry.before is None and entry.experiment is not None:
+        killer = entry.experiment
+        return (
+            f"chaos {_side_cell(killer.before)}",
+            f"chaos {_side_cell(killer.after)}",
+        )
+    return _side_cell(entry.before), _side_cell(entry.after)
+
+
 def table(outcome: Outcome, result_path: str) -> str:
     """Each fix's verdict with both sides, the evidence, the score and the wall time."""
     rows = [("id", "verdict", "before", "after")]
-    rows += [
-        (e.fix.id, e.verdict, _side_cell(e.before), _side_cell(e.after))
-        for e in outcome.entries
-    ]
+    rows += [(e.fix.id, e.verdict, *_sides(e)) for e in outcome.entries]
     lines = columns(rows)
     lines += ["", "why:"]
     for e in outcome.entries:

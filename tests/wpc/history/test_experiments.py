@@ -198,6 +198,11 @@ def test_a_fix_named_only_by_an_experiment_runs_through_the_chaos_suite(tmp_path
         tmp_path / "h" / "v4.1.0" / "chaos" / "chaos-argo-workflows.yaml"
     )
     assert outcome.score.text() == "1/1 (1.000)"
+    text = rendering.table(outcome, "r.yaml")
+    assert (
+        "restart  caught   chaos v4.1.0 legacy=failed initless=failed  "
+        "chaos v4.1.1 legacy=passed initless=passed"
+    ) in text
 
 
 @pytest.mark.parametrize(
