@@ -218,19 +218,24 @@ differential: setup
 # Release qualification of upstream Argo: build git refs OLD and NEW of SOURCE (default
 # $WPC_ARGO_SOURCE), run the suite on both (LAYOUT), diff the reports, rerun each differing
 # item RERUNS times against each version, print the diff (confirmed or flaky); files under
-# reports/qualify-OLD-NEW/. Exit 14 on a regression that did not flip on rerun and that
-# no entry of EXPLAINED (default wpc/qualify/explained.yaml; `none`: no file) explains.
+# reports/qualify-OLD-NEW/. With the chaos suite too (CHAOS=no leaves it out): every
+# experiment on both versions, each differing chaos case rerun and counted as an item is
+# (not-applicable cases listed, not counted). Exit 14 on a regression (item or chaos case)
+# that did not flip on rerun and that no entry of EXPLAINED (default
+# wpc/qualify/explained.yaml; `none`: no file) explains.
 # SHARD=I/N runs that shard of the suite against each version (reports/qualify-OLD-NEW-shard-I-of-N/).
 OLD ?=
 NEW ?=
 SOURCE ?= $(WPC_ARGO_SOURCE)
 RERUNS ?= 2
 EXPLAINED ?=
+CHAOS ?= yes
+QUALIFY_CHAOS = $(if $(filter no,$(CHAOS)),--without-chaos,--with-chaos)
 QUALIFY_EXPLAINED = $(if $(filter none,$(EXPLAINED)),--no-explained,$(if $(EXPLAINED),--explained $(EXPLAINED)))
 qualify: setup
 	@test -n "$(OLD)" -a -n "$(NEW)" || { echo "make qualify: give OLD=<ref> NEW=<ref>, e.g. OLD=v4.1.0 NEW=v4.1.2" >&2; exit 10; }
 	@test -n "$(SOURCE)" || { echo "make qualify: give SOURCE=<argo-workflows git repository> or set WPC_ARGO_SOURCE" >&2; exit 10; }
-	$(PY) -m conformance qualify --old $(OLD) --new $(NEW) --source $(SOURCE) --layout $(LAYOUT) --reruns $(RERUNS) --provider $(PROVIDER) --cluster $(CLUSTER) -n $(WORKERS) $(QUALIFY_EXPLAINED) $(if $(SHARD),--shard $(SHARD))
+	$(PY) -m conformance qualify --old $(OLD) --new $(NEW) --source $(SOURCE) --layout $(LAYOUT) --reruns $(RERUNS) --provider $(PROVIDER) --cluster $(CLUSTER) -n $(WORKERS) $(QUALIFY_CHAOS) $(QUALIFY_EXPLAINED) $(if $(SHARD),--shard $(SHARD))
 
 # Upstream's fixed bugs as mutants (conformance/spec/history.yaml): for every fix in scope,
 # observable and named by a scenario, build the last tag with the bug and the first without

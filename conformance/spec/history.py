@@ -9,7 +9,9 @@ Validation is strict because that run will trust the file: the JSON schema
 beside it first, then what a schema cannot say (unique ids and commits, the
 issue and PR numbers the subject names), each error naming the file and the
 entry. `check_references` then holds every clause and scenario named to the
-spec and the suite as they are now.
+spec and the suite as they are now. A fix may also name a chaos experiment as
+its killer (`experiment`); `wpc.history.experiments` checks that one, since
+the suite never imports chaos.
 """
 
 from __future__ import annotations
@@ -48,6 +50,18 @@ class Backport:
 
 
 @dataclass(frozen=True)
+class Experiment:
+    """A chaos experiment named as a fix's killer, judged as a scenario is."""
+
+    name: str
+    """Its report name (chaos/experiments/<name>.yaml); `wpc.history.experiments`
+    holds it to the experiments that exist (this package never imports chaos)."""
+    layouts: tuple[str, ...]
+    """Where it is judged; () for every layout the run covers."""
+    why: str
+
+
+@dataclass(frozen=True)
 class Fix:
     """One upstream fix and what WPC says about the bug it removed."""
 
@@ -68,6 +82,8 @@ class Fix:
     scenario: str | None
     observable: bool
     reason: str | None
+    experiment: Experiment | None = None
+    """A chaos experiment that kills it too (or instead of a scenario)."""
 
     @property
     def commits(self) -> tuple[str, ...]:
@@ -94,6 +110,8 @@ class Counts:
     observable: int
     with_scenario: int
     without_scenario: int
+    with_experiment: int = 0
+    """In-scope fixes a chaos experiment is named for (with or without a scenario)."""
 
 
 def load(path: Path | None = None) -> History:
@@ -160,6 +178,17 @@ def _fix(entry: dict[str, Any]) -> Fix:
         scenario=entry["scenario"],
         observable=entry["observable"],
         reason=entry.get("reason"),
+        experiment=_experiment(entry.get("experiment")),
+    )
+
+
+def _experiment(raw: dict[str, Any] | None) -> Experiment | None:
+    if raw is None:
+        return None
+    return Experiment(
+        name=raw["name"],
+        layouts=tuple(raw.get("layouts", ())),
+        why=" ".join(raw["why"].split()),
     )
 
 
@@ -233,4 +262,5 @@ def counts(history: History) -> Counts:
         observable=sum(1 for f in scoped if f.observable),
         with_scenario=covered,
         without_scenario=len(scoped) - covered,
+        with_experiment=sum(1 for f in scoped if f.experiment is not None),
     )

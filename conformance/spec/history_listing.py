@@ -15,6 +15,9 @@ COLUMNS = ("id", "fixed in", "bug in", "area", "scope", "obs", "clause", "scenar
 
 def _row(fix: Fix) -> tuple[str, ...]:
     scenario = fix.scenario.split("::")[0].rsplit("/", 1)[-1] if fix.scenario else "-"
+    if fix.experiment is not None:
+        chaos = f"chaos {fix.experiment.name}"
+        scenario = chaos if scenario == "-" else f"{scenario} + {chaos}"
     return (
         fix.id,
         fix.first_tag_without_bug,
@@ -41,5 +44,10 @@ def render(history: History) -> str:
         f"{history.repository} {history.from_tag}..{history.to_tag}: "
         f"{c.total} fixes, {c.in_scope} in scope; of those {c.observable} observable, "
         f"{c.with_scenario} with a scenario, {c.without_scenario} without"
+        + (
+            f"; {c.with_experiment} named by a chaos experiment"
+            if c.with_experiment
+            else ""
+        )
     )
     return "\n".join(lines) + "\n"

@@ -15,11 +15,15 @@ compared and the absence of phases is said, not invented.
 A change can also carry an `Explanation`: a person's recorded reason why it is
 expected (`explaining` matches a file of them), so a known regression stays
 listed but no longer makes the diff a regression.
+
+A qualification that also ran the chaos suite carries a `ChaosDiff` (made by
+`chaoscases`): the same changes, of chaos cases, in the same model.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
@@ -83,7 +87,8 @@ class Explanation:
     """One entry of an explanations file: why a change between two versions is expected.
 
     Every selector is a glob (`fnmatch`, case-sensitive); an empty one matches
-    anything, but an entry names a clause, a test or both.
+    anything, but an entry names a clause, a test or both, or else a chaos
+    experiment (and then neither).
     """
 
     entry: int
@@ -101,12 +106,22 @@ class Explanation:
     """Glob over clause ids (WPC-FINALIZER-009), or '' for any."""
     test: str = ""
     """Glob over a test's short name or node id, or '' for any."""
+    experiment: str = ""
+    """Glob over chaos experiment names: the entry explains chaos cases only."""
     layouts: tuple[str, ...] = ()
     """The layouts it applies to, or () for every layout."""
 
     def describe(self) -> str:
         """`entry 1: regression WPC-X / TestName [legacy] (v4.1.0 -> v4.1.*)`, for tables."""
-        selector = " / ".join(s for s in (self.clause, self.test) if s)
+        selector = " / ".join(
+            s
+            for s in (
+                self.clause,
+                self.test,
+                self.experiment and f"chaos {self.experiment}",
+            )
+            if s
+        )
         where = f" [{', '.join(self.layouts)}]" if self.layouts else ""
         return (
             f"entry {self.entry}: {self.kind} {selector}{where} "
@@ -239,6 +254,69 @@ class Side:
 
 
 @dataclass(frozen=True)
+class ChaosSide:
+    """What the chaos diff says about one of the two ChaosReports."""
+
+    path: str
+    implementation: str
+    date: str
+    summary: Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class NotApplicable:
+    """A case not applicable on at least one side, with the reason given."""
+
+    name: str
+    layout: str
+    old: str | None
+    """The old report's outcome, or None when it has no such case."""
+    new: str | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class ChaosDiff:
+    """Every chaos case that changed between the two builds' ChaosReports."""
+
+    old: ChaosSide
+    new: ChaosSide
+    cases: list[ItemChange] = field(default_factory=list)
+    added: list[Item] = field(default_factory=list)
+    removed: list[Item] = field(default_factory=list)
+    not_applicable: list[NotApplicable] = field(default_factory=list)
+
+    def of_kind(self, kind: str) -> list[ItemChange]:
+        """The case changes of one kind (regression, fix, changed)."""
+        return [c for c in self.cases if c.kind == kind]
+
+    @property
+    def regressed(self) -> bool:
+        """Whether a case regressed that did not flip on rerun and is not explained."""
+        return any(not (c.flaky or c.explained) for c in self.of_kind("regression"))
+
+    def counts(self) -> dict[str, int]:
+        """The verdict's counts: each difference confirmed, flaky, explained or not rerun.
+
+        Explained is counted apart from the rerun status (an explained change
+        was rerun too); not-applicable cases are listed, not counted.
+        """
+        return {
+            "differences": len(self.cases),
+            "regressions": len(self.of_kind("regression")),
+            "fixes": len(self.of_kind("fix")),
+            "otherChanges": len(self.of_kind("changed")),
+            "confirmed": sum(1 for c in self.cases if c.rerun.status == CONFIRMED),
+            "flaky": sum(1 for c in self.cases if c.rerun.status == FLAKY),
+            "notRerun": sum(1 for c in self.cases if c.rerun.status == NOT_RERUN),
+            "explained": sum(1 for c in self.cases if c.explained),
+            "added": len(self.added),
+            "removed": len(self.removed),
+            "notApplicable": len(self.not_applicable),
+        }
+
+
+@dataclass(frozen=True)
 class ReportDiff:
     """Everything that changed between an old and a new report."""
 
@@ -260,6 +338,8 @@ class ReportDiff:
     timings: list[TimingChange] = field(default_factory=list)
     explanations: Explanations | None = None
     """The explanations file applied, if any (a plain `diff` applies none)."""
+    chaos: ChaosDiff | None = None
+    """The chaos suite's cases compared, when a qualification ran it on both builds."""
 
     def of_kind(self, kind: str) -> list[ItemChange]:
         """The item changes of one kind (regression, fix, changed)."""
@@ -275,8 +355,10 @@ class ReportDiff:
 
         A change that flipped on rerun (flaky) or that an explanation entry
         matched is not counted: it is listed, with its evidence or explanation,
-        but does not make the diff a regression.
+        but does not make the diff a regression. Chaos cases count the same way.
         """
+        if self.chaos is not None and self.chaos.regressed:
+            return True
         return any(
             not (c.flaky or c.explained) for c in self.of_kind("regression")
         ) or any(

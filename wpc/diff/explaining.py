@@ -17,7 +17,8 @@ first word, which for a tag is the tag, and any ref the caller knows, such as a
 qualification's git ref), its layouts (if given) hold the change's layout, its
 `clause` glob matches a clause the item cites (or the changed clause), and its
 `test` glob matches the item's short name, identity or node id (for a clause change: one
-of the tests citing the clause in that layout).
+of the tests citing the clause in that layout). An entry naming an `experiment` instead
+explains only chaos case changes (`chaoscases`): its glob matches the experiment's name.
 """
 
 from __future__ import annotations
@@ -54,7 +55,11 @@ def _where(error: jsonschema.ValidationError) -> str:
 
 def _message(error: jsonschema.ValidationError) -> str:
     if error.validator == "anyOf" and _where(error).startswith("explanations."):
-        return "give clause, test or both (an entry must select something)"
+        return (
+            "give clause, test or both, or experiment (an entry must select something)"
+        )
+    if error.validator == "not" and _where(error).startswith("explanations."):
+        return "an experiment entry explains chaos cases only: drop clause and test"
     return error.message
 
 
@@ -87,6 +92,7 @@ def _entry(number: int, raw: dict[str, Any]) -> Explanation:
         evidence=tuple(raw["evidence"]),
         clause=raw.get("clause", ""),
         test=raw.get("test", ""),
+        experiment=raw.get("experiment", ""),
         layouts=tuple(raw.get("layouts", ())),
     )
 
@@ -114,7 +120,8 @@ def matches_item(entry: Explanation, change: ItemChange) -> bool:
     item = change.new
     clauses = (*change.old.clauses, *item.clauses)
     return (
-        entry.kind == change.kind
+        not entry.experiment
+        and entry.kind == change.kind
         and _layout_ok(entry, item.layout)
         and (not entry.clause or _any(entry.clause, clauses))
         and (
@@ -129,10 +136,21 @@ def matches_clause(
 ) -> bool:
     """Whether `entry` selects this clause change, `tests` naming the tests behind it."""
     return (
-        entry.kind == change.kind
+        not entry.experiment
+        and entry.kind == change.kind
         and _layout_ok(entry, change.layout)
         and (not entry.clause or fnmatchcase(change.clause, entry.clause))
         and (not entry.test or _any(entry.test, tests))
+    )
+
+
+def matches_case(entry: Explanation, change: ItemChange) -> bool:
+    """Whether `entry` selects this chaos case change (its experiment, kind, layout)."""
+    return (
+        bool(entry.experiment)
+        and entry.kind == change.kind
+        and _layout_ok(entry, change.new.layout)
+        and fnmatchcase(change.new.short_name, entry.experiment)
     )
 
 
@@ -177,12 +195,28 @@ def apply(
         dataclasses.replace(c, explanation=_first_for_clause(applicable, diff, c))
         for c in diff.clauses
     ]
+    chaos = diff.chaos
+    if chaos is not None:
+        chaos = dataclasses.replace(
+            chaos,
+            cases=[
+                dataclasses.replace(
+                    c,
+                    explanation=next(
+                        (e for e in applicable if matches_case(e, c)), None
+                    ),
+                )
+                for c in chaos.cases
+            ],
+        )
     matched = [c.explanation for c in items] + [c.explanation for c in clauses]
+    matched += [c.explanation for c in chaos.cases] if chaos is not None else []
     used = {e.entry for e in matched if e is not None}
     return dataclasses.replace(
         diff,
         items=items,
         clauses=clauses,
+        chaos=chaos,
         explanations=Explanations(
             source=source,
             used=tuple(e for e in applicable if e.entry in used),

@@ -5,7 +5,11 @@ status, items added and removed, clause changes, the explanations applied (if
 a file was given: each change's explanation, and which entries were used,
 unused or for other versions), claims, first try versus final verdict,
 durations that moved; the document also keeps both reports' identities so a
-diff file still says what it compared.
+diff file still says what it compared. A qualification that ran the chaos suite
+adds its cases before the explanations: each difference shown as an item
+change is (with its reruns and explanation), the counts the verdict uses
+(confirmed, flaky, explained, not rerun), and the cases not applicable on a
+side listed with their reason, counted nowhere.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ import yaml
 
 from wpc.diff.comparing import NOT_RERUN
 from wpc.diff.comparing import PHASES_NOT_RECORDED
+from wpc.diff.comparing import ChaosDiff
+from wpc.diff.comparing import ChaosSide
 from wpc.diff.comparing import ClauseChange
 from wpc.diff.comparing import Explanation
 from wpc.diff.comparing import Item
@@ -85,7 +91,11 @@ def _entry(explanation: Explanation) -> dict[str, Any]:
         "new": explanation.new,
         "kind": explanation.kind,
     }
-    for key, value in (("clause", explanation.clause), ("test", explanation.test)):
+    for key, value in (
+        ("clause", explanation.clause),
+        ("test", explanation.test),
+        ("experiment", explanation.experiment),
+    ):
         if value:
             found[key] = value
     if explanation.layouts:
@@ -103,6 +113,15 @@ def _explanations(diff: ReportDiff) -> dict[str, Any]:
             "file": applied.source,
             "explainedItems": sum(1 for c in diff.items if c.explained),
             "explainedClauses": sum(1 for c in diff.clauses if c.explained),
+            **(
+                {}
+                if diff.chaos is None
+                else {
+                    "explainedChaosCases": sum(
+                        1 for c in diff.chaos.cases if c.explained
+                    )
+                }
+            ),
             "used": [
                 {
                     **_entry(e),
@@ -119,10 +138,15 @@ def _explanations(diff: ReportDiff) -> dict[str, Any]:
 
 
 def _explains(diff: ReportDiff, explanation: Explanation) -> dict[str, int]:
-    return {
+    found = {
         "items": sum(1 for c in diff.items if c.explanation == explanation),
         "clauses": sum(1 for c in diff.clauses if c.explanation == explanation),
     }
+    if diff.chaos is not None:
+        found["chaosCases"] = sum(
+            1 for c in diff.chaos.cases if c.explanation == explanation
+        )
+    return found
 
 
 def _clause_change(change: ClauseChange) -> dict[str, Any]:
@@ -137,7 +161,8 @@ def _clause_change(change: ClauseChange) -> dict[str, Any]:
     }
 
 
-def _item_change(change: ItemChange) -> dict[str, Any]:
+def item_change(change: ItemChange) -> dict[str, Any]:
+    """A differing item (or chaos case) with its reruns and explanation."""
     found: dict[str, Any] = {
         "id": change.new.test_id,
         "nodeid": change.new.nodeid,
@@ -169,6 +194,7 @@ def rerun_summary(change: ItemChange) -> str:
 
 def document(diff: ReportDiff) -> dict[str, Any]:
     """The diff as a plain mapping, ready for `yaml.safe_dump`."""
+    chaos = {} if diff.chaos is None else {"chaos": chaos_document(diff.chaos)}
     return {
         "apiVersion": API_VERSION,
         "kind": KIND,
@@ -179,7 +205,7 @@ def document(diff: ReportDiff) -> dict[str, Any]:
         "summary": summary(diff),
         "items": {
             **{
-                plural: [_item_change(c) for c in diff.of_kind(kind)]
+                plural: [item_change(c) for c in diff.of_kind(kind)]
                 for kind, plural in KINDS.items()
             },
             "added": [_item(i) for i in diff.added],
@@ -193,6 +219,7 @@ def document(diff: ReportDiff) -> dict[str, Any]:
             "added": diff.clauses_added,
             "removed": diff.clauses_removed,
         },
+        **chaos,
         **_explanations(diff),
         "claims": {
             "featuresClaimed": diff.features_claimed,
@@ -271,6 +298,18 @@ def change_label(kind: str, *, flaky: bool, explained: bool) -> str:
     return f"{kind} ({', '.join(marks)})" if marks else kind
 
 
+def change_row(change: ItemChange) -> tuple[str, ...]:
+    """A change's row: label, layout, name, both outcomes and the rerun column."""
+    return (
+        change_label(change.kind, flaky=False, explained=change.explained),
+        change.new.layout,
+        change.new.short_name,
+        change.old.outcome,
+        change.new.outcome,
+        rerun_summary(change),
+    )
+
+
 def explanation_lines(diff: ReportDiff) -> list[str]:
     """Below the change tables: the file, each used entry with its text, and the rest."""
     applied = diff.explanations
@@ -285,9 +324,14 @@ def explanation_lines(diff: ReportDiff) -> list[str]:
     ]
     for entry in applied.used:
         explains = _explains(diff, entry)
+        chaos = (
+            f", {explains['chaosCases']} chaos cases"
+            if "chaosCases" in explains
+            else ""
+        )
         lines.append(
             f"  {entry.describe()}: explains {explains['items']} items, "
-            f"{explains['clauses']} clauses"
+            f"{explains['clauses']} clauses{chaos}"
         )
         lines += textwrap.wrap(
             entry.explanation,
@@ -322,18 +366,7 @@ def table(diff: ReportDiff) -> str:
     if diff.items:
         lines += table_lines(
             ("change", "layout", "test", "old", "new", "rerun", "id"),
-            [
-                (
-                    change_label(c.kind, flaky=False, explained=c.explained),
-                    c.new.layout,
-                    c.new.short_name,
-                    c.old.outcome,
-                    c.new.outcome,
-                    rerun_summary(c),
-                    c.new.test_id,
-                )
-                for c in diff.items
-            ],
+            [(*change_row(c), c.new.test_id) for c in diff.items],
         )
     for label, items in (("added", diff.added), ("removed", diff.removed)):
         lines += [f"  {label}: {i.test_id} ({i.outcome})" for i in items]
@@ -360,6 +393,8 @@ def table(diff: ReportDiff) -> str:
         )
     lines += [f"  added: {c}" for c in diff.clauses_added]
     lines += [f"  removed: {c}" for c in diff.clauses_removed]
+    if diff.chaos is not None:
+        lines += chaos_lines(diff.chaos)
     lines += explanation_lines(diff)
     lines += [
         "",
@@ -424,6 +459,8 @@ def table(diff: ReportDiff) -> str:
             f"; {len(explained)} item and {len(explained_clauses)} clause regressions "
             "are explained and not counted"
         )
+    if diff.chaos is not None:
+        why += f"; {chaos_verdict(diff.chaos)}"
     lines += ["", f"verdict: {verdict} ({why})"]
     return "\n".join(lines) + "\n"
 
@@ -440,3 +477,100 @@ def _first_final(item: Item | None) -> str:
     if item is None:
         return "-"
     return f"{item.first_outcome}/{item.outcome} ({item.attempts} attempts)"
+
+
+def _chaos_side(side: ChaosSide) -> dict[str, Any]:
+    return {
+        "path": side.path,
+        "implementation": side.implementation,
+        "date": side.date,
+        "summary": dict(side.summary),
+    }
+
+
+def _chaos_case(change: ItemChange) -> dict[str, Any]:
+    found = item_change(change)
+    for key in ("id", "nodeid", "shortName"):
+        del found[key]
+    return {"experiment": change.new.short_name, **found}
+
+
+def chaos_document(chaos: ChaosDiff) -> dict[str, Any]:
+    """The document's `chaos` section."""
+    return {
+        "old": _chaos_side(chaos.old),
+        "new": _chaos_side(chaos.new),
+        "regressed": chaos.regressed,
+        "summary": chaos.counts(),
+        "cases": {
+            plural: [_chaos_case(c) for c in chaos.of_kind(kind)]
+            for kind, plural in KINDS.items()
+        },
+        "added": [
+            {"experiment": i.short_name, "layout": i.layout, "outcome": i.outcome}
+            for i in chaos.added
+        ],
+        "removed": [
+            {"experiment": i.short_name, "layout": i.layout, "outcome": i.outcome}
+            for i in chaos.removed
+        ],
+        "notApplicable": [
+            {
+                "experiment": n.name,
+                "layout": n.layout,
+                "old": n.old,
+                "new": n.new,
+                "reason": n.reason,
+            }
+            for n in chaos.not_applicable
+        ],
+    }
+
+
+def chaos_counted(chaos: ChaosDiff) -> str:
+    """`2 differences (...): 1 confirmed, 1 flaky, 0 not rerun; 1 explained; ...`."""
+    counts = chaos.counts()
+    return (
+        f"{counts['differences']} differences ({counts['regressions']} regressions, "
+        f"{counts['fixes']} fixes, {counts['otherChanges']} other changes): "
+        f"{counts['confirmed']} confirmed, {counts['flaky']} flaky, "
+        f"{counts['notRerun']} not rerun; {counts['explained']} explained; "
+        f"{counts['notApplicable']} not applicable (listed, not counted)"
+    )
+
+
+def chaos_lines(chaos: ChaosDiff) -> list[str]:
+    """The table's chaos section: the differing cases, added, removed, not applicable."""
+    found = [
+        "",
+        f"chaos: old {chaos.old.path}, new {chaos.new.path}",
+        f"chaos cases: {chaos_counted(chaos)}",
+    ]
+    if chaos.cases:
+        found += table_lines(
+            ("change", "layout", "experiment", "old", "new", "rerun"),
+            [change_row(c) for c in chaos.cases],
+        )
+    found += [
+        f"  added: {i.short_name} [{i.layout}] ({i.outcome})" for i in chaos.added
+    ]
+    found += [
+        f"  removed: {i.short_name} [{i.layout}] ({i.outcome})" for i in chaos.removed
+    ]
+    found += [
+        f"  not applicable: {n.name} [{n.layout}] (old {n.old or '-'}, new "
+        f"{n.new or '-'}): {n.reason}"
+        for n in chaos.not_applicable
+    ]
+    return found
+
+
+def chaos_verdict(chaos: ChaosDiff) -> str:
+    """What the verdict line says of the chaos cases."""
+    regressions = chaos.of_kind("regression")
+    flaky = sum(1 for c in regressions if c.flaky)
+    explained = sum(1 for c in regressions if c.explained and not c.flaky)
+    return (
+        f"chaos: {len(regressions)} case regressions, {flaky} flaky and {explained} "
+        f"explained not counted, {len(chaos.not_applicable)} cases not applicable"
+    )

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from collections.abc import Mapping
+from collections.abc import Sequence
 
 from wpc.diff.comparing import ABSENT
 from wpc.diff.comparing import BAD
@@ -52,6 +53,24 @@ def classify(change: ItemChange, records: Iterable[RerunRecord]) -> Rerun:
     return Rerun(CONFIRMED if steady else FLAKY, kept)
 
 
+def classify_all(
+    changes: Sequence[ItemChange],
+    records: Mapping[tuple[str, str], Iterable[RerunRecord]],
+) -> list[ItemChange]:
+    """Copies of `changes`, each with its rerun status from `records` (by key).
+
+    The suite's items and the chaos suite's cases alike; ValueError for records
+    of a key that is not one of `changes`.
+    """
+    for key in records:
+        if not any(c.new.key == key for c in changes):
+            raise ValueError(f"rerun records for {key}, which is not a differing item")
+    return [
+        dataclasses.replace(c, rerun=classify(c, records.get(c.new.key, ())))
+        for c in changes
+    ]
+
+
 def _clause_is_flaky(
     clause: ClauseChange, items: list[ItemChange], added: list[Item]
 ) -> bool:
@@ -79,13 +98,7 @@ def apply(
     items added in the new report have no old verdict to compare and are left
     as they are (a clause they alone regress stays a regression).
     """
-    for key in records:
-        if not any(c.new.key == key for c in diff.items):
-            raise ValueError(f"rerun records for {key}, which is not a differing item")
-    items = [
-        dataclasses.replace(c, rerun=classify(c, records.get(c.new.key, ())))
-        for c in diff.items
-    ]
+    items = classify_all(diff.items, records)
     clauses = [
         dataclasses.replace(c, flaky=_clause_is_flaky(c, items, diff.added))
         if c.kind == "regression"

@@ -13,9 +13,14 @@ missing. Tags are grouped so each is built and run once, with the union of its
 entries' scenarios selected by `-k`; `--substitute-built` may replace a tag by
 one already built on the same side of the fix (by git ancestry).
 
+A fix may name a chaos experiment as its killer too (or instead): its tags
+also get one chaos run (`qualifying.chaos_running.ChaosSuiteRunner`), and the
+experiment is judged as a scenario is.
+
 Rooms, each with one job: `plans` says which entries run and groups them by
-tag (pure); `ancestry` asks git; `caching` asks the build cache; `substituting`
-picks built stand-ins; `verdicts` judges an entry from two reports (pure);
+tag (pure); `experiments` holds the named experiments to those that exist;
+`ancestry` asks git; `caching` asks the build cache; `substituting` picks
+built stand-ins; `verdicts` judges an entry from two reports (pure);
 `results` is the HistoryResult document; `rendering` prints the plan and the
 table; `proving` orders the work for any runner; `cli` parses the verb.
 """

@@ -30,12 +30,14 @@ from conformance.spec import history
 from conformance.spec import history_listing
 from wpc.history import ancestry
 from wpc.history import caching
+from wpc.history import experiments
 from wpc.history import plans
 from wpc.history import proving
 from wpc.history import rendering
 from wpc.history import results
 from wpc.history.results import Outcome
 from wpc.qualify import builds
+from wpc.qualify import chaos_running
 from wpc.qualify import running
 from wpc.qualify.cli import SOURCE_ENV
 
@@ -50,14 +52,18 @@ Upstream's fixed bugs (conformance/spec/history.yaml) as mutants.
   history run      build each fix's two tags, run its scenario on both, judge it
 
 `history run` takes every fix that is in scope, observable and names a scenario
-(or those --entry names), and needs two tags per fix: the last with the bug
-(before: the scenario must fail) and the first without it (after: it must
-pass). Each tag is built once by the profile (unless already built) and run
-once, both layouts, selecting the scenarios of every fix that uses it with -k.
+or a chaos experiment (or those --entry names), and needs two tags per fix: the
+last with the bug (before: its killer must fail) and the first without it
+(after: it must pass). Each tag is built once by the profile (unless already
+built) and run once, both layouts, selecting the scenarios of every fix that
+uses it with -k, and, when its fixes name experiments, once through the chaos
+suite (python -m chaos run) selecting those; an experiment is judged as a
+scenario is, and a fix with both is caught when either catches it.
 Verdicts: caught, missed (passed before), broken-after (failed after),
 not-run (no report, harness error, or not run in any layout); the other fixes
 are listed with their reason. The historical mutation score is fixed bugs
 caught / fixed bugs in scope. Files: <out>/<tag>/conformance.yaml per tag,
+<out>/<tag>/chaos/chaos-<profile>.yaml per tag with experiments,
 <out>/{RESULT_NAME} (HistoryResult) and <out>/{TABLE_NAME}.
 
 exit codes: 0 every fix run was caught, {int(ExitCode.NOT_CAUGHT)} one was missed \
@@ -127,9 +133,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _load(path: Path | None) -> history.History:
-    """The history, with every clause and scenario it names checked."""
+    """The history, with every clause, scenario and experiment it names checked."""
     loaded = history.load(path)
     problems = history.check_references(loaded, spec.load())
+    problems += experiments.problems(loaded)
     if problems:
         raise SpecError(f"{path or history.HISTORY_PATH}: " + "; ".join(problems))
     return loaded
@@ -149,6 +156,26 @@ def exit_code(outcome: Outcome) -> int:
     return 0
 
 
+def _commands(
+    plan: plans.Plan,
+    tag_run: plans.TagRun,
+    runner: running.SuiteRunner,
+    chaos_runner: chaos_running.ChaosSuiteRunner,
+    out_dir: Path,
+) -> str:
+    """The command lines one tag's runs are, as `--plan` prints them."""
+    found = []
+    if tag_run.scenarios:
+        found.append(shlex.join(runner.command(proving.run_of(plan, tag_run, out_dir))))
+    if tag_run.experiments:
+        chaos = proving.chaos_run_of(plan, tag_run, out_dir)
+        environment = " ".join(
+            f"{k}={shlex.quote(v)}" for k, v in chaos_runner.environment(chaos).items()
+        )
+        found.append(f"{environment} {shlex.join(chaos_runner.commands(chaos)[-1])}")
+    return "\n    ".join(found)
+
+
 def _run(args: argparse.Namespace, loaded: history.History) -> int:
     source = args.source if args.source is not None else os.environ.get(SOURCE_ENV, "")
     if not source:
@@ -161,7 +188,7 @@ def _run(args: argparse.Namespace, loaded: history.History) -> int:
     if not selection.runnable:
         raise DataError(
             "history run: no fix in the history is in scope, observable and names a "
-            "scenario, so there is nothing to run"
+            "scenario or an experiment, so there is nothing to run"
         )
     repo = ancestry.GitRepository(Path(source))
     repo.check()
@@ -178,8 +205,9 @@ def _run(args: argparse.Namespace, loaded: history.History) -> int:
     for tag_run in plan.runs:
         builds.check_profile(args.implementation, tag_run.build)
     runner = running.runner_from_args(args)
+    chaos_runner = chaos_running.runner_from_args(args)
     commands = {
-        r.tag: shlex.join(runner.command(proving.run_of(plan, r, args.output_dir)))
+        r.tag: _commands(plan, r, runner, chaos_runner, args.output_dir)
         for r in plan.runs
     }
     sys.stdout.write(rendering.plan_text(plan, commands))
@@ -193,6 +221,7 @@ def _run(args: argparse.Namespace, loaded: history.History) -> int:
         implementation=args.implementation,
         history_file=str(args.file or history.HISTORY_PATH),
         started=started,
+        chaos_runner=chaos_runner,
     )
     measured_on = provenance.current(str(spec.load().version))
     path = results.write(

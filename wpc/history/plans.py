@@ -1,12 +1,13 @@
 """Which fixes run, which tags each needs, and one run per tag: pure.
 
 A fix runs when it is in scope, observable from outside the cluster and names
-a scenario; every other fix is listed with the reason it does not (its verdict
-is that reason). A running fix needs two tags: `last_tag_with_bug` (the
-"before" side, where its scenario must fail) and `first_tag_without_bug`
-("after", where it must pass). Tags are grouped so that each is built and run
-once, selecting with `-k` the union of the scenarios of every fix that uses
-it, whichever side.
+a scenario or a chaos experiment (its killers); every other fix is listed with
+the reason it does not (its verdict is that reason). A running fix needs two
+tags: `last_tag_with_bug` (the "before" side, where its killer must fail) and
+`first_tag_without_bug` ("after", where it must pass). Tags are grouped so
+that each is built and run once, selecting with `-k` the union of the
+scenarios of every fix that uses it, whichever side, and, in one chaos run,
+the union of their experiments.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from conformance.errors import DataError
 from conformance.implementations.upstream import sources
 from conformance.spec.history import Fix
 from conformance.spec.history import History
+from wpc.qualify import chaos_running
 from wpc.qualify.builds import Build
 from wpc.qualify.builds import function_name
 
@@ -76,7 +78,7 @@ def exclusion(fix: Fix) -> tuple[str, str] | None:
         return OUT_OF_SCOPE, fix.scope_reason or "out of the pod contract's scope"
     if not fix.observable:
         return UNOBSERVABLE, fix.reason or "not observable from outside the cluster"
-    if fix.scenario is None:
+    if fix.scenario is None and fix.experiment is None:
         if fix.clause:
             return NO_SCENARIO, f"no scenario names it yet (clause {fix.clause})"
         return NO_SCENARIO, "no scenario names it yet, and its clause is only proposed"
@@ -96,7 +98,7 @@ def select(history: History, ids: Sequence[str] = ()) -> Selection:
         if why is not None:
             raise DataError(
                 f"--entry {wanted}: cannot run, {why[0]}: {why[1]} (only in-scope, "
-                f"observable entries with a scenario run)"
+                f"observable entries with a scenario or an experiment run)"
             )
     runnable: list[Fix] = []
     excluded: list[Excluded] = []
@@ -166,11 +168,18 @@ class TagRun:
     needs another tag that cannot be built), else None."""
     blocked: tuple[str, ...] = ()
     """Fixes it serves whose other side cannot be built: their scenarios are left out."""
+    experiments: tuple[str, ...] = ()
+    """The chaos experiments of the fixes it serves (one chaos run); () for none."""
 
     @property
     def keywords(self) -> str:
         """The `-k` expression selecting the scenarios (function names, sorted)."""
         return " or ".join(sorted({function_name(s) for s in self.scenarios}))
+
+    @property
+    def chaos_keywords(self) -> str:
+        """The chaos suite's `-k` expression selecting the experiments."""
+        return chaos_running.selection(set(self.experiments))
 
 
 def unbuildable(tag: str, module: str) -> str | None:
@@ -231,9 +240,22 @@ def group(
                 build=Build(BUILD_SIDE, tag, source),
                 cached=cached.get(tag, False),
                 entries=tuple(ids),
-                scenarios=tuple(dict.fromkeys(str(by_id[i].scenario) for i in active)),
+                scenarios=tuple(
+                    dict.fromkeys(
+                        str(by_id[i].scenario)
+                        for i in active
+                        if by_id[i].scenario is not None
+                    )
+                ),
                 skipped=skipped,
                 blocked=tuple(i for i in ids if i in blocked),
+                experiments=tuple(
+                    dict.fromkeys(
+                        named.name
+                        for i in active
+                        if (named := by_id[i].experiment) is not None
+                    )
+                ),
             )
         )
     return tuple(runs)

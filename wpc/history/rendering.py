@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from collections.abc import Sequence
 
+from conformance.spec.history import Fix
 from wpc.history.plans import AFTER
 from wpc.history.plans import BEFORE
 from wpc.history.plans import Plan
 from wpc.history.results import COUNTING
+from wpc.history.results import EntryResult
 from wpc.history.results import Outcome
 from wpc.history.verdicts import SideResult
 
@@ -34,6 +36,17 @@ def wall_time(seconds: float) -> str:
     return f"{minutes} min {secs:02d} s" if minutes else f"{secs} s"
 
 
+def killers(fix: Fix) -> str:
+    """The scenario's file and test, and/or `chaos <experiment>`."""
+    named = [str(fix.scenario).rsplit("/", 1)[-1]] if fix.scenario else []
+    if fix.experiment is not None:
+        layouts = (
+            f" [{', '.join(fix.experiment.layouts)}]" if fix.experiment.layouts else ""
+        )
+        named.append(f"chaos {fix.experiment.name}{layouts}")
+    return " + ".join(named)
+
+
 def _tag_cell(plan: Plan, entry: str, side: str) -> str:
     needed, used = plan.needed(entry, side), plan.run_of(entry, side).tag
     return needed if needed == used else f"{needed} -> {used}"
@@ -52,13 +65,13 @@ def plan_text(plan: Plan, commands: Mapping[str, str]) -> str:
     ]
     lines += columns(
         [
-            ("  id", "before", "after", "scenario"),
+            ("  id", "before", "after", "killer"),
             *(
                 (
                     f"  {fix.id}",
                     _tag_cell(plan, fix.id, BEFORE),
                     _tag_cell(plan, fix.id, AFTER),
-                    str(fix.scenario).rsplit("/", 1)[-1],
+                    killers(fix),
                 )
                 for fix in plan.selection.runnable
             ),
@@ -111,13 +124,21 @@ def _side_cell(side: SideResult | None) -> str:
     )
 
 
+def _sides(entry: EntryResult) -> tuple[str, str]:
+    """The before and after cells: the scenario's, else the experiment's (chaos)."""
+    if entry.before is None and entry.experiment is not None:
+        killer = entry.experiment
+        return (
+            f"chaos {_side_cell(killer.before)}",
+            f"chaos {_side_cell(killer.after)}",
+        )
+    return _side_cell(entry.before), _side_cell(entry.after)
+
+
 def table(outcome: Outcome, result_path: str) -> str:
     """Each fix's verdict with both sides, the evidence, the score and the wall time."""
     rows = [("id", "verdict", "before", "after")]
-    rows += [
-        (e.fix.id, e.verdict, _side_cell(e.before), _side_cell(e.after))
-        for e in outcome.entries
-    ]
+    rows += [(e.fix.id, e.verdict, *_sides(e)) for e in outcome.entries]
     lines = columns(rows)
     lines += ["", "why:"]
     for e in outcome.entries:
@@ -127,6 +148,15 @@ def table(outcome: Outcome, result_path: str) -> str:
         for side in (e.before, e.after):
             if side is not None and side.report:
                 lines.append(f"    {side.side} report: {side.report}")
+        if e.experiment is not None:
+            killer = e.experiment
+            lines.append(
+                f"    experiment {killer.name}: {killer.verdict}; before "
+                f"{_side_cell(killer.before)}; after {_side_cell(killer.after)}"
+            )
+            for side in (killer.before, killer.after):
+                if side.report:
+                    lines.append(f"    {side.side} chaos report: {side.report}")
     score = outcome.score
     lines += [
         "",

@@ -39,6 +39,19 @@ COUNTING = (
 
 
 @dataclass(frozen=True)
+class KillerResult:
+    """A chaos experiment's own verdict on a fix, with both sides' ChaosReports."""
+
+    name: str
+    layouts: tuple[str, ...]
+    verdict: str
+    reason: str
+    evidence: str
+    before: SideResult
+    after: SideResult
+
+
+@dataclass(frozen=True)
 class EntryResult:
     """One fix's verdict, with both sides when it ran."""
 
@@ -47,7 +60,10 @@ class EntryResult:
     reason: str
     evidence: str = ""
     before: SideResult | None = None
+    """The scenario's before side (None without a scenario)."""
     after: SideResult | None = None
+    experiment: KillerResult | None = None
+    """The chaos experiment's own verdict, when the fix names one and ran."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +73,10 @@ class TagOutcome:
     run: TagRun
     report: str | None
     error: str | None
+    chaos_report: str | None = None
+    """The chaos run's ChaosReport, when the tag's fixes name experiments."""
+    chaos_error: str | None = None
+    """Why the chaos run left no report."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +143,42 @@ def _side(side: SideResult | None) -> dict[str, Any] | None:
     }
 
 
+def _killer(killer: KillerResult | None) -> dict[str, Any] | None:
+    if killer is None:
+        return None
+    return {
+        "name": killer.name,
+        "layouts": list(killer.layouts),
+        "verdict": killer.verdict,
+        "reason": killer.reason,
+        "evidence": killer.evidence,
+        BEFORE: _side(killer.before),
+        AFTER: _side(killer.after),
+    }
+
+
+def _tag(t: TagOutcome) -> dict[str, Any]:
+    found: dict[str, Any] = {
+        "tag": t.run.tag,
+        "commit": t.run.commit,
+        "build": t.run.build.build,
+        "instancePrefix": t.run.build.instance_prefix,
+        "cached": t.run.cached,
+        "entries": list(t.run.entries),
+        "keywords": t.run.keywords,
+        "report": t.report,
+        "error": t.error,
+    }
+    if t.run.experiments:
+        found |= {
+            "experiments": list(t.run.experiments),
+            "chaosKeywords": t.run.chaos_keywords,
+            "chaosReport": t.chaos_report,
+            "chaosError": t.chaos_error,
+        }
+    return found
+
+
 def document(outcome: Outcome, measured_on: provenance.Provenance) -> dict[str, Any]:
     """The HistoryResult of a finished run (validated); `measured_on`: this code."""
     plan = outcome.plan
@@ -152,20 +208,7 @@ def document(outcome: Outcome, measured_on: provenance.Provenance) -> dict[str, 
             "counting": COUNTING,
         },
         "counts": counts(outcome.entries),
-        "tags": [
-            {
-                "tag": t.run.tag,
-                "commit": t.run.commit,
-                "build": t.run.build.build,
-                "instancePrefix": t.run.build.instance_prefix,
-                "cached": t.run.cached,
-                "entries": list(t.run.entries),
-                "keywords": t.run.keywords,
-                "report": t.report,
-                "error": t.error,
-            }
-            for t in outcome.tags
-        ],
+        "tags": [_tag(t) for t in outcome.tags],
         "substitutions": [
             {
                 "entry": s.entry,
@@ -189,6 +232,11 @@ def document(outcome: Outcome, measured_on: provenance.Provenance) -> dict[str, 
                 "evidence": e.evidence,
                 BEFORE: _side(e.before),
                 AFTER: _side(e.after),
+                **(
+                    {}
+                    if e.fix.experiment is None
+                    else {"experiment": _killer(e.experiment)}
+                ),
             }
             for e in outcome.entries
         ],

@@ -13,6 +13,13 @@ layouts where it passed or failed count. Then, in this order:
 - broken-after: it failed after, in some layout (the fix does not make it pass);
 - caught: it failed before in at least one layout where it passed after;
 - missed: it passed before in every layout where it ran.
+
+A chaos experiment named as a fix's killer is judged by the same rules from
+the two tags' ChaosReports (`experiment_outcomes`): its entry in each layout
+folds to passed, failed, error (also an unverified injection: it proves
+nothing either way) or skipped (not applicable: the fault cannot be injected
+there). A fix with both a scenario and an experiment is caught when either
+catches it (`combine`), each killer's own verdict kept beside.
 """
 
 from __future__ import annotations
@@ -66,6 +73,55 @@ class SideResult:
         return next(
             (o.message for o in self.layouts.values() if o.outcome == outcome), ""
         )
+
+
+CHAOS_OUTCOMES = {
+    "passed": "passed",
+    "failed": "failed",
+    "error": "error",
+    "injection-unverified": "error",
+    "not-applicable": "skipped",
+    "skipped": "skipped",
+}
+"""A ChaosReport outcome as a scenario's: what each means for judging a fix."""
+
+
+def _chaos_message(entry: Mapping[str, Any]) -> str:
+    """One line of why a chaos case did not pass: its first failure, or its reason."""
+    if entry.get("reason"):
+        return str(entry["reason"])
+    if entry["outcome"] == "injection-unverified":
+        return f"injection unverified: {entry['injectionVerified']['evidence']}"
+    for check in entry.get("failedChecks") or []:
+        return f"{check['activity']}: {evidence_line(str(check['message']))}"
+    for violation in entry.get("violations") or []:
+        return f"{violation['invariant']}: {evidence_line(str(violation['message']))}"
+    for when in ("steadyStateBefore", "steadyStateAfter"):
+        if not entry[when]["ok"]:
+            return f"{when}: {evidence_line(str(entry[when]['details']))}"
+    return ""
+
+
+def experiment_outcomes(
+    document: Mapping[str, Any], name: str, layouts: Sequence[str]
+) -> dict[str, LayoutOutcome]:
+    """The experiment's outcome per layout in a ChaosReport, as a scenario's."""
+    found: dict[str, LayoutOutcome] = {}
+    for layout in layouts:
+        entries = [
+            e
+            for e in document["experiments"]
+            if (e["name"], e["layout"]) == (name, layout)
+        ]
+        if not entries:
+            found[layout] = LayoutOutcome(
+                ABSENT, "not in the ChaosReport (the experiment did not run there)"
+            )
+            continue
+        outcome = CHAOS_OUTCOMES[str(entries[-1]["outcome"])]
+        message = "" if outcome == "passed" else _chaos_message(entries[-1])
+        found[layout] = LayoutOutcome(outcome, message)
+    return found
 
 
 def _matches(nodeid: str, scenario: str) -> bool:
@@ -156,3 +212,20 @@ def judge(before: SideResult, after: SideResult) -> Judgement:
         f"failed on {before.tag} and passed on {after.tag} in {', '.join(seen)}",
         before.first_message("failed"),
     )
+
+
+PRECEDENCE = (CAUGHT, BROKEN_AFTER, MISSED, NOT_RUN)
+"""Which killer's verdict a fix takes: caught by either is caught."""
+
+
+def combine(judgements: Sequence[tuple[str, Judgement]]) -> Judgement:
+    """A fix's verdict from its killers' (label, judgement), e.g. scenario and experiment.
+
+    One killer: its judgement. Several: the first by `PRECEDENCE`, its evidence,
+    and a reason naming every killer's verdict and reason.
+    """
+    if len(judgements) == 1:
+        return judgements[0][1]
+    chosen = min(judgements, key=lambda j: PRECEDENCE.index(j[1].verdict))[1]
+    reason = "; ".join(f"{label} {j.verdict}: {j.reason}" for label, j in judgements)
+    return Judgement(chosen.verdict, reason, chosen.evidence)

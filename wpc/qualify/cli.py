@@ -21,6 +21,7 @@ from conformance.harness import layouts
 from conformance.plugin import scheduling
 from wpc.diff import cli as diff_cli
 from wpc.qualify import builds
+from wpc.qualify import chaos_running
 from wpc.qualify import qualifying
 from wpc.qualify import running
 
@@ -38,10 +39,18 @@ A difference an entry of the explanations file (--explained, default
 wpc/qualify/explained.yaml; --no-explained for none) explains is
 marked "(explained)" with its reason and, if a regression, not counted; entries
 that explain nothing are listed as unused.
+--with-chaos (`make qualify` gives it unless CHAOS=no) also runs the chaos suite
+(`python -m chaos run`, every experiment in each layout) against each version,
+diffs its cases (an experiment in a layout) and reruns each differing case as
+it reruns items: confirmed, flaky or explained (an entry's `experiment`), counted
+in the verdict; a case not applicable on a side (the provider or profile cannot
+inject its fault) is listed with its reason and not counted.
 Files: <out>/old, <out>/new, <out>/rerun-<round>-<side>-<layout> (reports),
-<out>/diff.yaml and <out>/diff.txt. --shard I/N runs only that shard of the suite
-against each version (out: reports/qualify-OLD-NEW-shard-I-of-N), so N runners
-share a qualification; each shard's diff and exit code cover its items. Each run brings the cluster up as `run` does.
+<out>/chaos-old, <out>/chaos-new, <out>/chaos-rerun-<round>-<side>-<layout>
+(ChaosReports), <out>/diff.yaml and <out>/diff.txt. Each run brings the cluster
+up as `run` does. --shard I/N runs only that shard of the suite against each
+version (out: reports/qualify-OLD-NEW-shard-I-of-N), so N runners share a
+qualification; each shard's diff and exit code cover its items.
 --rediff DIR runs nothing: it recomputes DIR/diff.yaml and DIR/diff.txt from the
 reports a finished qualification left there (only --explained, --no-explained
 and --timing-ratio apply; the refs come from the reports).
@@ -117,6 +126,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         const=None,
         help="apply no explanations: every confirmed regression counts",
     )
+    chaos = parser.add_mutually_exclusive_group()
+    chaos.add_argument(
+        "--with-chaos",
+        dest="chaos",
+        action="store_true",
+        default=False,
+        help="run the chaos suite on both versions too, and diff and rerun its cases",
+    )
+    chaos.add_argument(
+        "--without-chaos",
+        dest="chaos",
+        action="store_false",
+        help="the conformance suite only (the default of the verb)",
+    )
     parser.add_argument(
         "--rediff",
         type=Path,
@@ -175,6 +198,8 @@ def main(args: argparse.Namespace) -> int:
         timing_ratio=args.timing_ratio,
         explained=args.explained,
         shard=str(shard) if shard else "",
+        chaos=args.chaos,
     )
     runner = running.runner_from_args(args)
-    return _print(qualifying.qualify(plan, runner))
+    chaos_runner = chaos_running.runner_from_args(args) if args.chaos else None
+    return _print(qualifying.qualify(plan, runner, chaos_runner))

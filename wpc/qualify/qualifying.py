@@ -1,18 +1,27 @@
 """A qualification: both builds run, diffed, every difference rerun, the diff written.
 
-Order of work, for any `Runner` (the real one runs the suite; tests pass a fake):
+Order of work, for any `Runner` (the real one runs the suite; tests pass a fake)
+and, with `Plan.chaos`, any `ChaosRunner` (the real one runs the chaos suite):
 
-1. the whole suite (or one shard of it, `Plan.shard`) against OLD, then NEW
-   (`<out>/old`, `<out>/new`);
-2. the two reports diffed (`wpc.diff.comparing`);
+1. the whole suite (or one shard of it, `Plan.shard`) against OLD, then NEW (`<out>/old`, `<out>/new`); with
+   chaos, then the whole chaos suite against OLD, then NEW (`<out>/chaos-old`,
+   `<out>/chaos-new`);
+2. the two reports diffed (`wpc.diff.comparing`), and the two ChaosReports
+   (`wpc.diff.chaoscases`: a case is an experiment in a layout; one not
+   applicable on a side is listed, never a change);
 3. for round 1..N, OLD then NEW, one run per layout selecting the differing
-   items of that layout (`<out>/rerun-<round>-<side>-<layout>`), so each
-   version's verdicts are interleaved in time rather than bunched;
-4. every rerun report read by exact test id into rerun records, folded into the
-   diff (`wpc.diff.reruns`): confirmed or flaky, with the evidence;
+   items of that layout (`<out>/rerun-<round>-<side>-<layout>`), then one chaos
+   run per layout selecting the differing chaos cases
+   (`<out>/chaos-rerun-<round>-<side>-<layout>`), so each version's verdicts
+   are interleaved in time rather than bunched: one loop (`rerun_records`)
+   for both, each kind of case saying how it is selected, run and read
+   (`Rerunnable`);
+4. every rerun report read by exact identity into rerun records, folded into
+   the diff (`wpc.diff.reruns`): confirmed or flaky, with the evidence;
 5. the explanations file, if any (read before anything runs, so a bad one
-   costs no hour of runs), applied (`wpc.diff.explaining`): an
-   explained regression is listed with its reason and not counted;
+   costs no hour of runs), applied (`wpc.diff.explaining`, chaos cases by
+   `experiment`): an explained regression is listed with its reason and not
+   counted;
 6. the diff written as `<out>/diff.yaml` and `<out>/diff.txt`.
 
 Nothing is rerun when nothing differs. A rerun report lacking an item records
@@ -20,30 +29,41 @@ it as `absent` (never as a verdict).
 
 `rediff` redoes steps 2, 4, 5 and 6 from a finished qualification's directory
 without running anything: the rerun records are rebuilt from the
-`rerun-<round>-<side>-<layout>` directories, and each side's ref from the
-`ref` profile variable its report's reproduce line records.
+`rerun-<round>-<side>-<layout>` (and `chaos-rerun-...`) directories, and each
+side's ref from the `ref` profile variable its report's reproduce line records;
+the chaos cases are compared when `chaos-old/` and `chaos-new/` hold reports.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.errors import DataError
 from conformance.harness import layouts
+from wpc.diff import chaoscases
 from wpc.diff import comparing
 from wpc.diff import explaining
 from wpc.diff import reading
 from wpc.diff import rendering
 from wpc.diff import reruns
+from wpc.diff.comparing import ChaosDiff
 from wpc.diff.comparing import Explanation
+from wpc.diff.comparing import ItemChange
 from wpc.diff.comparing import ReportDiff
 from wpc.diff.comparing import RerunRecord
 from wpc.qualify import builds
+from wpc.qualify import chaos_running
 from wpc.qualify.builds import Build
+from wpc.qualify.chaos_running import ChaosRun
+from wpc.qualify.chaos_running import ChaosRunner
 from wpc.qualify.running import REPORT_NAME
 from wpc.qualify.running import Run
 from wpc.qualify.running import Runner
@@ -52,15 +72,33 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_EXPLAINED = Path(__file__).parent / "explained.yaml"
 """The explanations `qualify` applies unless told otherwise (schema beside it)."""
-RERUN_DIR = re.compile(
-    r"rerun-(?P<round>[1-9][0-9]*)-(?P<side>old|new)-(?P<layout>[a-z]+)"
-)
-"""A rerun's reports directory, as `rerun_dir` names it."""
+SUITE_RERUNS = "rerun"
+"""The prefix of the suite's rerun directories."""
+CHAOS_RERUNS = "chaos-rerun"
+"""The prefix of the chaos suite's rerun directories."""
 
 
-def rerun_dir(out_dir: Path, round_: int, side: str, layout: str) -> Path:
+def rerun_pattern(prefix: str) -> re.Pattern[str]:
+    """A rerun's reports directory name, as `rerun_dir` makes it with `prefix`."""
+    return re.compile(
+        rf"{re.escape(prefix)}-(?P<round>[1-9][0-9]*)-(?P<side>old|new)-(?P<layout>[a-z]+)"
+    )
+
+
+RERUN_DIR = rerun_pattern(SUITE_RERUNS)
+"""A suite rerun's reports directory, as `rerun_dir` names it."""
+
+
+def rerun_dir(
+    out_dir: Path, round_: int, side: str, layout: str, prefix: str = SUITE_RERUNS
+) -> Path:
     """Where one rerun of one side and layout writes its reports."""
-    return out_dir / f"rerun-{round_}-{side}-{layout}"
+    return out_dir / f"{prefix}-{round_}-{side}-{layout}"
+
+
+def chaos_dir(out_dir: Path, side: str) -> Path:
+    """Where the whole chaos suite's run of one side writes its reports."""
+    return out_dir / f"chaos-{side}"
 
 
 @dataclass(frozen=True)
@@ -83,6 +121,8 @@ class Plan:
     Both sides get the same part (the split depends only on the selection and
     the durations file); the reruns select their items by name, unsharded.
     """
+    chaos: bool = False
+    """Whether the chaos suite runs on both builds too, its cases diffed and rerun."""
 
     def __post_init__(self) -> None:
         if self.rounds < 0:
@@ -98,51 +138,146 @@ class Outcome:
     table_path: Path
 
 
-def _outcomes(report: Path) -> dict[tuple[str, str], str]:
+Key = tuple[str, str]
+"""A case's identity in a layout: (test id or experiment, layout)."""
+Records = dict[Key, list[RerunRecord]]
+
+
+def _outcomes(report: Path) -> dict[Key, str]:
     return {
         key: item.outcome
         for key, item in comparing.items_of(reading.read(report)).items()
     }
 
 
-def rerun_records(
-    plan: Plan, diff: ReportDiff, runner: Runner
-) -> dict[tuple[str, str], list[RerunRecord]]:
-    """Rerun every differing item `plan.rounds` times against each build."""
-    keys = [c.new.key for c in diff.items]
-    records: dict[tuple[str, str], list[RerunRecord]] = {key: [] for key in keys}
-    # By node ID: `-k` matches function names, which the identity may omit.
-    selections = builds.selections((c.new.nodeid, c.new.layout) for c in diff.items)
+def _chaos_outcomes(report: Path) -> dict[Key, str]:
+    return chaoscases.outcomes(chaoscases.read(report))
+
+
+@dataclass(frozen=True)
+class Rerunnable:
+    """One kind of differing case, and how the rerun loop selects, runs and reads it.
+
+    The suite's items and the chaos suite's cases are rerun by the same loop
+    (`rerun_records`); only these differ.
+    """
+
+    prefix: str
+    """The rerun directories' prefix (`rerun_dir`)."""
+    changes: Sequence[ItemChange]
+    selections: Mapping[str, str]
+    """Per layout, the `-k` expression selecting that layout's differing cases."""
+    run: Callable[[Build, str, Path, str], Path]
+    """(build, layout, reports directory, `-k`) -> the rerun's report."""
+    read: Callable[[Path], Mapping[Key, str]]
+    """A report -> each case's outcome, by exact identity."""
+    fold: Callable[[ReportDiff, Records], ReportDiff]
+    """The diff with this kind's rerun records folded in (`reruns`)."""
+
+
+def suite_cases(diff: ReportDiff, runner: Runner) -> Rerunnable:
+    """The differing items of the suite, rerun with `runner`."""
+    return Rerunnable(
+        prefix=SUITE_RERUNS,
+        changes=diff.items,
+        # By node ID: `-k` matches function names, which the identity may omit.
+        selections=builds.selections((c.new.nodeid, c.new.layout) for c in diff.items),
+        run=lambda build, layout, where, keywords: runner(
+            Run(build=build, layout=layout, reports_dir=where, keywords=keywords)
+        ),
+        read=_outcomes,
+        fold=reruns.apply,
+    )
+
+
+def chaos_cases(chaos: ChaosDiff, runner: ChaosRunner) -> Rerunnable:
+    """The differing chaos cases, rerun with `runner`."""
+    names: dict[str, set[str]] = {}
+    for change in chaos.cases:
+        names.setdefault(change.new.layout, set()).add(change.new.short_name)
+    return Rerunnable(
+        prefix=CHAOS_RERUNS,
+        changes=chaos.cases,
+        selections={
+            layout: chaos_running.selection(found)
+            for layout, found in sorted(names.items())
+        },
+        run=lambda build, layout, where, keywords: runner(
+            ChaosRun(build=build, layout=layout, reports_dir=where, keywords=keywords)
+        ),
+        read=_chaos_outcomes,
+        fold=_fold_chaos,
+    )
+
+
+def _fold_chaos(diff: ReportDiff, records: Records) -> ReportDiff:
+    """The diff with each chaos case's rerun status (confirmed or flaky)."""
+    if diff.chaos is None:
+        raise ValueError("chaos rerun records for a diff without chaos cases")
+    chaos = dataclasses.replace(
+        diff.chaos, cases=reruns.classify_all(diff.chaos.cases, records)
+    )
+    return dataclasses.replace(diff, chaos=chaos)
+
+
+def _record(
+    records: Records,
+    changes: Iterable[ItemChange],
+    seen: Mapping[Key, str],
+    where: tuple[str, str, int],
+    report: Path,
+) -> None:
+    """A rerun's outcomes (`seen`) as one record per differing case of its layout.
+
+    `where` is the rerun's (layout, side, round).
+    """
+    layout, side, round_ = where
+    for change in changes:
+        key = change.new.key
+        if key[1] == layout:
+            records[key].append(
+                RerunRecord(
+                    side=side,
+                    round=round_,
+                    outcome=seen.get(key, comparing.ABSENT),
+                    report=str(report),
+                )
+            )
+
+
+def rerun_records(plan: Plan, kinds: Sequence[Rerunnable]) -> list[Records]:
+    """Rerun every differing case of each kind `plan.rounds` times against each build.
+
+    Per round, OLD then NEW, each kind in turn, one run per layout; the records
+    of each kind, in the order of `kinds`.
+    """
+    found: list[Records] = [{c.new.key: [] for c in kind.changes} for kind in kinds]
     for round_ in range(1, plan.rounds + 1):
         for build in (plan.old, plan.new):
-            for layout, keywords in selections.items():
-                run = Run(
-                    build=build,
-                    layout=layout,
-                    reports_dir=rerun_dir(plan.out_dir, round_, build.side, layout),
-                    keywords=keywords,
-                )
-                logger.info(
-                    "Rerun %d of %d: %s (%s), %s: -k %s.",
-                    round_,
-                    plan.rounds,
-                    build.side,
-                    build.ref,
-                    layout,
-                    keywords,
-                )
-                seen = _outcomes(runner(run))
-                for key in keys:
-                    if key[1] == layout:
-                        records[key].append(
-                            RerunRecord(
-                                side=build.side,
-                                round=round_,
-                                outcome=seen.get(key, comparing.ABSENT),
-                                report=str(run.report),
-                            )
-                        )
-    return records
+            for kind, records in zip(kinds, found, strict=True):
+                for layout, keywords in kind.selections.items():
+                    logger.info(
+                        "Rerun %d of %d (%s): %s (%s), %s: -k %s.",
+                        round_,
+                        plan.rounds,
+                        kind.prefix,
+                        build.side,
+                        build.ref,
+                        layout,
+                        keywords,
+                    )
+                    where = rerun_dir(
+                        plan.out_dir, round_, build.side, layout, kind.prefix
+                    )
+                    report = kind.run(build, layout, where, keywords)
+                    _record(
+                        records,
+                        kind.changes,
+                        kind.read(report),
+                        (layout, build.side, round_),
+                        report,
+                    )
+    return found
 
 
 def _diff(old: Path, new: Path, timing_ratio: float, min_seconds: float) -> ReportDiff:
@@ -153,6 +288,15 @@ def _diff(old: Path, new: Path, timing_ratio: float, min_seconds: float) -> Repo
         new_path=str(new),
         timing_ratio=timing_ratio,
         min_seconds=min_seconds,
+    )
+
+
+def _chaos_diff(old: Path, new: Path) -> ChaosDiff:
+    return chaoscases.compare(
+        chaoscases.read(old),
+        chaoscases.read(new),
+        old_path=str(old),
+        new_path=str(new),
     )
 
 
@@ -190,8 +334,21 @@ def _finish(
     return Outcome(diff=diff, yaml_path=yaml_path, table_path=table_path)
 
 
-def qualify(plan: Plan, runner: Runner) -> Outcome:
+def _with_reruns(
+    diff: ReportDiff, kinds: Sequence[Rerunnable], found: Sequence[Records]
+) -> ReportDiff:
+    """The diff with each kind's rerun records folded in (`reruns`)."""
+    for kind, records in zip(kinds, found, strict=True):
+        diff = kind.fold(diff, records)
+    return diff
+
+
+def qualify(
+    plan: Plan, runner: Runner, chaos_runner: ChaosRunner | None = None
+) -> Outcome:
     """Run, diff, rerun, explain and write; the returned diff says whether it regressed."""
+    if plan.chaos and chaos_runner is None:
+        raise ValueError("a qualification with chaos needs a chaos runner")
     explained = _load(plan.explained)
     reports = {}
     for build in (plan.old, plan.new):
@@ -204,52 +361,108 @@ def qualify(plan: Plan, runner: Runner) -> Outcome:
                 shard=plan.shard,
             )
         )
+    chaos_reports = {}
+    if chaos_runner is not None and plan.chaos:
+        for build in (plan.old, plan.new):
+            logger.info(
+                "Running the chaos suite against %s (%s).", build.side, build.ref
+            )
+            chaos_reports[build.side] = chaos_runner(
+                ChaosRun(
+                    build=build,
+                    layout=plan.layout,
+                    reports_dir=chaos_dir(plan.out_dir, build.side),
+                )
+            )
     diff = _diff(reports["old"], reports["new"], plan.timing_ratio, plan.min_seconds)
-    if diff.items and plan.rounds:
-        diff = reruns.apply(diff, rerun_records(plan, diff, runner))
+    kinds = [suite_cases(diff, runner)] if diff.items else []
+    if chaos_reports:
+        chaos = _chaos_diff(chaos_reports["old"], chaos_reports["new"])
+        diff = dataclasses.replace(diff, chaos=chaos)
+        if chaos.cases and chaos_runner is not None:
+            kinds.append(chaos_cases(chaos, chaos_runner))
+    if kinds and plan.rounds:
+        diff = _with_reruns(diff, kinds, rerun_records(plan, kinds))
     return _finish(plan.out_dir, diff, explained, ((plan.old.ref,), (plan.new.ref,)))
 
 
-def recorded_rerun_records(
-    out_dir: Path, diff: ReportDiff
-) -> dict[tuple[str, str], list[RerunRecord]]:
-    """The rerun records a finished qualification left in `out_dir`, read back.
+def _recorded(
+    out_dir: Path,
+    changes: Iterable[ItemChange],
+    prefix: str,
+    read: Callable[[Path], Mapping[Key, str]],
+    report_in: Callable[[Path], Path | None],
+) -> Records:
+    """The rerun records of one kind a finished qualification left in `out_dir`."""
+    changes = list(changes)
+    records: Records = {c.new.key: [] for c in changes}
+    pattern = rerun_pattern(prefix)
+    found = sorted(
+        (int(m["round"]), m["side"], m["layout"], path)
+        for path in out_dir.iterdir()
+        if path.is_dir() and (m := pattern.fullmatch(path.name))
+    )
+    for round_, side, layout, path in found:
+        report = report_in(path)
+        if report is None:
+            raise DataError(
+                f"{path}: a rerun directory without its report (that rerun left "
+                "none; remove the directory to rediff without it)"
+            )
+        _record(records, changes, read(report), (layout, side, round_), report)
+    return {key: seen for key, seen in records.items() if seen}
+
+
+def _suite_report_in(path: Path) -> Path | None:
+    report = path / REPORT_NAME
+    return report if report.is_file() else None
+
+
+def chaos_report_in(path: Path) -> Path | None:
+    """The one ChaosReport (`chaos-<profile>.yaml`) in a chaos run's directory, or None.
+
+    DataError when there are several: which one the run wrote cannot be told.
+    """
+    found = sorted(p for p in path.glob("chaos-*.yaml") if p.is_file())
+    if len(found) > 1:
+        raise DataError(
+            f"{path}: {len(found)} ChaosReports ({', '.join(p.name for p in found)}); "
+            "a chaos run's directory holds one"
+        )
+    return found[0] if found else None
+
+
+def recorded_rerun_records(out_dir: Path, diff: ReportDiff) -> Records:
+    """The suite's rerun records a finished qualification left in `out_dir`, read back.
 
     Every `rerun-<round>-<side>-<layout>` directory gives each differing item of
     its layout one record, `absent` when its report lacks the item, as
     `rerun_records` made them; a directory without a report is an error.
     """
-    keys = [c.new.key for c in diff.items]
-    records: dict[tuple[str, str], list[RerunRecord]] = {key: [] for key in keys}
-    found = sorted(
-        (int(m["round"]), m["side"], m["layout"], path)
-        for path in out_dir.iterdir()
-        if path.is_dir() and (m := RERUN_DIR.fullmatch(path.name))
-    )
-    for round_, side, layout, path in found:
-        report = path / REPORT_NAME
-        if not report.is_file():
-            raise DataError(
-                f"{path}: a rerun directory without {REPORT_NAME} (that rerun left "
-                "no report; remove the directory to rediff without it)"
-            )
-        seen = _outcomes(report)
-        for key in keys:
-            if key[1] == layout:
-                records[key].append(
-                    RerunRecord(
-                        side=side,
-                        round=round_,
-                        outcome=seen.get(key, comparing.ABSENT),
-                        report=str(report),
-                    )
-                )
-    return {key: seen_ for key, seen_ in records.items() if seen_}
+    return _recorded(out_dir, diff.items, SUITE_RERUNS, _outcomes, _suite_report_in)
 
 
 def _recorded_ref(report: Path) -> tuple[str, ...]:
     ref = builds.recorded_ref(reading.read(report)["run"]["reproduce"])
     return (ref,) if ref else ()
+
+
+def _recorded_chaos(out_dir: Path, diff: ReportDiff) -> ReportDiff:
+    """The diff with the chaos cases a finished qualification ran, if it ran them."""
+    old, new = (chaos_report_in(chaos_dir(out_dir, side)) for side in ("old", "new"))
+    if old is None and new is None:
+        return diff
+    if old is None or new is None:
+        raise DataError(
+            f"{out_dir}: chaos reports on one side only (chaos-old: {old}, chaos-new: "
+            f"{new}); a qualification with chaos leaves one on each"
+        )
+    chaos = _chaos_diff(old, new)
+    records = _recorded(
+        out_dir, chaos.cases, CHAOS_RERUNS, _chaos_outcomes, chaos_report_in
+    )
+    diff = dataclasses.replace(diff, chaos=chaos)
+    return _fold_chaos(diff, records) if records else diff
 
 
 def rediff(
@@ -272,4 +485,5 @@ def rediff(
     records = recorded_rerun_records(out_dir, diff)
     if records:
         diff = reruns.apply(diff, records)
+    diff = _recorded_chaos(out_dir, diff)
     return _finish(out_dir, diff, entries, (_recorded_ref(old), _recorded_ref(new)))

@@ -13,6 +13,7 @@ import argparse
 import logging
 import shlex
 import sys
+from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
@@ -142,7 +143,7 @@ class SuiteRunner:
         return run.report
 
 
-def _call(command: Sequence[str]) -> int:
+def _call(command: Sequence[str], *, env: Mapping[str, str] | None = None) -> int:
     # Not plumbing.commands: the suite's live progress belongs on the console,
     # and its exit code (failed items) is not an error here. Not subprocess.run:
     # on Ctrl-C it killed the run's launcher 0.25 s later, before the run's
@@ -150,4 +151,4 @@ def _call(command: Sequence[str]) -> int:
     # Imported here, as in wpc.run.launching (pytest's assertion rewriting).
     from plumbing.forwarding import run_forwarding
 
-    return run_forwarding(command)
+    return run_forwarding(command, env=env)

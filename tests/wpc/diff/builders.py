@@ -114,3 +114,51 @@ def report(
     }
     documents.validate(document)
     return document
+
+
+def chaos_case(name: str, layout: str, outcome: str = "passed") -> Any:
+    """One ChaosReport entry: experiment `name` in `layout` with `outcome`."""
+    from chaos.report import Check
+    from chaos.report import ExperimentResult
+
+    good = outcome == "passed"
+    return ExperimentResult(
+        name=name,
+        layout=layout,
+        outcome=outcome,
+        injection_verified=outcome != "not-applicable",
+        injection_evidence="seen",
+        steady_state_before=Check(ok=True, details="ok"),
+        steady_state_after=Check(ok=good, details="ok" if good else "not steady"),
+        invariants_checked=(),
+        violations=(),
+        duration_seconds=30.0,
+        history_path="h.jsonl",
+        timeline_path="t.html",
+        reason="the provider cannot signal a container"
+        if outcome == "not-applicable"
+        else "",
+    )
+
+
+def chaos_report(cases: dict[tuple[str, str], str]) -> dict[str, Any]:
+    """A valid ChaosReport with one entry per (experiment, layout) -> outcome."""
+    from chaos.report import RunContext
+    from chaos.report import build_report
+
+    context = RunContext(
+        date="2026-01-01T00:00:00+00:00",
+        suite_version="0.1.0",
+        suite_commit="abc",
+        implementation_name="argo-workflows",
+        implementation_profile="argo-workflows.yaml",
+        provider="local",
+        kubernetes_version="v1.36.4",
+    )
+    return build_report(
+        context,
+        [
+            chaos_case(name, layout, outcome)
+            for (name, layout), outcome in cases.items()
+        ],
+    )

@@ -47,6 +47,7 @@ def fix(
     observable: bool = True,
     backports: tuple[tuple[str, str, str], ...] = (),
     clause: str | None = "WPC-RECOVERY-011",
+    experiment: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One history entry; backports are (commit, last tag with bug, first without)."""
     data: dict[str, Any] = {
@@ -73,6 +74,8 @@ def fix(
         data["scope_reason"] = "not part of the pod contract"
     if not observable:
         data["reason"] = "happens inside the controller only"
+    if experiment is not None:
+        data["experiment"] = experiment
     return data
 
 

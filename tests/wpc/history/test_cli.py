@@ -14,12 +14,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 import yaml
 
 from conformance.exitcodes import ExitCode
 from conformance.report import historical
+from tests.wpc.diff.builders import chaos_report
 from tests.wpc.history.builders import SIGTERM
 from tests.wpc.history.builders import GitRepo
 from tests.wpc.history.builders import document_of
@@ -28,6 +30,7 @@ from tests.wpc.history.builders import scenario_report
 from wpc import cli as wpc_cli
 from wpc import suite_cli as conformance_cli
 from wpc.history import cli as history_cli
+from wpc.qualify.chaos_running import ChaosRun
 from wpc.qualify.running import Run
 
 
@@ -151,3 +154,85 @@ def test_a_run_writes_the_result_and_the_table(
     )
     assert result["history"]["file"] == str(history_file)
     assert [t["tag"] for t in result["tags"]] == ["v1.0.0", "v1.1.0"]
+
+
+@pytest.fixture
+def upstream_with_experiment(upstream: tuple[Path, Path]) -> tuple[Path, Path]:
+    """The same repository; its one fix also named by a chaos experiment."""
+    source, path = upstream
+    document = yaml.safe_load(path.read_text())
+    document["entries"][0]["experiment"] = {
+        "name": "controller-down-across-completion-with-finalizer",
+        "why": "the old controller keeps the lease",
+    }
+    path.write_text(yaml.safe_dump(document))
+    return source, path
+
+
+def test_plan_prints_the_chaos_run_of_a_fix_named_by_an_experiment(
+    upstream_with_experiment: tuple[Path, Path], tmp_path: Path, capsys
+):
+    source, history_file = upstream_with_experiment
+    out = tmp_path / "out"
+    argv = ["history", "--file", str(history_file), "run", "--source", str(source)]
+    argv += ["--plan", "--output-dir", str(out)]
+    assert conformance_cli.main(argv) == 0
+    text = capsys.readouterr().out
+    assert "+ chaos controller-down-across-completion-with-finalizer" in text
+    assert (
+        "WPC_CHAOS_PROFILE_VARS=build=v1.0.0,instance_prefix=wpc-q-v1-0-0,ref=v1.0.0,"
+        f"source={source}"
+    ) in text
+    assert (
+        f"-m chaos run --layout both --reports {out / 'v1.0.0' / 'chaos'} -- -k "
+        "controller-down-across-completion-with-finalizer"
+    ) in text
+    assert not out.exists()
+
+
+class FakeChaos:
+    """Stands in for ChaosSuiteRunner: the experiment fails on v1.0.0 only."""
+
+    runs: ClassVar[list[ChaosRun]] = []
+
+    def __init__(self, **_: object) -> None:
+        pass
+
+    def environment(self, run: object) -> dict[str, str]:
+        return {"WPC_CHAOS_IMPLEMENTATION": "argo-workflows"}
+
+    def commands(self, run: object) -> list[list[str]]:
+        return [["fake-up"], ["fake-chaos"]]
+
+    def __call__(self, run: ChaosRun) -> Path:
+        FakeChaos.runs.append(run)
+        outcome = "failed" if run.build.ref == "v1.0.0" else "passed"
+        name = "controller-down-across-completion-with-finalizer"
+        run.reports_dir.mkdir(parents=True, exist_ok=True)
+        path = run.reports_dir / "chaos-argo-workflows.yaml"
+        path.write_text(
+            yaml.safe_dump(
+                chaos_report({(name, "legacy"): outcome, (name, "initless"): outcome})
+            )
+        )
+        return path
+
+
+def test_a_run_judges_the_experiment_beside_the_scenario(
+    upstream_with_experiment: tuple[Path, Path], tmp_path: Path, monkeypatch, capsys
+):
+    monkeypatch.setattr(history_cli.running, "SuiteRunner", FakeSuite)
+    monkeypatch.setattr(history_cli.chaos_running, "ChaosSuiteRunner", FakeChaos)
+    FakeChaos.runs = []
+    source, history_file = upstream_with_experiment
+    out = tmp_path / "out"
+    argv = ["history", "run", "--file", str(history_file), "--source", str(source)]
+    argv += ["--output-dir", str(out)]
+    assert conformance_cli.main(argv) == 0
+    assert len(FakeChaos.runs) == 2
+    text = capsys.readouterr().out
+    assert "experiment controller-down-across-completion-with-finalizer: caught" in text
+    result = historical.load(out / "history-result.yaml")
+    (entry,) = result["entries"]
+    assert entry["verdict"] == "caught"
+    assert entry["experiment"]["verdict"] == "caught"
