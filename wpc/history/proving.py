@@ -46,10 +46,6 @@ LAYOUTS = {
 class Repository(substituting.Ancestry, Protocol):
     """What planning asks of git (`ancestry.GitRepository`)."""
 
-    def commit(self, ref: str) -> str:
-        """The full commit a ref names; DataError when none."""
-        ...
-
     def tags(self) -> dict[str, str]:
         """Every tag and its commit."""
         ...
