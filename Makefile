@@ -253,6 +253,9 @@ chaos-kind: setup
 
 # Each broken reference variant of tests/chaos/test_negative_controls.py must be caught
 # by the probe or invariant its row names (these also run in `make negative-controls`).
+# Ends with the table of experiments and their controls, those without one last
+# (tests/chaos/negative_coverage.py), whatever pytest's verdict; exits with pytest's.
 chaos-negative-controls: setup
 	$(PY) -m clusters up --provider $(PROVIDER) --name $(CLUSTER)
-	$(PY) -m pytest tests/chaos/test_negative_controls.py $(PYTEST_ARGS)
+	$(PY) -m pytest tests/chaos/test_negative_controls.py $(PYTEST_ARGS); \
+	rc=$$?; $(PY) -m tests.chaos.negative_coverage && exit $$rc
