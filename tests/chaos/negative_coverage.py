@@ -93,6 +93,56 @@ CONTROLS = (
         "legacy",
         probe="step_had_one_pod",
     ),
+    # Issue 28: a control for every experiment that had none. A fault the suite
+    # already has serves another experiment when that experiment's probe sees it.
+    Control(
+        "forget-in-flight-pods",
+        "controller-crash-loop-through-dag",
+        "legacy",
+        probe="workflow_is_completed",
+    ),
+    Control(
+        "no-retry-pod-deleted",
+        "pod-deleted-during-premain",
+        "initless",
+        probe="step_has_new_pod",
+    ),
+    Control(
+        "pending-pod-deleted-errors",
+        "pod-deleted-before-main-starts",
+        "legacy",
+        probe="node_is",
+    ),
+    Control(
+        "aux-failure-ignored",
+        "wait-killed-while-main-runs",
+        "legacy",
+        probe="node_is",
+    ),
+    Control(
+        "aux-failure-ignored",
+        "artifact-repository-down-during-upload",
+        "initless",
+        probe="node_is",
+    ),
+    Control(
+        "main-message-first",
+        "supervisor-killed-before-ready",
+        "initless",
+        probe="node_is",
+    ),
+    Control(
+        "main-message-first",
+        "status-marker-never-appears",
+        "initless",
+        probe="node_is",
+    ),
+    Control(
+        "main-message-first",
+        "input-artifact-unfetchable",
+        "initless",
+        probe="node_is",
+    ),
 )
 
 

@@ -227,6 +227,10 @@ def reconcile_task_results(op: Operation) -> None:
             node["progress"] = result["progress"]
 
 
+_AUX_MESSAGES = (f"{common.WAIT}: ", f"{common.SUPERVISOR}: ")
+"""How a node's message starts when its aux container's failure decided it."""
+
+
 def reconcile_pods(op: Operation) -> bool:
     """Update nodes from their pods; False when a succeeded node still awaits its task result."""
     incomplete = False
@@ -256,6 +260,15 @@ def reconcile_pods(op: Operation) -> bool:
             and str(new.get("message", "")).startswith("main: OOMKilled")
         ):
             new["phase"] = "Error"  # the chaos negative control's deliberate fault
+        if (
+            new is not None
+            and op.settings.has_fault(Fault.AUX_FAILURE_IGNORED)
+            and new.get("phase") == "Error"
+            and str(new.get("message", "")).startswith(_AUX_MESSAGES)
+            and (new.get("outputs") or {}).get("exitCode") == "0"
+        ):
+            new["phase"] = "Succeeded"  # the chaos negative control's deliberate fault
+            new.pop("message", None)
         if new is not None:
             if (
                 new.get("phase") == "Succeeded"
@@ -280,8 +293,11 @@ def reconcile_pods(op: Operation) -> bool:
             or not node.get("startedAt")
         ):
             continue
-        if node["id"] in op.pods_by_node_id or node.get("phase") == "Pending":
-            continue
+        if node["id"] in op.pods_by_node_id or (
+            node.get("phase") == "Pending"
+            and not op.settings.has_fault(Fault.PENDING_POD_DELETED_ERRORS)
+        ):
+            continue  # a Pending node's pod is made again (WPC-STATUS-008)
         ago = timestamps.seconds_since(node.get("startedAt"), op.now) or 0.0
         if ago <= op.settings.recently_started_pod_seconds:
             op.requeue(op.settings.recently_started_pod_seconds - ago)

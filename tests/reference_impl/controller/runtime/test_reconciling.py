@@ -11,8 +11,11 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
+import pytest
+
 from reference_impl.controller import errors
 from reference_impl.controller.cleanup import decisions
+from reference_impl.controller.faults import Fault
 from reference_impl.controller.formats import naming
 from reference_impl.controller.runtime import reconciling
 from tests.reference_impl.controller.conftest import NOW
@@ -20,6 +23,7 @@ from tests.reference_impl.controller.conftest import FakeEffects
 from tests.reference_impl.controller.conftest import Harness
 from tests.reference_impl.controller.conftest import pod_status
 from tests.reference_impl.controller.conftest import running
+from tests.reference_impl.controller.conftest import settings
 from tests.reference_impl.controller.conftest import terminated
 from tests.reference_impl.controller.conftest import workflow
 
@@ -289,6 +293,69 @@ def test_a_vanished_pending_pod_is_recreated(hello_world):
     h.reconcile()
     assert h.node("hello")["phase"] == "Pending"
     assert [p["metadata"]["name"] for p in h.effects.created] == ["hello"]
+
+
+def test_pending_pod_deleted_errors_makes_a_vanished_pending_pod_pod_deleted(
+    hello_world,
+):
+    """The chaos negative control of pod-deleted-before-main-starts (WPC-STATUS-008)."""
+    h = Harness(hello_world, settings=settings(fault=Fault.PENDING_POD_DELETED_ERRORS))
+    h.reconcile()
+    h.effects.created.clear()
+    h.pods.clear()
+    h.now = NOW + datetime.timedelta(minutes=5)
+    h.reconcile()
+    assert (h.node("hello")["phase"], h.node("hello")["message"]) == (
+        "Error",
+        "pod deleted",
+    )
+    assert h.effects.created == []
+
+
+def aux_failed(hello_world: Json, aux: str, fault: Fault | None) -> Json:
+    """The node of a pod whose main exited 0 and whose aux container was killed."""
+    h = Harness(hello_world, settings=settings(fault=fault))
+    h.reconcile()
+    h.set_pod(
+        "hello",
+        pod_status(
+            "Failed", aux=aux, main=terminated(0), wait=terminated(137, reason="Error")
+        ),
+    )
+    h.reconcile()
+    h.reconcile()
+    return h.node("hello")
+
+
+@pytest.mark.parametrize("aux", ["wait", "supervisor"])
+def test_aux_failure_ignored_makes_a_failed_aux_container_succeed(hello_world, aux):
+    """The chaos negative control of wait-killed-while-main-runs (WPC-STATUS-004)."""
+    healthy = aux_failed(hello_world, aux, None)
+    assert (healthy["phase"], healthy["message"]) == (
+        "Error",
+        f"{aux}: Error (exit code 137)",
+    )
+    broken = aux_failed(hello_world, aux, Fault.AUX_FAILURE_IGNORED)
+    assert broken["phase"] == "Succeeded"
+    assert "message" not in broken
+
+
+def test_aux_failure_ignored_leaves_a_failed_main_alone(hello_world):
+    h = Harness(hello_world, settings=settings(fault=Fault.AUX_FAILURE_IGNORED))
+    h.reconcile()
+    h.set_pod(
+        "hello",
+        pod_status(
+            "Failed",
+            main=terminated(3, reason="Error"),
+            wait=terminated(137, reason="Error"),
+        ),
+    )
+    h.reconcile()
+    assert (h.node("hello")["phase"], h.node("hello")["message"]) == (
+        "Failed",
+        "main: Error (exit code 3)",
+    )
 
 
 def test_on_exit_runs_after_the_entrypoint_and_its_failure_fails_the_workflow() -> None:
