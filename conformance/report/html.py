@@ -21,11 +21,10 @@ import yaml
 
 from conformance.errors import DataError
 from conformance.report import documents
-from conformance.report import historical
 from conformance.report import identity
-from conformance.report import mutation
 from conformance.report import reruns
 from conformance.report import schemafiles
+from conformance.report import scores
 from conformance.report import verdicts
 from conformance.report import words
 from conformance.report.markup import Child
@@ -359,13 +358,12 @@ def _run_section(document: Mapping[str, Any]) -> Markup:
         facts.append(("interrupted", _interrupted(interrupted)))
     retried = document["attempts"]["retried"]
     facts.append(("needed a rerun", ", ".join(map(reruns.label, retried)) or "none"))
-    score = document.get("mutationScore")
-    if score:
-        facts.append(("mutation score", mutation.describe(score)))
-
-    upstream = document.get("historicalMutationScore")
-    if upstream:
-        facts.append(("historical mutation score", historical.describe(upstream)))
+    facts.append(
+        (
+            "the suite's scores",
+            join(element("div", line) for line in scores.of_document(document)),
+        )
+    )
     return element(
         "dl", *(join([element("dt", k), element("dd", v)]) for k, v in facts)
     )
