@@ -44,6 +44,8 @@ restart-suspend-timer       a Suspend node with a duration, already running when
 rerun-hook-on-restart       a step's or task's exit-hook Pod node (`<step>.onExit`) not
                             yet done when this process started is run again: its pod is
                             ignored and a second pod created (other nodes are adopted)
+start-error-as-error        a node whose main could not start (`StartError`) becomes
+                            `Error`, not `Failed` (issue 28)
 aux-failure-ignored         a pod whose main exited 0 but whose `wait` or `supervisor`
                             failed makes its node `Succeeded`, not `Error` (issue 28)
 pending-pod-deleted-errors  a Pending node whose pod disappeared becomes `Error: pod
@@ -90,6 +92,7 @@ class Fault(enum.Enum):
     RERUN_HOOK_ON_RESTART = "rerun-hook-on-restart"
     AUX_FAILURE_IGNORED = "aux-failure-ignored"
     PENDING_POD_DELETED_ERRORS = "pending-pod-deleted-errors"
+    START_ERROR_AS_ERROR = "start-error-as-error"
 
 
 def known_names() -> list[str]:

@@ -143,6 +143,26 @@ CONTROLS = (
         "initless",
         probe="node_is",
     ),
+    Control(
+        "start-error-as-error",
+        "executor-binary-missing-from-image-volume",
+        "initless",
+        probe="node_is",
+    ),
+    # The reference gives its Lease up after 10 s without a renewal and exits, so
+    # a 20 s outage restarts it: the restarted controller must adopt the pod.
+    Control(
+        "forget-in-flight-pods",
+        "apiserver-unavailable",
+        "legacy",
+        probe="workflow_is_completed",
+    ),
+    Control(
+        "forget-in-flight-pods",
+        "controller-cut-off-from-apiserver",
+        "legacy",
+        probe="workflow_is_completed",
+    ),
 )
 
 

@@ -227,6 +227,11 @@ def reconcile_task_results(op: Operation) -> None:
             node["progress"] = result["progress"]
 
 
+_REPORTED_AS_ERROR: dict[Fault | None, str] = {
+    Fault.OOM_REPORTED_AS_ERROR: f"{common.MAIN}: OOMKilled",
+    Fault.START_ERROR_AS_ERROR: f"{common.MAIN}: StartError",
+}
+"""The faults that make a node `Error`, not `Failed`, when its message starts so."""
 _AUX_MESSAGES = (f"{common.WAIT}: ", f"{common.SUPERVISOR}: ")
 """How a node's message starts when its aux container's failure decided it."""
 
@@ -254,12 +259,13 @@ def reconcile_pods(op: Operation) -> bool:
         if assessment.terminate:
             op.effects.terminate_pod(op.namespace, pod["metadata"]["name"])
         new = assessment.node
+        misreported = _REPORTED_AS_ERROR.get(op.settings.fault)
         if (
             new is not None
-            and op.settings.has_fault(Fault.OOM_REPORTED_AS_ERROR)
-            and str(new.get("message", "")).startswith("main: OOMKilled")
+            and misreported is not None
+            and str(new.get("message", "")).startswith(misreported)
         ):
-            new["phase"] = "Error"  # the chaos negative control's deliberate fault
+            new["phase"] = "Error"  # a chaos negative control's deliberate fault
         if (
             new is not None
             and op.settings.has_fault(Fault.AUX_FAILURE_IGNORED)

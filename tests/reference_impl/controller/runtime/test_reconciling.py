@@ -340,6 +340,43 @@ def test_aux_failure_ignored_makes_a_failed_aux_container_succeed(hello_world, a
     assert "message" not in broken
 
 
+@pytest.mark.parametrize(
+    ("fault", "code", "reason"),
+    [
+        (Fault.OOM_REPORTED_AS_ERROR, 137, "OOMKilled"),
+        (Fault.START_ERROR_AS_ERROR, 128, "StartError"),
+    ],
+)
+def test_a_reported_as_error_fault_makes_that_main_failure_error(
+    hello_world, fault, code, reason
+):
+    """The chaos negative controls of main-oom-killed and of
+    executor-binary-missing-from-image-volume (node_is expects `Failed`)."""
+
+    def node(with_fault: Fault | None) -> Json:
+        h = Harness(hello_world, settings=settings(fault=with_fault))
+        h.reconcile()
+        h.set_pod(
+            "hello",
+            pod_status(
+                "Failed", main=terminated(code, reason=reason), wait=terminated(0)
+            ),
+        )
+        h.reconcile()
+        return h.node("hello")
+
+    message = f"main: {reason} (exit code {code})"
+    assert (node(None)["phase"], node(None)["message"]) == ("Failed", message)
+    assert (node(fault)["phase"], node(fault)["message"]) == ("Error", message)
+    # Each fault misreports its own failure only.
+    other = next(
+        f
+        for f in (Fault.OOM_REPORTED_AS_ERROR, Fault.START_ERROR_AS_ERROR)
+        if f is not fault
+    )
+    assert node(other)["phase"] == "Failed"
+
+
 def test_aux_failure_ignored_leaves_a_failed_main_alone(hello_world):
     h = Harness(hello_world, settings=settings(fault=Fault.AUX_FAILURE_IGNORED))
     h.reconcile()
