@@ -299,18 +299,31 @@ def reconcile_pods(op: Operation) -> bool:
             or not node.get("startedAt")
         ):
             continue
-        if node["id"] in op.pods_by_node_id or (
-            node.get("phase") == "Pending"
-            and not op.settings.has_fault(Fault.PENDING_POD_DELETED_ERRORS)
-        ):
-            continue  # a Pending node's pod is made again (WPC-STATUS-008)
-        ago = timestamps.seconds_since(node.get("startedAt"), op.now) or 0.0
-        if ago <= op.settings.recently_started_pod_seconds:
-            op.requeue(op.settings.recently_started_pod_seconds - ago)
+        if node["id"] in op.pods_by_node_id:
             continue
+        if node.get("phase") == "Pending":
+            if not _errors_pending(op, node):
+                continue  # a Pending node's pod is made again (WPC-STATUS-008)
+        else:
+            ago = timestamps.seconds_since(node.get("startedAt"), op.now) or 0.0
+            if ago <= op.settings.recently_started_pod_seconds:
+                op.requeue(op.settings.recently_started_pod_seconds - ago)
+                continue
         logger.info("%s Pod of node %s is missing.", op.prefix, node["name"])
         op.mark_node(node["name"], "Error", "pod deleted")
     return True
+
+
+def _errors_pending(op: Operation, node: Json) -> bool:
+    """Whether the `pending-pod-deleted-errors` fault errors this pod-less Pending node.
+
+    Only a node whose pod was seen on a host, and at once: this pass would
+    otherwise make the pod again. A node whose pod was never seen (just
+    created, not yet in the cache) is spared.
+    """
+    return op.settings.has_fault(Fault.PENDING_POD_DELETED_ERRORS) and bool(
+        node.get("hostNodeName")
+    )
 
 
 def _log_node_change(op: Operation, node: Json) -> None:

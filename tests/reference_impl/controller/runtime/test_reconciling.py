@@ -25,6 +25,7 @@ from tests.reference_impl.controller.conftest import pod_status
 from tests.reference_impl.controller.conftest import running
 from tests.reference_impl.controller.conftest import settings
 from tests.reference_impl.controller.conftest import terminated
+from tests.reference_impl.controller.conftest import waiting
 from tests.reference_impl.controller.conftest import workflow
 
 Json = dict[str, Any]
@@ -295,21 +296,53 @@ def test_a_vanished_pending_pod_is_recreated(hello_world):
     assert [p["metadata"]["name"] for p in h.effects.created] == ["hello"]
 
 
+def vanished_after_init_started(hello_world: Json, fault: Fault | None) -> Harness:
+    """A Pending pod seen on a host (its init running), then gone a second later."""
+    h = Harness(hello_world, settings=settings(fault=fault))
+    h.reconcile()
+    h.pod_of("hello")["spec"]["nodeName"] = "node-1"
+    h.set_pod(
+        "hello",
+        pod_status(
+            "Pending", init={"init": running()}, main=waiting("PodInitializing")
+        ),
+    )
+    h.reconcile()
+    assert h.node("hello")["hostNodeName"] == "node-1"
+    h.effects.created.clear()
+    h.pods.clear()
+    h.now = NOW + datetime.timedelta(seconds=1)
+    h.reconcile()
+    return h
+
+
+def test_a_pending_pod_gone_soon_after_it_was_seen_is_recreated(hello_world):
+    h = vanished_after_init_started(hello_world, None)
+    assert h.node("hello")["phase"] == "Pending"
+    assert [p["metadata"]["name"] for p in h.effects.created] == ["hello"]
+
+
 def test_pending_pod_deleted_errors_makes_a_vanished_pending_pod_pod_deleted(
     hello_world,
 ):
-    """The chaos negative control of pod-deleted-before-main-starts (WPC-STATUS-008)."""
-    h = Harness(hello_world, settings=settings(fault=Fault.PENDING_POD_DELETED_ERRORS))
-    h.reconcile()
-    h.effects.created.clear()
-    h.pods.clear()
-    h.now = NOW + datetime.timedelta(minutes=5)
-    h.reconcile()
+    """The chaos negative control of pod-deleted-before-main-starts (WPC-STATUS-008):
+    errored at once, not after the grace, since this pass would make the pod again."""
+    h = vanished_after_init_started(hello_world, Fault.PENDING_POD_DELETED_ERRORS)
     assert (h.node("hello")["phase"], h.node("hello")["message"]) == (
         "Error",
         "pod deleted",
     )
     assert h.effects.created == []
+
+
+def test_pending_pod_deleted_errors_spares_a_pod_never_seen(hello_world):
+    """HelloWorld's canary: a just-created pod not yet in the cache is no deletion."""
+    h = Harness(hello_world, settings=settings(fault=Fault.PENDING_POD_DELETED_ERRORS))
+    h.reconcile()
+    h.pods.clear()
+    h.now = NOW + datetime.timedelta(minutes=5)
+    h.reconcile()
+    assert h.node("hello")["phase"] == "Pending"
 
 
 def aux_failed(hello_world: Json, aux: str, fault: Fault | None) -> Json:
