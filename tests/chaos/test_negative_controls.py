@@ -1,8 +1,10 @@
 """Chaos negative controls: each broken reference variant is caught by its experiment.
 
-We test these aspects, one row per deliberate controller fault
-(`reference_impl/controller/faults.py`, chaos section), each installed
-through the `reference-faulty` profile in a chaos instance of its own:
+We test these aspects, one row per deliberate fault and experiment that must
+catch it (the chaos section of `reference_impl/controller/faults.py`, or
+another fault of the reference that the experiment's probe sees), each
+installed through the `reference-faulty` profile in a chaos instance of its
+own:
 
 - the experiment that targets the fault ends `failed` (never `passed`, never
   `injection-unverified`: the fault must be caught after it landed), and
