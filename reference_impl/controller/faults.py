@@ -48,7 +48,7 @@ start-error-as-error        a node whose main could not start (`StartError`) bec
                             `Error`, not `Failed` (issue 28)
 aux-failure-ignored         a pod whose main exited 0 but whose `wait` or `supervisor`
                             failed makes its node `Succeeded`, not `Error` (issue 28)
-pending-pod-deleted-errors  a Pending node whose pod disappeared becomes `Error: pod
+pending-deleted-errors      a Pending node whose pod disappeared becomes `Error: pod
                             deleted` instead of getting a new pod (issue 28)
 ==========================  ===============================================================
 
@@ -91,7 +91,7 @@ class Fault(enum.Enum):
     RESTART_SUSPEND_TIMER = "restart-suspend-timer"
     RERUN_HOOK_ON_RESTART = "rerun-hook-on-restart"
     AUX_FAILURE_IGNORED = "aux-failure-ignored"
-    PENDING_POD_DELETED_ERRORS = "pending-pod-deleted-errors"
+    PENDING_DELETED_ERRORS = "pending-deleted-errors"
     START_ERROR_AS_ERROR = "start-error-as-error"
 
 

@@ -108,7 +108,7 @@ CONTROLS = (
         probe="step_has_new_pod",
     ),
     Control(
-        "pending-pod-deleted-errors",
+        "pending-deleted-errors",
         "pod-deleted-before-main-starts",
         "legacy",
         probe="node_is",

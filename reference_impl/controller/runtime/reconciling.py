@@ -315,13 +315,13 @@ def reconcile_pods(op: Operation) -> bool:
 
 
 def _errors_pending(op: Operation, node: Json) -> bool:
-    """Whether the `pending-pod-deleted-errors` fault errors this pod-less Pending node.
+    """Whether the `pending-deleted-errors` fault errors this pod-less Pending node.
 
     Only a node whose pod was seen on a host, and at once: this pass would
     otherwise make the pod again. A node whose pod was never seen (just
     created, not yet in the cache) is spared.
     """
-    return op.settings.has_fault(Fault.PENDING_POD_DELETED_ERRORS) and bool(
+    return op.settings.has_fault(Fault.PENDING_DELETED_ERRORS) and bool(
         node.get("hostNodeName")
     )
 

@@ -322,12 +322,12 @@ def test_a_pending_pod_gone_soon_after_it_was_seen_is_recreated(hello_world):
     assert [p["metadata"]["name"] for p in h.effects.created] == ["hello"]
 
 
-def test_pending_pod_deleted_errors_makes_a_vanished_pending_pod_pod_deleted(
+def test_pending_deleted_errors_makes_a_vanished_pending_pod_pod_deleted(
     hello_world,
 ):
     """The chaos negative control of pod-deleted-before-main-starts (WPC-STATUS-008):
     errored at once, not after the grace, since this pass would make the pod again."""
-    h = vanished_after_init_started(hello_world, Fault.PENDING_POD_DELETED_ERRORS)
+    h = vanished_after_init_started(hello_world, Fault.PENDING_DELETED_ERRORS)
     assert (h.node("hello")["phase"], h.node("hello")["message"]) == (
         "Error",
         "pod deleted",
@@ -335,9 +335,9 @@ def test_pending_pod_deleted_errors_makes_a_vanished_pending_pod_pod_deleted(
     assert h.effects.created == []
 
 
-def test_pending_pod_deleted_errors_spares_a_pod_never_seen(hello_world):
+def test_pending_deleted_errors_spares_a_pod_never_seen(hello_world):
     """HelloWorld's canary: a just-created pod not yet in the cache is no deletion."""
-    h = Harness(hello_world, settings=settings(fault=Fault.PENDING_POD_DELETED_ERRORS))
+    h = Harness(hello_world, settings=settings(fault=Fault.PENDING_DELETED_ERRORS))
     h.reconcile()
     h.pods.clear()
     h.now = NOW + datetime.timedelta(minutes=5)
