@@ -62,10 +62,12 @@ class Target:
         }
 
 
-def cases(layouts: tuple[str, ...]) -> list[tuple[Path, str]]:
+def cases(
+    layouts: tuple[str, ...], directory: Path = EXPERIMENTS_DIR
+) -> list[tuple[Path, str]]:
     """(experiment file, layout) for every experiment and each layout it applies to."""
     found = []
-    for path in sorted(EXPERIMENTS_DIR.glob("*.yaml")):
+    for path in sorted(directory.glob("*.yaml")):
         declared = declarations.of(yaml.safe_load(path.read_text()))
         found += [(path, layout) for layout in declared.layouts if layout in layouts]
     return found

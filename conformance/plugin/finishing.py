@@ -24,9 +24,9 @@ from conformance.harness import namespaces
 from conformance.plugin import runs
 from conformance.plugin import writing
 from conformance.report import ledger
-from conformance.report import mutation
 from conformance.report import phases
 from conformance.report import reruns
+from conformance.report import scores
 from conformance.report import verdicts
 from conformance.report.itemkeys import item_key
 from conformance.report.results import TestRecord
@@ -142,19 +142,19 @@ class Finisher:
             session.exitstatus = pytest.ExitCode.INTERRUPTED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        """The verdict table, reruns, mutation score and slowest items, then paths.
+        """The verdict table, reruns, the suite's two scores and slowest items, then paths.
 
-        Reruns: every item that needed one ("Needed a rerun: N"). The mutation
-        score says STALE when it was measured on other code or another spec.
+        Reruns: every item that needed one ("Needed a rerun: N"). The synthetic
+        and historical scores (`report.scores`) each say STALE when measured on
+        other code or another spec, and "not carried" when not given.
         """
         run = runs.of(self.config)
         records = run.results.records()
         table = verdicts.table(records, interrupted=run.interruption)
         if records:
             table += ["", *reruns.summary(records)]
-        if table and run.mutation_score is not None:
-            table += ["", mutation.describe(run.mutation_score)]
         if table:
+            table += ["", *scores.lines(run.mutation_score, run.historical_score)]
             table += ["", *slowest(records)]
         lines = run.written
         if table or lines:

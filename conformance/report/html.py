@@ -26,11 +26,10 @@ import yaml
 
 from conformance.errors import DataError
 from conformance.report import documents
-from conformance.report import historical
 from conformance.report import identity
-from conformance.report import mutation
 from conformance.report import reruns
 from conformance.report import schemafiles
+from conformance.report import scores
 from conformance.report import verdicts
 from conformance.report import words
 from conformance.report.outcomes import Outcome
@@ -183,12 +182,6 @@ def run_facts(document: Mapping[str, Any]) -> list[tuple[str, str]]:
             ", ".join(map(reruns.label, document["attempts"]["retried"])) or "none",
         ),
     ]
-    score = document.get("mutationScore")
-    if score:
-        facts.append(("mutation score", mutation.describe(score)))
-    upstream = document.get("historicalMutationScore")
-    if upstream:
-        facts.append(("historical mutation score", historical.describe(upstream)))
     return facts
 
 
@@ -231,6 +224,7 @@ def context(document: Mapping[str, Any], page: Path | None = None) -> dict[str, 
         "run_facts": run_facts(document),
         "columns": [name for name, _ in verdicts.COLUMNS],
         "verdict_rows": verdict_rows(document),
+        "scores": scores.of_document(document),
         "layouts": LAYOUTS,
         "grid": grid(document),
         "problems": problems(document),

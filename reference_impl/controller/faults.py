@@ -24,7 +24,7 @@ no-owner-reference       pods are created without the Workflow ownerReference
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
-conformance suite's HelloWorld but misbehaves under one fault (issues 9 and 16):
+conformance suite's HelloWorld but misbehaves under one fault (issues 9, 16 and 28):
 
 ==========================  ===============================================================
 name                        what breaks
@@ -44,6 +44,12 @@ restart-suspend-timer       a Suspend node with a duration, already running when
 rerun-hook-on-restart       a step's or task's exit-hook Pod node (`<step>.onExit`) not
                             yet done when this process started is run again: its pod is
                             ignored and a second pod created (other nodes are adopted)
+start-error-as-error        a node whose main could not start (`StartError`) becomes
+                            `Error`, not `Failed` (issue 28)
+aux-failure-ignored         a pod whose main exited 0 but whose `wait` or `supervisor`
+                            failed makes its node `Succeeded`, not `Error` (issue 28)
+pending-deleted-errors      a Pending node whose pod disappeared becomes `Error: pod
+                            deleted` instead of getting a new pod (issue 28)
 ==========================  ===============================================================
 
 Executor-side faults (`common.EXECUTOR_FAULTS`, owned by the executor) are accepted here and
@@ -84,6 +90,9 @@ class Fault(enum.Enum):
     OOM_REPORTED_AS_ERROR = "oom-reported-as-error"
     RESTART_SUSPEND_TIMER = "restart-suspend-timer"
     RERUN_HOOK_ON_RESTART = "rerun-hook-on-restart"
+    AUX_FAILURE_IGNORED = "aux-failure-ignored"
+    PENDING_DELETED_ERRORS = "pending-deleted-errors"
+    START_ERROR_AS_ERROR = "start-error-as-error"
 
 
 def known_names() -> list[str]:

@@ -54,10 +54,6 @@ from wpc.qualify.running import Runner
 class Repository(substituting.Ancestry, Protocol):
     """What planning asks of git (`ancestry.GitRepository`)."""
 
-    def commit(self, ref: str) -> str:
-        """The full commit a ref names; DataError when none."""
-        ...
-
     def tags(self) -> dict[str, str]:
         """Every tag and its commit."""
         ...

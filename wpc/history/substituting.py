@@ -1,14 +1,21 @@
 """`--substitute-built`: stand in an already built tag for one that would need a build.
 
 A build of upstream Argo takes 10 to 20 minutes on a small machine, and what a
-fix's side needs is only a tag on the right side of the fix: for "before" a
-tag that has neither the fix's commit nor any of its backports (none is an
-ancestor), for "after" a tag that has one of them. Git ancestry says that
-exactly, so a needed tag that is not built may be replaced by a built one on
-the same side; the closest (fewest commits between the two) is preferred, then
-the name. A need whose own tag is built is never replaced, and a need with no
-built tag on its side keeps its tag (the run builds it). Every replacement is
-recorded with its reason, so the result says which tag really ran.
+fix's side needs is only a tag on the right side of the fix. For "after", a
+tag that has one of the fix's commits (its own or a backport). For "before",
+a tag that still has the bug: lacking every one of the fix's commits is not
+enough, since a tag older than the bug (or on a line the bug never reached)
+lacks them too and would pass the scenario for the wrong reason. So a before
+stand-in must be the fix's last tag with the bug or descend from it, and still
+lack every commit of the fix. Backport lines' tags are not before stand-ins:
+refusing one costs a build, accepting a wrong one costs a wrong verdict.
+
+Git ancestry says all of that exactly, so a needed tag that is not built may be
+replaced by a built one on the same side; the closest (fewest commits between
+the two) is preferred, then the name. A need whose own tag is built is never
+replaced, and a need with no built tag on its side keeps its tag (the run
+builds it). Every replacement is recorded with its reason, so the result says
+which tag really ran; `refusal` says why a built tag cannot stand in.
 """
 
 from __future__ import annotations
@@ -24,7 +31,11 @@ from wpc.history.plans import Substitution
 
 
 class Ancestry(Protocol):
-    """The two git questions a substitution asks (`ancestry.GitRepository`)."""
+    """The git questions a substitution asks (`ancestry.GitRepository`)."""
+
+    def commit(self, ref: str) -> str:
+        """The full commit a ref names; DataError when none."""
+        ...
 
     def is_ancestor(self, commit: str, ref: str) -> bool:
         """Whether `commit` is in `ref`'s history."""
@@ -40,20 +51,45 @@ def fixed_by(fix: Fix, tag: str, repo: Ancestry) -> list[str]:
     return [commit for commit in fix.commits if repo.is_ancestor(commit, tag)]
 
 
+def refusal(fix: Fix, side: str, tag: str, repo: Ancestry) -> str | None:
+    """Why `tag` cannot stand in on `side` of the fix; None when it can.
+
+    After: it must contain one of the fix's commits. Before: it must be the
+    fix's last tag with the bug or descend from it, and contain none of them.
+    """
+    has = fixed_by(fix, tag, repo)
+    if side != BEFORE:
+        if has:
+            return None
+        return f"{tag} contains none of the fix's commits ({_short(fix.commits)})"
+    if has:
+        return f"{tag} contains the fix ({_short(has)}): it no longer has the bug"
+    last = fix.last_tag_with_bug
+    if tag != last and not repo.is_ancestor(repo.commit(last), tag):
+        return (
+            f"{tag} does not descend from {last} (the last tag with the bug): "
+            f"it is older or on another line, so the bug may not be in it"
+        )
+    return None
+
+
 def on_side(fix: Fix, side: str, tag: str, repo: Ancestry) -> bool:
-    """Whether `tag` is on `side` of the fix: before lacks every commit, after has one."""
-    has = bool(fixed_by(fix, tag, repo))
-    return not has if side == BEFORE else has
+    """Whether `tag` may stand in on `side` of the fix (`refusal` says why not)."""
+    return refusal(fix, side, tag, repo) is None
+
+
+def _short(commits: Sequence[str]) -> str:
+    return ", ".join(c[:12] for c in commits)
 
 
 def _reason(fix: Fix, side: str, tag: str, repo: Ancestry) -> str:
     if side == BEFORE:
-        short = ", ".join(c[:12] for c in fix.commits)
-        return f"{tag} is built and contains none of the fix's commits ({short})"
-    return (
-        f"{tag} is built and contains the fix "
-        f"({', '.join(c[:12] for c in fixed_by(fix, tag, repo))})"
-    )
+        return (
+            f"{tag} is built, descends from {fix.last_tag_with_bug} (the last tag "
+            f"with the bug) and contains none of the fix's commits "
+            f"({_short(fix.commits)})"
+        )
+    return f"{tag} is built and contains the fix ({_short(fixed_by(fix, tag, repo))})"
 
 
 def choose(

@@ -227,6 +227,15 @@ def reconcile_task_results(op: Operation) -> None:
             node["progress"] = result["progress"]
 
 
+_REPORTED_AS_ERROR: dict[Fault | None, str] = {
+    Fault.OOM_REPORTED_AS_ERROR: f"{common.MAIN}: OOMKilled",
+    Fault.START_ERROR_AS_ERROR: f"{common.MAIN}: StartError",
+}
+"""The faults that make a node `Error`, not `Failed`, when its message starts so."""
+_AUX_MESSAGES = (f"{common.WAIT}: ", f"{common.SUPERVISOR}: ")
+"""How a node's message starts when its aux container's failure decided it."""
+
+
 def reconcile_pods(op: Operation) -> bool:
     """Update nodes from their pods; False when a succeeded node still awaits its task result."""
     incomplete = False
@@ -250,12 +259,22 @@ def reconcile_pods(op: Operation) -> bool:
         if assessment.terminate:
             op.effects.terminate_pod(op.namespace, pod["metadata"]["name"])
         new = assessment.node
+        misreported = _REPORTED_AS_ERROR.get(op.settings.fault)
         if (
             new is not None
-            and op.settings.has_fault(Fault.OOM_REPORTED_AS_ERROR)
-            and str(new.get("message", "")).startswith("main: OOMKilled")
+            and misreported is not None
+            and str(new.get("message", "")).startswith(misreported)
         ):
-            new["phase"] = "Error"  # the chaos negative control's deliberate fault
+            new["phase"] = "Error"  # a chaos negative control's deliberate fault
+        if (
+            new is not None
+            and op.settings.has_fault(Fault.AUX_FAILURE_IGNORED)
+            and new.get("phase") == "Error"
+            and str(new.get("message", "")).startswith(_AUX_MESSAGES)
+            and (new.get("outputs") or {}).get("exitCode") == "0"
+        ):
+            new["phase"] = "Succeeded"  # the chaos negative control's deliberate fault
+            new.pop("message", None)
         if new is not None:
             if (
                 new.get("phase") == "Succeeded"
@@ -280,15 +299,31 @@ def reconcile_pods(op: Operation) -> bool:
             or not node.get("startedAt")
         ):
             continue
-        if node["id"] in op.pods_by_node_id or node.get("phase") == "Pending":
+        if node["id"] in op.pods_by_node_id:
             continue
-        ago = timestamps.seconds_since(node.get("startedAt"), op.now) or 0.0
-        if ago <= op.settings.recently_started_pod_seconds:
-            op.requeue(op.settings.recently_started_pod_seconds - ago)
-            continue
+        if node.get("phase") == "Pending":
+            if not _errors_pending(op, node):
+                continue  # a Pending node's pod is made again (WPC-STATUS-008)
+        else:
+            ago = timestamps.seconds_since(node.get("startedAt"), op.now) or 0.0
+            if ago <= op.settings.recently_started_pod_seconds:
+                op.requeue(op.settings.recently_started_pod_seconds - ago)
+                continue
         logger.info("%s Pod of node %s is missing.", op.prefix, node["name"])
         op.mark_node(node["name"], "Error", "pod deleted")
     return True
+
+
+def _errors_pending(op: Operation, node: Json) -> bool:
+    """Whether the `pending-deleted-errors` fault errors this pod-less Pending node.
+
+    Only a node whose pod was seen on a host, and at once: this pass would
+    otherwise make the pod again. A node whose pod was never seen (just
+    created, not yet in the cache) is spared.
+    """
+    return op.settings.has_fault(Fault.PENDING_DELETED_ERRORS) and bool(
+        node.get("hostNodeName")
+    )
 
 
 def _log_node_change(op: Operation, node: Json) -> None:

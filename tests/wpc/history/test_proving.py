@@ -220,20 +220,18 @@ def test_a_miss_or_a_failure_after_the_fix_exits_16(
 
 def test_the_result_validates_and_reads_back_as_the_reports_score(tmp_path: Path):
     plan = plan_of(substitute=True, built=frozenset({sha(10), sha(12)}))
+    # v4.1.0 lacks workdir's fix but is older than v4.1.1, its last tag with the bug
     assert [(s.entry, s.side, s.used) for s in plan.substitutions] == [
         ("sigterm", plans.AFTER, "v4.1.2"),
-        ("workdir", plans.BEFORE, "v4.1.0"),
     ]
     script: Script = {
-        "v4.1.0": {
-            SIGTERM: {"legacy": "failed", "initless": "failed"},
-            WORKDIR: {"legacy": "skipped", "initless": "failed"},
-        },
+        "v4.1.0": CAUGHT_BOTH["v4.1.0"],
+        "v4.1.1": {WORKDIR: CAUGHT_BOTH["v4.1.1"][WORKDIR]},
         "v4.1.2": CAUGHT_BOTH["v4.1.1"] | CAUGHT_BOTH["v4.1.2"],
     }
     runner = FakeRunner(script)
     outcome = prove(tmp_path, runner, plan)
-    assert [r.build.ref for r in runner.runs] == ["v4.1.0", "v4.1.2"]
+    assert [r.build.ref for r in runner.runs] == ["v4.1.0", "v4.1.2", "v4.1.1"]
     measured = provenance.Provenance(
         commit="c" * 40, dirty=True, changes="d" * 64, spec_version="1.0"
     )
@@ -242,10 +240,11 @@ def test_the_result_validates_and_reads_back_as_the_reports_score(tmp_path: Path
     loaded = historical.load(path)
     assert loaded["wallSeconds"] == 331.0
     assert loaded["substituteBuilt"] is True
-    assert [s["used"] for s in loaded["substitutions"]] == ["v4.1.2", "v4.1.0"]
+    assert [s["used"] for s in loaded["substitutions"]] == ["v4.1.2"]
     assert [(t["tag"], t["cached"], t["entries"]) for t in loaded["tags"]] == [
-        ("v4.1.0", True, ["sigterm", "workdir"]),
+        ("v4.1.0", True, ["sigterm"]),
         ("v4.1.2", True, ["sigterm", "workdir"]),
+        ("v4.1.1", False, ["workdir"]),
     ]
     sigterm = loaded["entries"][0]
     assert sigterm["after"]["neededTag"] == "v4.1.1"

@@ -4,9 +4,11 @@
   commit is in a tag, and the commits between two tags; a ref that does not
   exist and a directory that is no repository are errors naming them;
 - a needed tag that is built is kept; one that is not is replaced by the
-  closest built tag on the same side of the fix: for before, one holding
-  neither the fix nor a backport, for after, one holding the fix or a
-  backport; with no built tag on its side it is kept (to be built);
+  closest built tag on the same side of the fix: for before, the last tag
+  with the bug or a descendant of it holding neither the fix nor a backport
+  (an older tag lacks the fix too but is refused, with the reason), for
+  after, one holding the fix or a backport; with no built tag on its side it
+  is kept (to be built);
 - each replacement is recorded with its distance and reason, and the plan
   then runs each tag once and marks which are built;
 - "built" is exactly the builder's stamp for the commit's cache key.
@@ -36,7 +38,10 @@ from wpc.history.plans import Need
 
 @dataclass
 class Tree:
-    """main: v1.0.0 - F (the fix) - x (v1.1.0) - G (fix two, v1.2.0); v1.0.1 = v1.0.0 + B."""
+    """main: v1.0.0 - F (the fix) - x (v1.1.0) - G (fix two, v1.2.0).
+
+    Release lines: v1.0.1 = v1.0.0 + B (F backported); v1.1.1 = v1.1.0 + p (no G).
+    """
 
     repo: GitRepository
     fix_commit: str
@@ -53,6 +58,8 @@ def tree(tmp_path: Path) -> Tree:
     second = git.commit("fix: another bug", tag="v1.2.0")
     git.git("checkout", "--quiet", "-b", "release-1.0", "v1.0.0")
     backport = git.commit("fix: the bug (cherry-pick)", tag="v1.0.1")
+    git.git("checkout", "--quiet", "-b", "release-1.1", "v1.1.0")
+    git.commit("a patch that is not fix two", tag="v1.1.1")
     return Tree(GitRepository(git.path), fix_commit, backport, second)
 
 
@@ -73,7 +80,7 @@ def test_git_answers_tags_commits_ancestry_and_distance(tree: Tree):
     repo = tree.repo
     repo.check()
     tags = repo.tags()
-    assert set(tags) == {"v1.0.0", "v1.0.1", "v1.1.0", "v1.2.0"}
+    assert set(tags) == {"v1.0.0", "v1.0.1", "v1.1.0", "v1.1.1", "v1.2.0"}
     assert tags["v1.2.0"] == tree.second_fix == repo.commit("v1.2.0")
     assert repo.is_ancestor(tree.fix_commit, "v1.1.0")
     assert not repo.is_ancestor(tree.fix_commit, "v1.0.1")
@@ -120,13 +127,43 @@ def test_before_refuses_tags_holding_the_fix_or_a_backport(tree: Tree):
     assert swaps == ()
 
 
-def test_before_takes_the_closest_tag_without_the_fix(tree: Tree):
+def test_before_refuses_an_older_tag_without_the_fix_and_says_why(tree: Tree):
     _, two = fixes(tree)
     need = Need("two", plans.BEFORE, "v1.1.0")
+    assert substituting.refusal(two, plans.BEFORE, "v1.0.0", tree.repo) == (
+        "v1.0.0 does not descend from v1.1.0 (the last tag with the bug): it is "
+        "older or on another line, so the bug may not be in it"
+    )
     used, swaps = substituting.choose([two], [need], ["v1.0.1", "v1.0.0"], tree.repo)
-    assert used[need] == "v1.0.0"  # 2 commits away; v1.0.1 is 3
+    # neither is sure to have the bug: the run builds v1.1.0
+    assert used[need] == "v1.1.0"
+    assert swaps == ()
+
+
+def test_before_takes_a_descendant_of_the_last_tag_with_the_bug(tree: Tree):
+    _, two = fixes(tree)
+    need = Need("two", plans.BEFORE, "v1.1.0")
+    assert substituting.refusal(two, plans.BEFORE, "v1.1.1", tree.repo) is None
+    used, swaps = substituting.choose([two], [need], ["v1.0.0", "v1.1.1"], tree.repo)
+    assert used[need] == "v1.1.1"
     assert swaps[0].side == plans.BEFORE
-    assert "contains none of the fix's commits" in swaps[0].reason
+    assert swaps[0].reason == (
+        "v1.1.1 is built, descends from v1.1.0 (the last tag with the bug) and "
+        f"contains none of the fix's commits ({tree.second_fix[:12]})"
+    )
+
+
+def test_each_side_refuses_the_other_sides_tags_with_the_reason(tree: Tree):
+    one, two = fixes(tree)
+    assert substituting.refusal(two, plans.BEFORE, "v1.2.0", tree.repo) == (
+        f"v1.2.0 contains the fix ({tree.second_fix[:12]}): it no longer has the bug"
+    )
+    assert substituting.refusal(one, plans.AFTER, "v1.0.0", tree.repo) == (
+        "v1.0.0 contains none of the fix's commits "
+        f"({tree.fix_commit[:12]}, {tree.backport[:12]})"
+    )
+    assert substituting.refusal(one, plans.BEFORE, "v1.0.0", tree.repo) is None
+    assert substituting.refusal(one, plans.AFTER, "v1.0.1", tree.repo) is None
 
 
 def test_a_built_needed_tag_is_never_replaced(tree: Tree):
@@ -188,13 +225,14 @@ def test_the_plan_substitutes_from_the_cache_and_runs_each_tag_once(
         repo=tree.repo,
         is_built=lambda commit: caching.is_built(commit, cache),
     )
+    # v1.0.0 lacks fix two but is older than its last tag with the bug: refused
     assert [(s.entry, s.side, s.needed, s.used) for s in plan.substitutions] == [
         ("one", plans.AFTER, "v1.1.0", "v1.2.0"),
-        ("two", plans.BEFORE, "v1.1.0", "v1.0.0"),
     ]
     assert [(r.tag, r.entries, r.cached) for r in plan.runs] == [
-        ("v1.0.0", ("one", "two"), True),
+        ("v1.0.0", ("one",), True),
         ("v1.2.0", ("one", "two"), True),
+        ("v1.1.0", ("two",), False),
     ]
     unswapped = proving.make_plan(
         loaded,

@@ -11,8 +11,11 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
+import pytest
+
 from reference_impl.controller import errors
 from reference_impl.controller.cleanup import decisions
+from reference_impl.controller.faults import Fault
 from reference_impl.controller.formats import naming
 from reference_impl.controller.runtime import reconciling
 from tests.reference_impl.controller.conftest import NOW
@@ -20,7 +23,9 @@ from tests.reference_impl.controller.conftest import FakeEffects
 from tests.reference_impl.controller.conftest import Harness
 from tests.reference_impl.controller.conftest import pod_status
 from tests.reference_impl.controller.conftest import running
+from tests.reference_impl.controller.conftest import settings
 from tests.reference_impl.controller.conftest import terminated
+from tests.reference_impl.controller.conftest import waiting
 from tests.reference_impl.controller.conftest import workflow
 
 Json = dict[str, Any]
@@ -289,6 +294,138 @@ def test_a_vanished_pending_pod_is_recreated(hello_world):
     h.reconcile()
     assert h.node("hello")["phase"] == "Pending"
     assert [p["metadata"]["name"] for p in h.effects.created] == ["hello"]
+
+
+def vanished_after_init_started(hello_world: Json, fault: Fault | None) -> Harness:
+    """A Pending pod seen on a host (its init running), then gone a second later."""
+    h = Harness(hello_world, settings=settings(fault=fault))
+    h.reconcile()
+    h.pod_of("hello")["spec"]["nodeName"] = "node-1"
+    h.set_pod(
+        "hello",
+        pod_status(
+            "Pending", init={"init": running()}, main=waiting("PodInitializing")
+        ),
+    )
+    h.reconcile()
+    assert h.node("hello")["hostNodeName"] == "node-1"
+    h.effects.created.clear()
+    h.pods.clear()
+    h.now = NOW + datetime.timedelta(seconds=1)
+    h.reconcile()
+    return h
+
+
+def test_a_pending_pod_gone_soon_after_it_was_seen_is_recreated(hello_world):
+    h = vanished_after_init_started(hello_world, None)
+    assert h.node("hello")["phase"] == "Pending"
+    assert [p["metadata"]["name"] for p in h.effects.created] == ["hello"]
+
+
+def test_pending_deleted_errors_makes_a_vanished_pending_pod_pod_deleted(
+    hello_world,
+):
+    """The chaos negative control of pod-deleted-before-main-starts (WPC-STATUS-008):
+    errored at once, not after the grace, since this pass would make the pod again."""
+    h = vanished_after_init_started(hello_world, Fault.PENDING_DELETED_ERRORS)
+    assert (h.node("hello")["phase"], h.node("hello")["message"]) == (
+        "Error",
+        "pod deleted",
+    )
+    assert h.effects.created == []
+
+
+def test_pending_deleted_errors_spares_a_pod_never_seen(hello_world):
+    """HelloWorld's canary: a just-created pod not yet in the cache is no deletion."""
+    h = Harness(hello_world, settings=settings(fault=Fault.PENDING_DELETED_ERRORS))
+    h.reconcile()
+    h.pods.clear()
+    h.now = NOW + datetime.timedelta(minutes=5)
+    h.reconcile()
+    assert h.node("hello")["phase"] == "Pending"
+
+
+def aux_failed(hello_world: Json, aux: str, fault: Fault | None) -> Json:
+    """The node of a pod whose main exited 0 and whose aux container was killed."""
+    h = Harness(hello_world, settings=settings(fault=fault))
+    h.reconcile()
+    h.set_pod(
+        "hello",
+        pod_status(
+            "Failed", aux=aux, main=terminated(0), wait=terminated(137, reason="Error")
+        ),
+    )
+    h.reconcile()
+    h.reconcile()
+    return h.node("hello")
+
+
+@pytest.mark.parametrize("aux", ["wait", "supervisor"])
+def test_aux_failure_ignored_makes_a_failed_aux_container_succeed(hello_world, aux):
+    """The chaos negative control of wait-killed-while-main-runs (WPC-STATUS-004)."""
+    healthy = aux_failed(hello_world, aux, None)
+    assert (healthy["phase"], healthy["message"]) == (
+        "Error",
+        f"{aux}: Error (exit code 137)",
+    )
+    broken = aux_failed(hello_world, aux, Fault.AUX_FAILURE_IGNORED)
+    assert broken["phase"] == "Succeeded"
+    assert "message" not in broken
+
+
+@pytest.mark.parametrize(
+    ("fault", "code", "reason"),
+    [
+        (Fault.OOM_REPORTED_AS_ERROR, 137, "OOMKilled"),
+        (Fault.START_ERROR_AS_ERROR, 128, "StartError"),
+    ],
+)
+def test_a_reported_as_error_fault_makes_that_main_failure_error(
+    hello_world, fault, code, reason
+):
+    """The chaos negative controls of main-oom-killed and of
+    executor-binary-missing-from-image-volume (node_is expects `Failed`)."""
+
+    def node(with_fault: Fault | None) -> Json:
+        h = Harness(hello_world, settings=settings(fault=with_fault))
+        h.reconcile()
+        h.set_pod(
+            "hello",
+            pod_status(
+                "Failed", main=terminated(code, reason=reason), wait=terminated(0)
+            ),
+        )
+        h.reconcile()
+        return h.node("hello")
+
+    message = f"main: {reason} (exit code {code})"
+    assert (node(None)["phase"], node(None)["message"]) == ("Failed", message)
+    assert (node(fault)["phase"], node(fault)["message"]) == ("Error", message)
+    # Each fault misreports its own failure only.
+    other = next(
+        f
+        for f in (Fault.OOM_REPORTED_AS_ERROR, Fault.START_ERROR_AS_ERROR)
+        if f is not fault
+    )
+    assert node(other)["phase"] == "Failed"
+
+
+def test_aux_failure_ignored_leaves_a_failed_main_alone(hello_world):
+    h = Harness(hello_world, settings=settings(fault=Fault.AUX_FAILURE_IGNORED))
+    h.reconcile()
+    h.set_pod(
+        "hello",
+        pod_status(
+            "Failed",
+            main=terminated(3, reason="Error"),
+            wait=terminated(137, reason="Error"),
+        ),
+    )
+    h.reconcile()
+    assert (h.node("hello")["phase"], h.node("hello")["message"]) == (
+        "Failed",
+        "main: Error (exit code 3)",
+    )
 
 
 def test_on_exit_runs_after_the_entrypoint_and_its_failure_fails_the_workflow() -> None:
