@@ -139,12 +139,16 @@ def cluster_block(
     """
     from clusters import kubeconfigs
 
-    return {
+    block = {
         "provider": "existing" if cluster.kubeconfig is not None else cluster.provider,
         "context": kubeconfigs.current_context(Path(kubeconfig)),
         "server": server,
-        "kubernetesVersion": kubernetes_version,
     }
+    return (
+        {**block, "kubernetesVersion": kubernetes_version}
+        if kubernetes_version
+        else block
+    )
 
 
 def _pod_image_ids(clients: kube.Clients) -> dict[str, str]:
@@ -343,7 +347,7 @@ def prepare_run(
             cluster,
             kubeconfig,
             server=lock_key,
-            kubernetes_version=str(fingerprint["kubernetesVersion"]),
+            kubernetes_version=str(fingerprint.get("kubernetesVersion") or ""),
         ),
     )
 

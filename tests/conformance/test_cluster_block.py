@@ -58,6 +58,10 @@ def test_the_block_names_provider_current_context_server_and_version(tmp_path):
     assert block(choice(None, "existing")) == BLOCK
     assert block(choice(path)) == BLOCK
     assert block(choice(None, "local"))["provider"] == "local"
+    unknown = preparing.cluster_block(
+        choice(None), str(path), server="https://s", kubernetes_version=""
+    )
+    assert "kubernetesVersion" not in unknown
 
 
 def test_the_block_travels_to_the_workers():
