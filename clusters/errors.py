@@ -8,6 +8,7 @@ carrying ones are also `plumbing.errors` errors, formatted the same everywhere::
     ├── WaitTimeout          a bounded wait ran out (what, how long, last observed)
     ├── ComponentStartError  a cluster component exited or never became healthy
     ├── ProviderError        a provider cannot do what was asked (missing CLI, bad name)
+    │   └── KubeconfigError  a kubeconfig is missing or unreadable, or lacks the context
     ├── MarkerMissingError   the cluster lacks the WPC marker, so we refuse to touch it
     └── Interrupted          SIGINT or SIGTERM stopped the command (exit 128 + signal)
 """
@@ -61,6 +62,14 @@ class ComponentStartError(ClusterError, plumbing_errors.EvidenceError):
 
 class ProviderError(ClusterError):
     """The provider cannot do what was asked."""
+
+
+class KubeconfigError(ProviderError):
+    """A kubeconfig is missing, unreadable or malformed, or has no such context.
+
+    The message names the file(s) and the context; it is the user's input, so
+    the front ends report it as invalid input (exit 10).
+    """
 
 
 class MarkerMissingError(ClusterError):

@@ -1,4 +1,10 @@
-"""The existing provider: any kubeconfig. WPC neither creates nor deletes such clusters."""
+"""The existing provider: any kubeconfig. WPC neither creates nor deletes such clusters.
+
+Its cluster name is one kubeconfig file. `wpc run --provider existing` finds the
+user's cluster as kubectl does (`KUBECONFIG`, the current context or
+`--context`) and gives this provider the chosen context written out alone
+(`clusters.kubeconfigs`).
+"""
 
 from __future__ import annotations
 
@@ -6,8 +12,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-import yaml
-
+from clusters import kubeconfigs
 from clusters import registry
 from clusters.base import ClusterStatus
 from clusters.errors import ProviderError
@@ -77,7 +82,7 @@ class ExistingProvider:
         target = registry.from_env()
         if target is not None:
             return push_image(archive, target)
-        context = current_context(self.kubeconfig(cluster))
+        context = kubeconfigs.current_context(self.kubeconfig(cluster))
         for prefix, provider in IMPORTING_CONTEXTS:
             if context.startswith(prefix) and self.loader_of is not None:
                 load = self.loader_of(provider)
@@ -113,12 +118,3 @@ def push_image(archive: Path, target: registry.Registry) -> str:
         f"({pushed.sent} blobs sent, {pushed.skipped} already there); the nodes pull "
         "it through a mirror of its registry host"
     )
-
-
-def current_context(kubeconfig: Path) -> str:
-    """The kubeconfig's `current-context`, or "" when it has none or is unreadable."""
-    try:
-        data = yaml.safe_load(kubeconfig.read_text())
-    except (OSError, yaml.YAMLError):
-        return ""
-    return str(data.get("current-context") or "") if isinstance(data, dict) else ""

@@ -4,6 +4,9 @@
   suite finds its probe source, kustomize configs, schemas and spec at run time,
   and the HTML report pages their Jinja2 templates;
 - it carries the LICENSE and the version from `conformance.__version__`;
+- its metadata names the distribution `wpc-conformance` and carries the
+  project's URLs (Homepage, Documentation, Source, Issues); with no public URL
+  yet, each is the path of a tracked file, so none points nowhere;
 - installed into a fresh venv, its `wpc` console script answers `--help` and
   checks a bundled profile, importing the installed copy, not the checkout, and
   draws a report's HTML page from the templates the wheel carries;
@@ -18,6 +21,7 @@ this interpreter's site-packages through a `.pth` line, so nothing is downloaded
 
 from __future__ import annotations
 
+import email.parser
 import shutil
 import subprocess
 import sys
@@ -37,11 +41,20 @@ PACKAGES = ("conformance", "chaos", "clusters", "plumbing", "reference_impl", "w
 pytestmark = pytest.mark.slow
 
 
-def _tracked_files() -> list[str]:
+def _tracked_files(*, everything: bool = False) -> list[str]:
+    """Tracked files under the packages (`everything`: in the whole checkout)."""
     if shutil.which("git") is None or not (REPO / ".git").exists():
         pytest.skip("needs a git checkout to know the tracked files")
     out = subprocess.run(
-        ["git", "-C", str(REPO), "ls-files", "-z", "--", *PACKAGES],
+        [
+            "git",
+            "-C",
+            str(REPO),
+            "ls-files",
+            "-z",
+            "--",
+            *([] if everything else PACKAGES),
+        ],
         check=True,
         capture_output=True,
         text=True,
@@ -103,6 +116,21 @@ def test_wheel_carries_the_licence_and_the_single_sourced_version(wheel):
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "wpc = wpc.cli:main" in text
+
+
+URL_LABELS = ("Homepage", "Documentation", "Source", "Issues")
+
+
+def test_wheel_metadata_names_the_distribution_and_its_urls(wheel):
+    archive = zipfile.ZipFile(wheel)
+    metadata = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+    headers = email.parser.HeaderParser().parsestr(archive.read(metadata).decode())
+    assert headers["Name"] == "wpc-conformance"
+    pairs = [value.split(",", 1) for value in headers.get_all("Project-URL") or []]
+    urls = {label.strip(): url.strip() for label, url in pairs}
+    assert sorted(urls) == sorted(URL_LABELS)
+    tracked = set(_tracked_files(everything=True))
+    assert {label: url for label, url in urls.items() if url not in tracked} == {}
 
 
 @pytest.fixture(scope="module")

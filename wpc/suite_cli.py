@@ -53,6 +53,7 @@ from wpc.history import cli as history_cli
 from wpc.qualify import cli as qualify_cli
 from wpc.run import launching
 from wpc.run import preflight
+from wpc.run import targeting
 from wpc.stability import cli as stability_cli
 from wpc.stability import repeating
 
@@ -71,6 +72,14 @@ def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
     # The suite's options, exactly as plain pytest takes them.
     options.add_arguments(run)
     run.add_argument("--reports-dir", type=Path, default=Path("reports"))
+    run.add_argument(
+        "--context",
+        metavar="NAME",
+        default=None,
+        help="with --provider existing (or --kubeconfig): the kubeconfig context to "
+        "use (default: its current context); existing reads KUBECONFIG, merged as "
+        "kubectl merges it, else ~/.kube/config",
+    )
     run.add_argument(
         "-n", "--workers", type=int, default=0, help="pytest-xdist workers"
     )
@@ -300,13 +309,14 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
             reports_dir=args.reports_dir,
             workers=args.workers,
             pytest_args=tuple(args.pytest_args),
+            context=args.context,
         )
         if args.list:
             # Not preflight: its host checks are for a run that builds a cluster.
             return launching.list_tests(request)
         try:
             # Before `clusters up`: nothing on the host changes for a typo (#12).
-            preflight.check(values)
+            preflight.check({**values, targeting.CONTEXT: args.context})
             if values.get("wpc_select"):
                 # A --select naming nothing stops here; the plugin alone would stop
                 # it only after the cluster and the install (collection comes later).

@@ -68,6 +68,8 @@ class RunContext:
     """What the profile's `describe` command printed (exactly what was installed), or ''."""
     unsupported_layouts: dict[str, str] = field(default_factory=dict)
     """Claimed layouts the build cannot run, with the reason (its `layouts` command)."""
+    cluster: dict[str, str] = field(default_factory=dict)
+    """Which cluster the run used: provider, context, server (the report's `cluster`)."""
 
     def instance(self, layout: str) -> layouts.Instance:
         """The controller instance serving `layout`."""
@@ -89,6 +91,7 @@ class RunContext:
             "placeholders": self.placeholders,
             "implementation_version": self.implementation_version,
             "unsupported_layouts": self.unsupported_layouts,
+            "cluster": self.cluster,
         }
 
     @classmethod
@@ -105,6 +108,7 @@ class RunContext:
             placeholders=dict(data.get("placeholders", {})),
             implementation_version=str(data.get("implementation_version", "")),
             unsupported_layouts=dict(data.get("unsupported_layouts", {})),
+            cluster=dict(data.get("cluster", {})),
         )
 
 

@@ -128,6 +128,29 @@ def environment(
     }
 
 
+def cluster_block(
+    cluster: ClusterChoice, kubeconfig: str, *, server: str, kubernetes_version: str
+) -> dict[str, str]:
+    """The report's `cluster`: which cluster the run used, as the user would name it.
+
+    A kubeconfig given as it is counts as an existing cluster. The context is
+    the current one of the file the run's clients read: for `wpc run
+    --provider existing`, the context the user chose (`wpc.run.targeting`).
+    """
+    from clusters import kubeconfigs
+
+    block = {
+        "provider": "existing" if cluster.kubeconfig is not None else cluster.provider,
+        "context": kubeconfigs.current_context(Path(kubeconfig)),
+        "server": server,
+    }
+    return (
+        {**block, "kubernetesVersion": kubernetes_version}
+        if kubernetes_version
+        else block
+    )
+
+
 def _pod_image_ids(clients: kube.Clients) -> dict[str, str]:
     """Image reference -> the image ID its running containers report."""
     found: dict[str, str] = {}
@@ -298,13 +321,14 @@ def prepare_run(
         )
         driver.install(list(instances))
         logger.info("Installed %s.", profile.name)
+    fingerprint = environment(clients, marker=marker, provider=cluster.provider)
     return RunContext(
         session_id=session_id,
         started_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         kubeconfig=kubeconfig,
         kubectl=kubectl,
         instances=instances,
-        environment=environment(clients, marker=marker, provider=cluster.provider),
+        environment=fingerprint,
         images=image_digests(
             clients,
             sorted(profile.images.values()),
@@ -319,6 +343,12 @@ def prepare_run(
         placeholders=placeholders,
         implementation_version=driver.describe(),
         unsupported_layouts=unsupported,
+        cluster=cluster_block(
+            cluster,
+            kubeconfig,
+            server=lock_key,
+            kubernetes_version=str(fingerprint.get("kubernetesVersion") or ""),
+        ),
     )
 
 

@@ -169,13 +169,14 @@ OPTIONS = (
     Option(
         ("--provider",),
         "wpc_provider",
-        "cluster provider of `clusters` (default: local)",
+        "cluster provider of `clusters` (default: local); existing: a cluster WPC "
+        "did not make (wpc run finds it as kubectl does: KUBECONFIG, --context)",
         default="local",
     ),
     Option(
         ("--cluster", "--cluster-name"),
         "wpc_cluster_name",
-        "cluster name for `clusters` (default: wpc)",
+        "cluster name for `clusters` (default: wpc); existing: one kubeconfig file",
         default="wpc",
     ),
     Option(

@@ -189,6 +189,7 @@ def document(
         mutation_score=runs.of(config).mutation_score,
         historical_score=runs.of(config).historical_score,
         interrupted=runs.of(config).interruption,
+        cluster=(context.cluster or None) if context else None,
     )
 
 

@@ -2,7 +2,9 @@
 
 Layout of the document (schema: `report.schema.json`, beside this module):
 apiVersion/kind, suite (version, commit, spec version), implementation (name,
-version, profile, image digests, claims), environment (fingerprint), run
+version, profile, image digests, claims), environment (fingerprint), cluster
+(provider, kubeconfig context, API server URL, Kubernetes version: which cluster
+the run used; optional in the schema, null when the run reached none), run
 (session, times, options, reproduce command), the result word (`verdict`:
 PASS, FAIL or INCOMPLETE over the claimed items, `conformance.report.words`),
 summary, results per layout and
@@ -216,8 +218,12 @@ def build(
     mutation_score: dict[str, Any] | None = None,
     historical_score: dict[str, Any] | None = None,
     interrupted: dict[str, Any] | None = None,
+    cluster: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Assemble the report document (validate with `validate()`).
+
+    `cluster`: which cluster the run used (provider, context, server, Kubernetes
+    version); None when the run never reached one.
 
     `interrupted`: what stopped the run early and which tests ran (see the
     schema); such a run is never a success, only a failure or an error when
@@ -249,6 +255,7 @@ def build(
         },
         "implementation": implementation,
         "environment": environment,
+        "cluster": cluster,
         "run": run,
         "result": result,
         "interrupted": interrupted,

@@ -193,6 +193,7 @@ def merge(given: Sequence[Shard]) -> dict[str, Any]:
         "suite": first["suite"],
         "implementation": first["implementation"],
         "environment": first["environment"],
+        "cluster": first.get("cluster"),
         "run": run,
         "result": documents.run_result(
             final,

@@ -27,6 +27,7 @@ from tests.conformance.conftest import wpc_args
 from wpc import cli as wpc_cli
 from wpc import suite_cli as cli
 from wpc.run import launching
+from wpc.run import targeting
 
 
 def refuse(*args: object, **kwargs: object) -> None:
@@ -43,12 +44,19 @@ def no_cluster(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     return tmp_path
 
 
+def listed(capsys: pytest.CaptureFixture[str]) -> list[str]:
+    """The listing's lines after the first, which names the cluster a run would use."""
+    cluster, *lines = capsys.readouterr().out.splitlines()
+    assert cluster.startswith(targeting.PREFIX), cluster
+    return lines
+
+
 def entries(capsys: pytest.CaptureFixture[str], *selectors: str) -> list[str]:
     argv = ["run", "--implementation", "reference", "--list"]
     for selector in selectors:
         argv += ["--select", selector]
     assert wpc_cli.main(argv) == 0
-    lines = capsys.readouterr().out.splitlines()
+    lines = listed(capsys)
     return [line for line in lines[:-1] if not line.startswith("collection error")]
 
 
@@ -60,7 +68,7 @@ def id_of(line: str) -> str:
 def test_a_short_name_lists_exactly_its_items(no_cluster, capsys) -> None:
     argv = ["run", "--implementation", "reference", "--select", "HelloWorld", "--list"]
     assert wpc_cli.main(argv) == 0
-    lines = capsys.readouterr().out.splitlines()
+    lines = listed(capsys)
     assert [line.split()[:3] for line in lines[:-1]] == [
         ["run", "legacy", "HelloWorld[legacy]"],
         ["run", "initless", "HelloWorld[initless]"],
@@ -72,7 +80,7 @@ def test_a_short_name_lists_exactly_its_items(no_cluster, capsys) -> None:
 def test_with_one_layout_only_the_selection_is_listed(no_cluster, capsys) -> None:
     argv = ["run", "--implementation", "reference", "--layout", "legacy"]
     assert wpc_cli.main([*argv, "--select", "HelloWorld", "--list"]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    lines = listed(capsys)
     assert [(line[:14].strip(), id_of(line)) for line in lines[:-1]] == [
         ("run", "HelloWorld[legacy]"),
         ("not selected", "HelloWorld[initless]"),

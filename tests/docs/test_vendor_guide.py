@@ -25,6 +25,7 @@ import pytest
 from conformance.implementations import preparing
 from conformance.plugin import listing
 from wpc import cli as wpc_cli
+from wpc.run import targeting
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "docs" / "vendors.md"
@@ -96,7 +97,9 @@ def test_each_run_example_lists_what_its_prose_says(
     monkeypatch.setattr(preparing, "prepare_run", refuse)
     args = argv if "--list" in argv else [*argv, "--list"]
     assert wpc_cli.main(args) == 0, capsys.readouterr().err
-    lines = capsys.readouterr().out.splitlines()
+    cluster, *lines = capsys.readouterr().out.splitlines()
+    # First the cluster a run would use (with --provider existing, why there is none).
+    assert cluster.startswith(targeting.PREFIX), cluster
     entries = [line for line in lines[:-1] if line.startswith(listing.RUNS + " ")]
     assert entries, lines[-1]
     chosen = selectors(argv)

@@ -9,6 +9,7 @@ install, tests, reports). Kept to building argv lists; the report's
 from __future__ import annotations
 
 import logging
+import os
 import shlex
 import signal
 import sys
@@ -20,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from clusters import kubeconfigs
 from conformance.errors import CommandError
 from conformance.exitcodes import ExitCode
 from conformance.implementations import profiles
@@ -27,6 +29,7 @@ from conformance.plugin import collection
 from conformance.plugin import listing
 from conformance.plugin import options
 from conformance.report import html
+from wpc.run import targeting
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +49,8 @@ class RunRequest:
     workers: int = 0
     """pytest-xdist workers (0: none)."""
     pytest_args: tuple[str, ...] = ()
+    context: str | None = None
+    """--context: the kubeconfig's context to use (`targeting`); None: the current one."""
 
     def option(self, dest: str) -> Any:
         """One option's value, or its default when the CLI did not set it."""
@@ -59,8 +64,11 @@ def implementation_name(implementation: str) -> str:
 
 
 def cluster_commands(request: RunRequest) -> list[list[str]]:
-    """Commands that make sure the cluster runs (none for a given kubeconfig)."""
-    if request.option("wpc_kubeconfig") is not None:
+    """Commands that make sure the cluster runs (none for a cluster WPC did not make)."""
+    if (
+        request.option("wpc_kubeconfig") is not None
+        or request.option("wpc_provider") == targeting.EXISTING
+    ):
         return []
     return [
         [
@@ -105,8 +113,12 @@ def report_path(request: RunRequest) -> Path:
     return request.reports_dir / f"conformance-{name}.yaml"
 
 
-def pytest_command(request: RunRequest) -> list[str]:
-    """The pytest invocation of the suite with the plugin's options and reports."""
+def pytest_command(request: RunRequest, *, chosen: Path | None = None) -> list[str]:
+    """The pytest invocation of the suite with the plugin's options and reports.
+
+    `chosen`: the kubeconfig `targeting.written` made for the run, which stands
+    for the user's (`--kubeconfig`) or is the existing provider's cluster.
+    """
     implementation = str(request.option("wpc_implementation"))
     name = implementation_name(implementation)
     reports_dir = request.reports_dir
@@ -133,7 +145,14 @@ def pytest_command(request: RunRequest) -> list[str]:
     ]
     kubeconfig = request.option("wpc_kubeconfig")
     if kubeconfig is not None:
-        argv += [_flag("wpc_kubeconfig"), str(kubeconfig)]
+        argv += [_flag("wpc_kubeconfig"), str(chosen or kubeconfig)]
+    elif chosen is not None:
+        argv += [
+            _flag("wpc_provider"),
+            targeting.EXISTING,
+            _flag("wpc_cluster_name"),
+            str(chosen),
+        ]
     else:
         # Always named, so a KUBECONFIG in the environment never redirects the run.
         argv += [
@@ -174,8 +193,11 @@ def list_tests(request: RunRequest) -> int:
     No `clusters up`, no install, no cluster client: pytest collects the suite
     in this process (`conformance.plugin.listing`).
     """
+    cluster = targeting.describe(
+        request.options, request.context, targeting.Lookup.from_env()
+    )
     found = listing.collect(list_arguments(request))
-    sys.stdout.write("".join(f"{line}\n" for line in found.lines()))
+    sys.stdout.write("".join(f"{line}\n" for line in [cluster, *found.lines()]))
     return found.exit_code
 
 
@@ -185,6 +207,15 @@ def run(request: RunRequest) -> int:
     `ExitCode.CLUSTER_FAILED` when the cluster does not come up; pytest's
     INTERRUPTED (2) when a signal stopped `clusters up` (which rolls back first).
     """
+    chosen = targeting.choose(
+        request.options, request.context, targeting.Lookup.from_env()
+    )
+    with targeting.written(chosen) as kubeconfig:
+        return _run_on(request, kubeconfig)
+
+
+def _run_on(request: RunRequest, kubeconfig: Path | None) -> int:
+    """`run` once the cluster is chosen; `kubeconfig` is the file `targeting` wrote."""
     # Imported here: `--list` runs pytest in this process, and a plumbing module
     # imported before it could not get pytest's assertion rewriting.
     from plumbing.forwarding import run_forwarding
@@ -217,14 +248,20 @@ def run(request: RunRequest) -> int:
                 ),
             )
             return ExitCode.CLUSTER_FAILED
-    command = pytest_command(request)
+    command = pytest_command(request, chosen=kubeconfig)
     logger.info("Running %s.", shlex.join(command))
     # Not plumbing.commands: pytest's live progress belongs on the console, and
     # its exit code is this command's, not an error. Not subprocess.run either:
     # on Ctrl-C it kills pytest 0.25 s later, before any teardown, sweep or
     # report; run_forwarding passes the signal on and waits for all three.
     started = time.time()
-    returncode = run_forwarding(command)
+    # KUBECONFIG too: a tool that reads it by itself finds the run's context alone.
+    env = (
+        None
+        if kubeconfig is None
+        else {**os.environ, kubeconfigs.VARIABLE: str(kubeconfig)}
+    )
+    returncode = run_forwarding(command, env=env)
     page = html.path_beside(report_path(request))
     if page.exists() and page.stat().st_mtime >= started - 1:
         # The last line of the run: where to look first.

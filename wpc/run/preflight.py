@@ -31,6 +31,7 @@ from conformance.plugin import scheduling
 from conformance.report import durations
 from conformance.report import historical
 from conformance.report import mutation
+from wpc.run import targeting
 
 LOCAL_TOOLS = {
     "go": "the cluster's components (Kubernetes, etcd, containerd) are built here with Go 1.26 "
@@ -185,12 +186,7 @@ def _provider(values: Mapping[str, Any], host: Host, problems: list[str]) -> Non
         )
         return
     if provider == "existing":
-        name = Path(str(values.get("wpc_cluster_name") or "")).expanduser()
-        if not name.is_file():
-            problems.append(
-                f"--cluster {name}: the existing provider takes a kubeconfig path "
-                "as the cluster name, and this is not a file"
-            )
+        # Its kubeconfig and context: `_cluster`.
         from clusters import registry
         from clusters.errors import ClusterError
 
@@ -219,6 +215,15 @@ def _provider(values: Mapping[str, Any], host: Host, problems: list[str]) -> Non
             problems.append(f"--provider {provider}: {tool} is not on PATH: {why}")
 
 
+def _cluster(values: Mapping[str, Any], host: Host, problems: list[str]) -> None:
+    """The kubeconfig and context an existing cluster is reached through (`targeting`)."""
+    context = values.get(targeting.CONTEXT)
+    try:
+        targeting.choose(values, context, targeting.Lookup.from_env(host.environ))
+    except DataError as exc:
+        problems.append(str(exc))
+
+
 def _kind_on_host(host: Host, problems: list[str]) -> bool:
     """Check kind's WPC_KIND_* settings; True when host mode needs no root (checked here)."""
     from clusters.errors import ProviderError
@@ -244,13 +249,18 @@ def _kind_on_host(host: Host, problems: list[str]) -> bool:
 
 
 def check(values: Mapping[str, Any], *, host: Host | None = None) -> profiles.Profile:
-    """Check a run's options (the `wpc_*` dests); DataError listing every problem."""
+    """Check a run's options (the `wpc_*` dests); DataError listing every problem.
+
+    `values` may also hold the launcher's own `--context` as `wpc_context`.
+    """
+    host = host or Host()
     problems: list[str] = []
     profile = _profile(values, problems)
     _features(values, problems)
     _layouts(values, profile, problems)
     _files(values, profile, problems)
-    _provider(values, host or Host(), problems)
+    _provider(values, host, problems)
+    _cluster(values, host, problems)
     if problems or profile is None:
         raise DataError(
             "the run was not started; nothing on this host was changed:\n  "

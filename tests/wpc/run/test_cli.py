@@ -138,7 +138,7 @@ def test_pytest_takes_the_old_cluster_name_spelling(pytester):
 
 
 def _fake_pytest(page: Path | None, returncode: int):
-    def run(command):
+    def run(command, env=None):
         if page is not None:
             page.parent.mkdir(parents=True, exist_ok=True)
             page.write_text("<!DOCTYPE html>")
