@@ -20,6 +20,7 @@ load-images    build an implementation's images and load them into the cluster
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import sys
 from pathlib import Path
@@ -306,7 +307,8 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
             return launching.list_tests(request)
         try:
             # Before `clusters up`: nothing on the host changes for a typo (#12).
-            preflight.check(values)
+            # The profile it checked is the run's: the launcher loads no other.
+            request = dataclasses.replace(request, profile=preflight.check(values))
             if values.get("wpc_select"):
                 # A --select naming nothing stops here; the plugin alone would stop
                 # it only after the cluster and the install (collection comes later).

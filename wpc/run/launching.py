@@ -46,6 +46,9 @@ class RunRequest:
     workers: int = 0
     """pytest-xdist workers (0: none)."""
     pytest_args: tuple[str, ...] = ()
+    profile: profiles.Profile | None = None
+    """The profile as the preflight loaded and checked it, passed on so that
+    the launcher loads it once; None (`--list`, tests): loaded where needed."""
 
     def option(self, dest: str) -> Any:
         """One option's value, or its default when the CLI did not set it."""
@@ -53,9 +56,11 @@ class RunRequest:
         return options.BY_DEST[dest].default if value is None else value
 
 
-def implementation_name(implementation: str) -> str:
+def implementation_name(request: RunRequest) -> str:
     """The profile's name, for the report file names."""
-    return profiles.load(implementation).name
+    if request.profile is not None:
+        return request.profile.name
+    return profiles.load(str(request.option("wpc_implementation"))).name
 
 
 def cluster_commands(request: RunRequest) -> list[list[str]]:
@@ -101,14 +106,14 @@ def report_path(request: RunRequest) -> Path:
     given: Path | None = request.option("wpc_report")
     if given is not None:
         return given
-    name = implementation_name(str(request.option("wpc_implementation")))
+    name = implementation_name(request)
     return request.reports_dir / f"conformance-{name}.yaml"
 
 
 def pytest_command(request: RunRequest) -> list[str]:
     """The pytest invocation of the suite with the plugin's options and reports."""
     implementation = str(request.option("wpc_implementation"))
-    name = implementation_name(implementation)
+    name = implementation_name(request)
     reports_dir = request.reports_dir
     report = report_path(request)
     junit = request.option("wpc_junit") or reports_dir / f"junit-{name}.xml"
