@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
@@ -214,40 +215,23 @@ def namespace_sources(
     from kubernetes import client
 
     core = client.CoreV1Api(api_client)
-    custom = client.CustomObjectsApi(api_client)
+    custom = client.CustomObjectsApi(api_client).list_namespaced_custom_object
     argo = f"{contract.WORKFLOW_GROUP}/{contract.WORKFLOW_VERSION}"
     plural = (contract.WORKFLOW_GROUP, contract.WORKFLOW_VERSION, namespace)
-    common: dict[str, Any] = {
-        "api_client": api_client,
-        "watch_timeout_seconds": watch_timeout_seconds,
-    }
+    kinds: list[tuple[str, str, Callable[..., Any], tuple[Any, ...]]] = [
+        ("Workflow", argo, custom, (*plural, contract.WORKFLOWS)),
+        ("Pod", "v1", core.list_namespaced_pod, (namespace,)),
+        ("WorkflowTaskResult", argo, custom, (*plural, contract.TASK_RESULTS)),
+        ("Event", "v1", core.list_namespaced_event, (namespace,)),
+    ]
     return [
         KubeSource(
-            kind="Workflow",
-            api_version=argo,
-            list_fn=custom.list_namespaced_custom_object,
-            args=(*plural, contract.WORKFLOWS),
-            **common,
-        ),
-        KubeSource(
-            kind="Pod",
-            api_version="v1",
-            list_fn=core.list_namespaced_pod,
-            args=(namespace,),
-            **common,
-        ),
-        KubeSource(
-            kind="WorkflowTaskResult",
-            api_version=argo,
-            list_fn=custom.list_namespaced_custom_object,
-            args=(*plural, contract.TASK_RESULTS),
-            **common,
-        ),
-        KubeSource(
-            kind="Event",
-            api_version="v1",
-            list_fn=core.list_namespaced_event,
-            args=(namespace,),
-            **common,
-        ),
+            kind=kind,
+            api_version=api_version,
+            list_fn=list_fn,
+            args=args,
+            api_client=api_client,
+            watch_timeout_seconds=watch_timeout_seconds,
+        )
+        for kind, api_version, list_fn, args in kinds
     ]
