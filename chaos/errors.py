@@ -20,10 +20,8 @@ One root, so callers can catch everything this package raises::
     ├── NotApplicable   the experiment needs what the provider or the
     │                   profile does not offer; raised by the control
     │                   before anything is installed, after reporting it
-    ├── Inconclusive    the harness could not gather the evidence a probe
-    │                   needs (outcome `error`, never `failed`)
-    └── ResourceGone    a watch's resourceVersion was compacted (HTTP 410);
-                        internal: the recorder answers it by listing again
+    └── Inconclusive    the harness could not gather the evidence a probe
+                        needs (outcome `error`, never `failed`)
 
 Bad input (`HistoryError`) maps to exit code 2 in `python -m chaos check`.
 """
@@ -83,7 +81,3 @@ class NotApplicable(ChaosError):
 
 class Inconclusive(ChaosError):
     """The harness saw too little to prove or refute what a probe checks."""
-
-
-class ResourceGone(ChaosError):
-    """The watch's resourceVersion is too old (410 Gone): list again."""

@@ -9,7 +9,9 @@ only way to learn about deletions that happened while no watch was open.
 
 `stop()` (or leaving the `with` block) interrupts the watches and joins the
 threads; a thread that failed is reported then as a `RecorderError`, because
-a history with a silent gap would make the invariants lie.
+a history with a silent gap would make the invariants lie. The listing and
+watching is `conformance.harness.listwatch`, the engine the suite's recorder
+shares; this module decides what a history line is and which kinds it records.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
@@ -25,18 +28,20 @@ from typing import Protocol
 from typing import TextIO
 
 from chaos.errors import RecorderError
-from chaos.errors import ResourceGone
 from chaos.history import dump_line
-from chaos.sources import WATCH_TIMEOUT_SECONDS
-from chaos.sources import Source
-from chaos.sources import namespace_sources
+from conformance import contract
+from conformance.harness.listwatch import KubeSource
+from conformance.harness.listwatch import Listing
+from conformance.harness.listwatch import ListWatch
+from conformance.harness.listwatch import Source
+from conformance.harness.listwatch import WatchEvent
 
 logger = logging.getLogger(__name__)
 
-JOIN_SECONDS = 10.0
-"""How long `stop()` waits for each thread after interrupting its watch. A
-thread still blocked then (a watch that started just as stop was called) is
-left behind as a daemon: it writes nothing more, the writer is closed."""
+WATCH_TIMEOUT_SECONDS = 300
+"""Server-side length of one watch. The recorder lists again at every stream
+end, so this bounds how stale a missed deletion can get without making the
+history a string of relists; `stop()` interrupts a running watch anyway."""
 
 
 class Clock(Protocol):
@@ -88,6 +93,19 @@ class HistoryWriter:
                 self._file.write(dump_line(line))
             self._file.flush()
 
+    def listed(self, source: Source, listing: Listing) -> None:
+        """The engine's sink: the listed objects as RELIST lines, then the list-end BOOKMARK."""
+        envelope: dict[str, Any] = {
+            **source.list_kind,
+            "metadata": {"resourceVersion": listing.resource_version},
+        }
+        events = [("RELIST", item) for item in listing.items]
+        self.write(source.kind, [*events, ("BOOKMARK", envelope)])
+
+    def watched(self, source: Source, event: WatchEvent) -> None:
+        """The engine's sink: one watch event as one line."""
+        self.write(source.kind, [(event.type, event.object)])
+
     def close(self) -> None:
         """Close the file; later writes are dropped."""
         with self._lock:
@@ -97,7 +115,11 @@ class HistoryWriter:
 
 
 class HistoryRecorder:
-    """Background list+watch of several sources into one JSONL history."""
+    """Background list+watch of several sources into one JSONL history.
+
+    A `listwatch.ListWatch` that lists again at every stream end, writing
+    through a `HistoryWriter`.
+    """
 
     def __init__(
         self,
@@ -109,21 +131,16 @@ class HistoryRecorder:
         retry_seconds: float = 1.0,
     ) -> None:
         self.path = Path(path)
-        self._outage = outage_seconds
-        """How long the API server may be unreachable before recording fails.
-
-        0 (the default): the first failure fails the recording. An experiment
-        that takes the API server down on purpose allows its outage: the
-        recorder lists again once it answers, which also reveals what was
-        deleted meanwhile (the history has no silent hole, only a coarser
-        view of the outage)."""
-        self._retry = retry_seconds
-        self._sources = list(sources)
         self._clock: Clock = clock or SystemClock()
-        self._stop = threading.Event()
-        self._threads: list[threading.Thread] = []
-        self._failures: list[tuple[str, BaseException]] = []
-        self.failed = threading.Event()
+        self._engine = ListWatch(
+            sources,
+            name="wpc-history",
+            relist_at_stream_end=True,
+            outage_seconds=outage_seconds,
+            retry_seconds=retry_seconds,
+            monotonic=self._clock.monotonic,
+        )
+        self.failed = self._engine.failed
         """Set as soon as a recording thread fails: an experiment may stop
         early rather than run on with a history that has a hole."""
         self._writer: HistoryWriter | None = None
@@ -148,93 +165,24 @@ class HistoryRecorder:
         )
         return cls(path, sources, outage_seconds=outage_seconds)
 
-    def _relist(self, writer: HistoryWriter, source: Source) -> str:
-        listing = source.list()
-        envelope: dict[str, Any] = {
-            **source.list_kind,
-            "metadata": {"resourceVersion": listing.resource_version},
-        }
-        events = [("RELIST", item) for item in listing.items]
-        writer.write(source.kind, [*events, ("BOOKMARK", envelope)])
-        return listing.resource_version
-
-    def _relist_after_outage(
-        self, writer: HistoryWriter, source: Source, cause: Exception
-    ) -> str:
-        """List again until the API answers, within the allowed outage."""
-        deadline = self._clock.monotonic() + self._outage
-        logger.warning("%s watch failed (%s); listing again.", source.kind, cause)
-        while True:
-            # Event.wait paces the retries and ends them at once on stop().
-            if self._stop.wait(self._retry):
-                raise cause
-            try:
-                return self._relist(writer, source)
-            except Exception as exc:  # still down: retry or give up
-                if self._clock.monotonic() >= deadline:
-                    raise exc from cause
-
-    def _run(self, writer: HistoryWriter, source: Source, version: str) -> None:
-        try:
-            while not self._stop.is_set():
-                try:
-                    for event in source.watch(version):
-                        if self._stop.is_set():
-                            return
-                        writer.write(source.kind, [(event.type, event.object)])
-                except ResourceGone as exc:
-                    logger.info("%s: %s; listing again", source.kind, exc)
-                except Exception as exc:
-                    if self._outage <= 0 or self._stop.is_set():
-                        raise
-                    version = self._relist_after_outage(writer, source, exc)
-                    continue
-                if self._stop.is_set():
-                    return
-                version = self._relist(writer, source)
-        except Exception as exc:
-            # Broad on purpose: stop() reports it. After stop, an interrupted
-            # socket raises whatever the HTTP library raises; that is the end.
-            if not self._stop.is_set():
-                logger.error("%s recording failed: %s", source.kind, exc)
-                self._failures.append((source.kind, exc))
-                self.failed.set()
-
     def start(self) -> None:
         """List every source now, then watch each on a background thread."""
         if self._writer is not None:
             raise RecorderError("the recorder was already started")
         self._writer = writer = HistoryWriter(self.path, self._clock)
         try:
-            versions = [self._relist(writer, source) for source in self._sources]
+            self._engine.start(writer)
         except Exception as exc:
             writer.close()
             raise RecorderError(f"the first listing failed: {exc}") from exc
-        for source, version in zip(self._sources, versions, strict=True):
-            thread = threading.Thread(
-                target=self._run,
-                args=(writer, source, version),
-                name=f"wpc-history-{source.kind}",
-                daemon=True,
-            )
-            self._threads.append(thread)
-            thread.start()
 
     def stop(self) -> None:
         """Interrupt the watches, join the threads, close the file."""
-        self._stop.set()
-        for source in self._sources:
-            source.interrupt()
-        for thread in self._threads:
-            thread.join(timeout=JOIN_SECONDS)
-            if thread.is_alive():
-                logger.warning("%s did not stop within %s s", thread.name, JOIN_SECONDS)
+        failures = self._engine.stop()
         if self._writer is not None:
             self._writer.close()
-        if self._failures:
-            detail = "; ".join(
-                f"{k}: {type(e).__name__}: {e}" for k, e in self._failures
-            )
+        if failures:
+            detail = "; ".join(f"{k}: {type(e).__name__}: {e}" for k, e in failures)
             raise RecorderError(f"recording {self.path} failed: {detail}")
 
     def __enter__(self) -> HistoryRecorder:
@@ -255,3 +203,35 @@ class HistoryRecorder:
         except RecorderError as failure:
             # The block's own exception matters more; keep ours in the log.
             logger.error("%s", failure)
+
+
+def namespace_sources(
+    api_client: Any,
+    namespace: str,
+    *,
+    watch_timeout_seconds: int = WATCH_TIMEOUT_SECONDS,
+) -> list[KubeSource]:
+    """Workflows, Pods, WorkflowTaskResults and Events of one namespace."""
+    from kubernetes import client
+
+    core = client.CoreV1Api(api_client)
+    custom = client.CustomObjectsApi(api_client).list_namespaced_custom_object
+    argo = f"{contract.WORKFLOW_GROUP}/{contract.WORKFLOW_VERSION}"
+    plural = (contract.WORKFLOW_GROUP, contract.WORKFLOW_VERSION, namespace)
+    kinds: list[tuple[str, str, Callable[..., Any], tuple[Any, ...]]] = [
+        ("Workflow", argo, custom, (*plural, contract.WORKFLOWS)),
+        ("Pod", "v1", core.list_namespaced_pod, (namespace,)),
+        ("WorkflowTaskResult", argo, custom, (*plural, contract.TASK_RESULTS)),
+        ("Event", "v1", core.list_namespaced_event, (namespace,)),
+    ]
+    return [
+        KubeSource(
+            kind=kind,
+            api_version=api_version,
+            list_fn=list_fn,
+            args=args,
+            api_client=api_client,
+            watch_timeout_seconds=watch_timeout_seconds,
+        )
+        for kind, api_version, list_fn, args in kinds
+    ]

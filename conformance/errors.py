@@ -10,10 +10,13 @@ mapping (`conformance.report.outcomes`) turns each branch into a test outcome::
     │   ├── CommandError a profile command exited non-zero (command line,
     │   │                exit code, output tail, log path; also a
     │   │                `plumbing.errors.CommandFailed`)
-    │   └── ClusterRefused  the cluster lacks the WPC marker (see --allow-foreign-cluster),
-    │       │               or is not fit for the run as it is
-    │       └── InstanceTaken  another controller serves, or another run holds, an
-    │                          instance ID of the run (`conformance.implementations.ownership`)
+    │   ├── ClusterRefused  the cluster lacks the WPC marker (see --allow-foreign-cluster),
+    │   │   │               or is not fit for the run as it is
+    │   │   └── InstanceTaken  another controller serves, or another run holds, an
+    │   │                      instance ID of the run (`conformance.implementations.ownership`)
+    │   └── ResourceGone a watch's resourceVersion was compacted (HTTP 410);
+    │                    internal: the recorders' engine (`harness.listwatch`)
+    │                    answers it by listing again
     ├── WaitTimeout      an awaited state was not reached in time  -> outcome "failed"
     │                    (also an AssertionError: the implementation did not do
     │                    what the clause requires within its limit; and a
@@ -56,6 +59,10 @@ class CommandError(HarnessError, plumbing_errors.CommandFailed):
 
 class ClusterRefused(HarnessError):
     """The run refuses the cluster: not one WPC made (and not allowed), or not fit as it is."""
+
+
+class ResourceGone(HarnessError):
+    """The watch's resourceVersion is too old (410 Gone): list again."""
 
 
 class WaitTimeout(ConformanceError, plumbing_errors.WaitTimeout, AssertionError):

@@ -20,6 +20,7 @@ load-images    build an implementation's images and load them into the cluster
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import sys
 from pathlib import Path
@@ -316,7 +317,11 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
             return launching.list_tests(request)
         try:
             # Before `clusters up`: nothing on the host changes for a typo (#12).
-            preflight.check({**values, targeting.CONTEXT: args.context})
+            # The profile it checked is the run's: the launcher loads no other.
+            request = dataclasses.replace(
+                request,
+                profile=preflight.check({**values, targeting.CONTEXT: args.context}),
+            )
             if values.get("wpc_select"):
                 # A --select naming nothing stops here; the plugin alone would stop
                 # it only after the cluster and the install (collection comes later).

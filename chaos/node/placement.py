@@ -20,6 +20,7 @@ from chaos.errors import SessionError
 from chaos.errors import Unexpected
 from chaos.errors import Unsupported
 from chaos.pod import finding
+from chaos.pod import polling
 from chaos.workflow.probes import pod_nodes_of
 from chaos.workflow.probes import summary
 from conformance.harness import NotYet
@@ -143,16 +144,11 @@ def node_is_not_ready(step: str, configuration: dict[str, Any] | None = None) ->
 def pod_is_evicted(step: str, configuration: dict[str, Any] | None = None) -> str:
     """Wait until the step's pod on the faulted node is being deleted, or gone."""
     session = sessions.current(configuration)
-    name, uid = session.memo[f"pod:{step}"]
+    name, uid = polling.remembered(session, step)
 
     def evicted() -> str | NotYet:
-        try:
-            pod = session.clients.core.read_namespaced_pod(name, session.namespace)
-        except ApiException as exc:
-            if exc.status == 404:
-                return f"pod {name} ({uid}) is gone"
-            raise
-        if pod.metadata.uid != uid:
+        pod = polling.read(session, name)
+        if pod is None or pod.metadata.uid != uid:
             return f"pod {name} ({uid}) is gone"
         if pod.metadata.deletion_timestamp:
             return f"pod {name} ({uid}) deleted at {pod.metadata.deletion_timestamp}"
@@ -173,17 +169,14 @@ def node_is_gone(step: str, configuration: dict[str, Any] | None = None) -> str:
     """The step's node has no Node object, and its pod was deleted with it."""
     session = sessions.current(configuration)
     node = step_node(session, step)
-    name, uid = session.memo[f"pod:{step}"]
+    name, uid = polling.remembered(session, step)
 
     def gone() -> str | NotYet:
         if ready_status(session, node) != "absent":
             return NotYet(f"Node {node} still exists")
-        try:
-            pod = session.clients.core.read_namespaced_pod(name, session.namespace)
-        except ApiException as exc:
-            if exc.status == 404:
-                return "gone"
-            raise
+        pod = polling.read(session, name)
+        if pod is None:
+            return "gone"
         if pod.metadata.uid != uid or pod.metadata.deletion_timestamp:
             return "deleted"
         return NotYet(f"pod {name} still on the deleted node, phase {pod.status.phase}")

@@ -11,7 +11,9 @@ from chaos import sessions
 from chaos.activities import activity
 from chaos.errors import SessionError
 from chaos.pod import finding
+from chaos.pod import polling
 from conformance.errors import HarnessError
+from conformance.harness import NotYet
 from conformance.harness import executing
 from conformance.harness import namespaces
 from conformance.harness import until
@@ -37,15 +39,10 @@ def delete_step_pod(
     first), so it vanishes at once, as after a node loss.
     """
     session = sessions.current(configuration)
-    live = [
-        p
-        for p in finding.step_pods(session, workflow, step)
-        if not p.metadata.deletion_timestamp
-    ]
-    if not live:
+    pod = polling.live_pod(session, workflow, step)
+    if isinstance(pod, NotYet):
         raise SessionError(f"step {step} has no live pod to delete")
-    pod = live[-1]
-    session.memo[f"pod:{step}"] = (pod.metadata.name, pod.metadata.uid)
+    polling.remember(session, step, pod)
     if strip_finalizer:
         namespaces.strip_status_finalizers(session.clients, session.namespace)
     session.fault_began(POD_DELETED)

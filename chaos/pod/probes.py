@@ -4,6 +4,10 @@
 container runs *and* its user command has started (it touched
 `/tmp/started`, the suite's held-command handshake), so a fault that lands
 now lands while user code runs.
+
+Each probe states its condition, its named timeout and what it waits for; the
+polling, finding the step's live pod and remembering the pod a fault is about
+are `chaos.pod.polling`.
 """
 
 from __future__ import annotations
@@ -19,12 +23,12 @@ from chaos.errors import Unexpected
 from chaos.errors import Unsupported
 from chaos.pod import absence
 from chaos.pod import finding
+from chaos.pod import polling
 from conformance import contract
 from conformance.errors import HarnessError
 from conformance.harness import NotYet
 from conformance.harness import executing
 from conformance.harness import pods as pod_readers
-from conformance.harness import until
 
 __all__ = [
     "container_is_terminated",
@@ -42,12 +46,6 @@ __all__ = [
 ]
 
 
-def _one(session: sessions.Session, workflow: str, step: str) -> Any | NotYet:
-    found = finding.step_pods(session, workflow, step)
-    live = [p for p in found if not p.metadata.deletion_timestamp]
-    return live[-1] if live else NotYet(f"no live pod for step {step} yet")
-
-
 @activity
 def main_is_running(
     step: str,
@@ -58,10 +56,7 @@ def main_is_running(
     """Wait until the step's `main` runs its user command; return the pod's name."""
     session = sessions.current(configuration)
 
-    def running() -> Any | NotYet:
-        pod = _one(session, workflow, step)
-        if isinstance(pod, NotYet):
-            return pod
+    def running(pod: Any) -> Any | NotYet:
         seen = finding.state(pod, container)
         return (
             pod
@@ -69,19 +64,23 @@ def main_is_running(
             else NotYet(f"{pod.metadata.name}: {container} {seen}")
         )
 
-    pod = until(
+    pod = polling.until_pod(
+        session,
+        workflow,
+        step,
         running,
         timeout=session.timeouts.user_command_started,
-        interval=session.timeouts.poll_interval,
         describe=f"step {step}'s {container} to run",
     )
     name = pod.metadata.name
     executing.Shell(
         clients=session.clients, namespace=session.namespace, timeouts=session.timeouts
     ).wait_started(name)
-    session.memo[f"pod:{step}"] = (name, pod.metadata.uid)
-    session.was_vulnerable(
+    polling.vulnerable(
+        session,
         "main_is_running",
+        step,
+        pod,
         f"{name} ({pod.metadata.uid}): {container} running, user command started",
     )
     return str(name)
@@ -100,26 +99,16 @@ def pod_is_gone(
         if timeout_seconds
         else session.timeouts.pod_created
     )
-    name, uid = session.memo[f"pod:{step}"]
+    name, uid = polling.remembered(session, step)
 
     def gone() -> bool | NotYet:
-        from kubernetes.client.exceptions import ApiException
-
-        try:
-            pod = session.clients.core.read_namespaced_pod(name, session.namespace)
-        except ApiException as exc:
-            if exc.status == 404:
-                return True
-            raise
-        if pod.metadata.uid != uid:
+        pod = polling.read(session, name)
+        if pod is None or pod.metadata.uid != uid:
             return True
         return NotYet(f"{name} ({uid}) still exists, phase {pod.status.phase}")
 
-    until(
-        gone,
-        timeout=timeout,
-        interval=session.timeouts.poll_interval,
-        describe=f"pod {name} ({uid}) to be gone",
+    polling.poll(
+        session, gone, timeout=timeout, describe=f"pod {name} ({uid}) to be gone"
     )
     session.injected("pod_is_gone", f"pod {name} ({uid}) no longer exists")
     return True
@@ -142,7 +131,7 @@ def step_has_new_pod(
     allows `status_finalizer_removed` instead of `pod_deleted_reported`.
     """
     session = sessions.current(configuration)
-    _, old_uid = session.memo[f"pod:{step}"]
+    _, old_uid = polling.remembered(session, step)
 
     def fresh() -> str | NotYet:
         pods = finding.step_pods(session, workflow, step)
@@ -153,7 +142,8 @@ def step_has_new_pod(
             f"pods of {step}: {[(p.metadata.name, p.metadata.uid) for p in pods]}"
         )
 
-    found: str = until(
+    return polling.poll(
+        session,
         fresh,
         timeout=session.timeouts.pod_created
         + (
@@ -161,10 +151,8 @@ def step_has_new_pod(
             if orphaned
             else session.timeouts.pod_deleted_reported
         ),
-        interval=session.timeouts.poll_interval,
         describe=f"a new pod for step {step}",
     )
-    return found
 
 
 @activity
@@ -197,12 +185,12 @@ def container_is_terminated(
         seen = finding.state(pods[-1], container)
         return (pods[-1], seen) if seen.startswith("terminated") else NotYet(seen)
 
-    pod, seen = until(
+    pod, seen = polling.poll(
+        session,
         ended,
         timeout=timeout_seconds * session.settings.timeout_scale
         if timeout_seconds
         else session.timeouts.workflow_completed,
-        interval=session.timeouts.poll_interval,
         describe=f"{container} of step {step} to terminate",
     )
     _, got_reason, got_code = seen.split(" ", 2)
@@ -241,20 +229,15 @@ def pod_is_held_by_finalizer(
     controller must read later is there to read.
     """
     session = sessions.current(configuration)
-    name, uid = session.memo[f"pod:{step}"]
+    name, uid = polling.remembered(session, step)
 
     def held() -> Any | NotYet:
-        from kubernetes.client.exceptions import ApiException
-
-        try:
-            pod = session.clients.core.read_namespaced_pod(name, session.namespace)
-        except ApiException as exc:
-            if exc.status == 404:
-                raise Final(
-                    f"pod {name} ({uid}) is gone: the status finalizer did not "
-                    "hold it while the controller was down"
-                ) from exc
-            raise
+        pod = polling.read(session, name)
+        if pod is None:
+            raise Final(
+                f"pod {name} ({uid}) is gone: the status finalizer did not "
+                "hold it while the controller was down"
+            )
         if pod.metadata.uid != uid:
             raise Final(f"pod {name} was replaced ({pod.metadata.uid})")
         states = {
@@ -271,10 +254,10 @@ def pod_is_held_by_finalizer(
             return pod
         return NotYet(f"{name}: finalizers {pod.metadata.finalizers}, {states}")
 
-    pod = until(
+    pod = polling.poll(
+        session,
         held,
         timeout=session.timeouts.workflow_completed,
-        interval=session.timeouts.poll_interval,
         describe=f"pod {name} to terminate while its finalizer holds it",
     )
     text = (
@@ -304,10 +287,10 @@ def workflow_has_running_pods(
             return up
         return NotYet(f"{len(up)} of {len(pods)} pods have main running")
 
-    up = until(
+    up = polling.poll(
+        session,
         running,
         timeout=session.timeouts.user_command_started,
-        interval=session.timeouts.poll_interval,
         describe=f"{count} pods of the workflow to run main",
     )
     session.was_vulnerable(
@@ -332,10 +315,7 @@ def supervisor_is_in_premain(
         clients=session.clients, namespace=session.namespace, timeouts=session.timeouts
     )
 
-    def premain() -> Any | NotYet:
-        pod = _one(session, workflow, step)
-        if isinstance(pod, NotYet):
-            return pod
+    def premain(pod: Any) -> tuple[Any, str] | NotYet:
         if finding.state(pod, "main") != "running":
             return NotYet(f"{pod.metadata.name}: main {finding.state(pod, 'main')}")
         marker = shell.sh(
@@ -346,19 +326,19 @@ def supervisor_is_in_premain(
             return pod, marker.strip()
         return NotYet(f"{pod.metadata.name}: marker {marker.strip()!r}")
 
-    pod, marker = until(
+    pod, marker = polling.until_pod(
+        session,
+        workflow,
+        step,
         premain,
         timeout=session.timeouts.user_command_started,
-        interval=session.timeouts.poll_interval,
         describe=f"step {step}'s supervisor to be in pre-main",
     )
-    session.memo[f"pod:{step}"] = (pod.metadata.name, pod.metadata.uid)
     text = (
         f"{pod.metadata.name}: status marker {marker}, "
         "main waiting, user command not started"
     )
-    session.was_vulnerable("supervisor_is_in_premain", text)
-    return text
+    return polling.vulnerable(session, "supervisor_is_in_premain", step, pod, text)
 
 
 @activity
@@ -372,15 +352,7 @@ def main_waits_for_ready(
     """
     session = sessions.current(configuration)
 
-    def created() -> Any | NotYet:
-        return _one(session, workflow, step)
-
-    pod = until(
-        created,
-        timeout=session.timeouts.pod_created,
-        interval=session.timeouts.poll_interval,
-        describe=f"a pod for step {step}",
-    )
+    pod = polling.created_pod(session, workflow, step)
     containers = {c.name: c for c in pod.spec.containers}
     env = {e.name: e.value for e in containers["main"].env or []}
     if "supervisor" not in containers or env.get("ARGO_WAIT_FOR_READY") != "true":
@@ -389,10 +361,8 @@ def main_waits_for_ready(
             f"(containers {sorted(containers)}, ARGO_WAIT_FOR_READY "
             f"{env.get('ARGO_WAIT_FOR_READY')!r})"
         )
-    session.memo[f"pod:{step}"] = (pod.metadata.name, pod.metadata.uid)
     text = f"{pod.metadata.name}: main waits for READY behind supervisor"
-    session.was_vulnerable("main_waits_for_ready", text)
-    return text
+    return polling.vulnerable(session, "main_waits_for_ready", step, pod, text)
 
 
 @activity
@@ -402,25 +372,22 @@ def init_is_running(
     """Wait until the step's legacy pod is Pending with `init` running (pre-main)."""
     session = sessions.current(configuration)
 
-    def in_init() -> Any | NotYet:
-        pod = _one(session, workflow, step)
-        if isinstance(pod, NotYet):
-            return pod
+    def in_init(pod: Any) -> Any | NotYet:
         seen = finding.state(pod, "init")
         if pod.status.phase == "Pending" and seen == "running":
             return pod
         return NotYet(f"{pod.metadata.name}: {pod.status.phase}, init {seen}")
 
-    pod = until(
+    pod = polling.until_pod(
+        session,
+        workflow,
+        step,
         in_init,
         timeout=session.timeouts.user_command_started,
-        interval=session.timeouts.poll_interval,
         describe=f"step {step}'s init to run",
     )
-    session.memo[f"pod:{step}"] = (pod.metadata.name, pod.metadata.uid)
     text = f"{pod.metadata.name} ({pod.metadata.uid}): Pending, init running"
-    session.was_vulnerable("init_is_running", text)
-    return text
+    return polling.vulnerable(session, "init_is_running", step, pod, text)
 
 
 @activity
@@ -437,7 +404,7 @@ def status_marker_is_stale(
     before the 30 s rule makes `main` give up.
     """
     session = sessions.current(configuration)
-    name, _ = session.memo[f"pod:{step}"]
+    name, _ = polling.remembered(session, step)
     shell = executing.Shell(
         clients=session.clients, namespace=session.namespace, timeouts=session.timeouts
     )
@@ -450,10 +417,10 @@ def status_marker_is_stale(
             return said
         return NotYet(f"marker age and token: {said!r}")
 
-    said = until(
+    said = polling.poll(
+        session,
         stale,
         timeout=min_age_seconds + session.timeouts.status_marker_stale,
-        interval=session.timeouts.poll_interval,
         describe=f"the status marker of {name} to be {min_age_seconds:g} s old",
     )
     age, _, token = said.partition(" ")
@@ -480,15 +447,7 @@ def executor_volume_is(
     session = sessions.current(configuration)
     want = session.profile.images[image]
 
-    def created() -> Any | NotYet:
-        return _one(session, workflow, step)
-
-    pod = until(
-        created,
-        timeout=session.timeouts.pod_created,
-        interval=session.timeouts.poll_interval,
-        describe=f"a pod for step {step}",
-    )
+    pod = polling.created_pod(session, workflow, step)
     volumes = {v.name: v for v in pod.spec.volumes or []}
     volume = volumes.get(contract.EXECUTOR_BIN_VOLUME)
     source = volume.image if volume is not None else None
@@ -526,10 +485,7 @@ def status_marker_never_appears(
     )
     reads: list[absence.Read] = []
 
-    def given_up() -> Any | NotYet:
-        pod = _one(session, workflow, step)
-        if isinstance(pod, NotYet):
-            return pod
+    def given_up(pod: Any) -> Any | NotYet:
         seen = finding.state(pod, "main")
         if seen.startswith("terminated"):
             return pod
@@ -546,10 +502,12 @@ def status_marker_never_appears(
         reads.append(read)
         return NotYet(f"{pod.metadata.name}: marker absent ({len(reads)} reads)")
 
-    pod = until(
+    pod = polling.until_pod(
+        session,
+        workflow,
+        step,
         given_up,
         timeout=timeouts.user_command_started + timeouts.status_marker_appears,
-        interval=timeouts.poll_interval,
         describe=f"main of step {step} to give up on the status marker",
     )
     done = pod_readers.status_of(pod, "main").state.terminated

@@ -4,7 +4,8 @@ Some clauses are about versions a test cannot ask for later: the first version
 of a pod (its ADDED event), every version a pod ever had, or pods that existed
 only between two controller restarts. `Recorder` lists once on entry (so
 nothing created after `__enter__` is missed), then watches from that list's
-resourceVersion in a background thread until exit, re-listing after 410 Gone.
+resourceVersion in a background thread until exit, re-listing after 410 Gone
+(`harness.listwatch`, the engine chaos's history recorder shares).
 Objects are stored as API JSON (camelCase dicts), for core and custom
 resources alike. A failure of the thread is raised on exit as a HarnessError.
 
@@ -28,13 +29,13 @@ from typing import Any
 from conformance import contract
 from conformance.errors import HarnessError
 from conformance.harness import kube
+from conformance.harness import listwatch
 
 logger = logging.getLogger(__name__)
 
 WATCH_SECONDS = 2
-"""Server-side timeout of one watch request, so that exit is noticed quickly."""
-GONE = 410
-"""A watch from a compacted resourceVersion; the recorder lists again."""
+"""Server-side timeout of one watch request: the recorder watches on from the
+last version at each stream end, so short streams cost no listings."""
 
 
 @dataclass(frozen=True)
@@ -51,17 +52,31 @@ class Event:
 
 
 class Recorder:
-    """Background list+watch of one resource in one namespace."""
+    """Background list+watch of one resource in one namespace, kept in memory.
 
-    def __init__(self, api: Any, list_fn: Callable[..., Any], *args: Any) -> None:
+    The sink of a `listwatch.ListWatch` that watches on from the last version
+    at each stream end: its events are the listing's (LISTED) and the watch's.
+    """
+
+    def __init__(
+        self, api: Any, list_fn: Callable[..., Any], *args: Any, kind: str = "object"
+    ) -> None:
         self._api = api
-        self._list_fn = list_fn
         self._args = args
         self._events: list[Event] = []
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._error: BaseException | None = None
-        self._thread: threading.Thread | None = None
+        source = listwatch.KubeSource(
+            kind=kind,
+            api_version="",
+            api_client=api,
+            list_fn=list_fn,
+            args=args,
+            watch_timeout_seconds=WATCH_SECONDS,
+            bookmarks=False,
+        )
+        self._engine = listwatch.ListWatch(
+            [source], name="wpc-recorder", relist_at_stream_end=False
+        )
 
     @staticmethod
     def _private_api(clients: kube.Clients) -> Any:
@@ -78,26 +93,26 @@ class Recorder:
         from kubernetes import client
 
         api = cls._private_api(clients)
-        return cls(api, client.CoreV1Api(api).list_namespaced_pod, namespace)
+        return cls(
+            api, client.CoreV1Api(api).list_namespaced_pod, namespace, kind="Pod"
+        )
 
     @classmethod
     def workflows(cls, clients: kube.Clients, namespace: str) -> Recorder:
         """Record the namespace's Workflows."""
-        from kubernetes import client
-
-        api = cls._private_api(clients)
-        return cls(
-            api,
-            client.CustomObjectsApi(api).list_namespaced_custom_object,
-            contract.WORKFLOW_GROUP,
-            contract.WORKFLOW_VERSION,
-            namespace,
-            contract.WORKFLOWS,
-        )
+        return cls._custom(clients, namespace, contract.WORKFLOWS, "Workflow")
 
     @classmethod
     def task_results(cls, clients: kube.Clients, namespace: str) -> Recorder:
         """Record the namespace's WorkflowTaskResults."""
+        return cls._custom(
+            clients, namespace, contract.TASK_RESULTS, "WorkflowTaskResult"
+        )
+
+    @classmethod
+    def _custom(
+        cls, clients: kube.Clients, namespace: str, plural: str, kind: str
+    ) -> Recorder:
         from kubernetes import client
 
         api = cls._private_api(clients)
@@ -107,7 +122,8 @@ class Recorder:
             contract.WORKFLOW_GROUP,
             contract.WORKFLOW_VERSION,
             namespace,
-            contract.TASK_RESULTS,
+            plural,
+            kind=kind,
         )
 
     def events(self) -> list[Event]:
@@ -115,52 +131,18 @@ class Recorder:
         with self._lock:
             return list(self._events)
 
-    def _json(self, obj: Any) -> dict[str, Any]:
-        data = (
-            obj if isinstance(obj, dict) else self._api.sanitize_for_serialization(obj)
-        )
-        return dict(data)
-
-    def _list(self) -> str:
-        listing = self._json(self._list_fn(*self._args))
+    def listed(self, source: listwatch.Source, listing: listwatch.Listing) -> None:
+        """The engine's sink: each listed object as a LISTED event."""
         with self._lock:
-            self._events.extend(
-                Event("LISTED", dict(item)) for item in listing.get("items") or []
-            )
-        return str(listing["metadata"].get("resourceVersion", ""))
+            self._events.extend(Event("LISTED", dict(item)) for item in listing.items)
 
-    def _run(self, version: str) -> None:
-        from kubernetes import watch
-        from kubernetes.client.exceptions import ApiException
-
-        try:
-            while not self._stop.is_set():
-                stream = watch.Watch().stream(  # type: ignore[no-untyped-call]
-                    self._list_fn,
-                    *self._args,
-                    resource_version=version,
-                    timeout_seconds=WATCH_SECONDS,
-                )
-                try:
-                    for event in stream:
-                        obj = self._json(event.get("raw_object") or event["object"])
-                        version = str(obj["metadata"].get("resourceVersion", version))
-                        with self._lock:
-                            self._events.append(Event(str(event["type"]), obj))
-                except ApiException as exc:
-                    if exc.status != GONE:
-                        raise
-                    version = self._list()  # too old: start again from now
-        except BaseException as exc:
-            # Broad on purpose: whatever broke is re-raised in the test on exit.
-            self._error = exc
+    def watched(self, source: listwatch.Source, event: listwatch.WatchEvent) -> None:
+        """The engine's sink: one watch event as it came."""
+        with self._lock:
+            self._events.append(Event(event.type, event.object))
 
     def __enter__(self) -> Recorder:
-        version = self._list()
-        self._thread = threading.Thread(
-            target=self._run, args=(version,), name="wpc-recorder", daemon=True
-        )
-        self._thread.start()
+        self._engine.start(self)
         return self
 
     def __exit__(
@@ -169,15 +151,13 @@ class Recorder:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=WATCH_SECONDS * 5)
+        failures = self._engine.stop()
         self._api.close()
-        if self._error is not None and exc is None:
+        if failures and exc is None:
+            _, error = failures[0]
             raise HarnessError(
-                f"recording {self._args} failed: "
-                f"{type(self._error).__name__}: {self._error}"
-            ) from self._error
+                f"recording {self._args} failed: {type(error).__name__}: {error}"
+            ) from error
 
 
 @contextlib.contextmanager

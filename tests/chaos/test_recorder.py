@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from chaos.errors import RecorderError
-from chaos.errors import ResourceGone
 from chaos.history import load_history
 from chaos.recorder import HistoryRecorder
-from chaos.sources import Listing
-from chaos.sources import WatchEvent
+from conformance.errors import ResourceGone
+from conformance.harness.listwatch import Listing
+from conformance.harness.listwatch import WatchEvent
 
 WAIT = 10.0  # a bound for Event.wait, never reached when the code works
 

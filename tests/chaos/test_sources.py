@@ -7,10 +7,10 @@ from typing import ClassVar
 import pytest
 from kubernetes.client.exceptions import ApiException
 
-from chaos.errors import ResourceGone
-from chaos.sources import KubeSource
-from chaos.sources import WatchEvent
-from chaos.sources import namespace_sources
+from chaos.recorder import namespace_sources
+from conformance.errors import ResourceGone
+from conformance.harness.listwatch import KubeSource
+from conformance.harness.listwatch import WatchEvent
 
 
 class FakeApiClient:

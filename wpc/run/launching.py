@@ -51,6 +51,9 @@ class RunRequest:
     pytest_args: tuple[str, ...] = ()
     context: str | None = None
     """--context: the kubeconfig's context to use (`targeting`); None: the current one."""
+    profile: profiles.Profile | None = None
+    """The profile as the preflight loaded and checked it, passed on so that
+    the launcher loads it once; None (`--list`, tests): loaded where needed."""
 
     def option(self, dest: str) -> Any:
         """One option's value, or its default when the CLI did not set it."""
@@ -58,9 +61,11 @@ class RunRequest:
         return options.BY_DEST[dest].default if value is None else value
 
 
-def implementation_name(implementation: str) -> str:
+def implementation_name(request: RunRequest) -> str:
     """The profile's name, for the report file names."""
-    return profiles.load(implementation).name
+    if request.profile is not None:
+        return request.profile.name
+    return profiles.load(str(request.option("wpc_implementation"))).name
 
 
 def cluster_commands(request: RunRequest) -> list[list[str]]:
@@ -109,7 +114,7 @@ def report_path(request: RunRequest) -> Path:
     given: Path | None = request.option("wpc_report")
     if given is not None:
         return given
-    name = implementation_name(str(request.option("wpc_implementation")))
+    name = implementation_name(request)
     return request.reports_dir / f"conformance-{name}.yaml"
 
 
@@ -120,7 +125,7 @@ def pytest_command(request: RunRequest, *, chosen: Path | None = None) -> list[s
     for the user's (`--kubeconfig`) or is the existing provider's cluster.
     """
     implementation = str(request.option("wpc_implementation"))
-    name = implementation_name(implementation)
+    name = implementation_name(request)
     reports_dir = request.reports_dir
     report = report_path(request)
     junit = request.option("wpc_junit") or reports_dir / f"junit-{name}.xml"

@@ -5,7 +5,8 @@
   after the implementation, and --negative-controls only when given;
 - `load-images` parses `<ref> <context>` lines and refuses malformed or `latest` ones;
 - a failing command reports its command line, exit code and output;
-- `run` ends with the path of the HTML page the run wrote, never a stale one.
+- `run` ends with the path of the HTML page the run wrote, never a stale one;
+- `run` loads the profile once in the launcher: the preflight's is passed on.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from conformance.errors import CommandError
 from conformance.errors import DataError
 from conformance.implementations import driving
 from conformance.implementations import images
+from conformance.implementations import profiles
 from plumbing import forwarding
 from wpc import suite_cli as cli
 from wpc.run import launching
@@ -164,3 +166,28 @@ def test_run_names_no_stale_html_from_an_earlier_run(tmp_path, monkeypatch, caps
     monkeypatch.setattr(forwarding, "run_forwarding", _fake_pytest(None, 4))
     assert launching.run(request(wpc_kubeconfig=Path("/k"), wpc_report=report)) == 4
     assert "HTML report" not in capsys.readouterr().out
+
+
+def test_run_loads_the_profile_once_in_the_launcher(tmp_path, monkeypatch):
+    loaded: list[str] = []
+    real_load = profiles.load
+
+    def counting_load(name_or_path, **kwargs):
+        loaded.append(name_or_path)
+        return real_load(name_or_path, **kwargs)
+
+    commands: list[list[str]] = []
+    monkeypatch.setattr(profiles, "load", counting_load)
+    monkeypatch.setattr(
+        forwarding, "run_forwarding", lambda command: commands.append(command) or 0
+    )
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text("apiVersion: v1\n")
+    argv = ["run", "--implementation", "reference", "--kubeconfig", str(kubeconfig)]
+
+    assert cli.main([*argv, "--reports-dir", str(tmp_path / "r")]) == 0
+
+    assert loaded == ["reference"]  # preflight's; pytest_command and run reuse it
+    (command,) = commands
+    report = command[command.index("--wpc-report") + 1]
+    assert report == str(tmp_path / "r" / "conformance-reference.yaml")
