@@ -179,7 +179,9 @@ def test_run_loads_the_profile_once_in_the_launcher(tmp_path, monkeypatch):
     commands: list[list[str]] = []
     monkeypatch.setattr(profiles, "load", counting_load)
     monkeypatch.setattr(
-        forwarding, "run_forwarding", lambda command: commands.append(command) or 0
+        forwarding,
+        "run_forwarding",
+        lambda command, env=None: commands.append(command) or 0,
     )
     kubeconfig = tmp_path / "kubeconfig"
     kubeconfig.write_text("apiVersion: v1\n")
