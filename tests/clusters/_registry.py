@@ -51,6 +51,25 @@ auth:
     path: {path}
 """
 """Distribution's basic auth: every request needs a user of this bcrypt file."""
+TOKEN = """\
+auth:
+  token:
+    realm: {realm}
+    service: {service}
+    issuer: {issuer}
+    jwks: {jwks}
+"""
+"""Distribution's token auth: a request needs a JWT the realm issued, signed by a JWKS key."""
+
+
+@dataclass(frozen=True)
+class TokenAuth:
+    """Where the registry sends clients for tokens, and how it checks them."""
+
+    realm: str
+    service: str
+    issuer: str
+    jwks: Path
 
 
 def binary() -> Path:
@@ -78,16 +97,21 @@ class RunningRegistry:
 
 
 @contextmanager
-def running(root: Path, *, htpasswd: Path | None = None) -> Iterator[RunningRegistry]:
+def running(
+    root: Path, *, htpasswd: Path | None = None, token: TokenAuth | None = None
+) -> Iterator[RunningRegistry]:
     """Serve a registry storing under `root` until the block ends; then stop it.
 
-    With `htpasswd` (a file `htpasswd_file` writes) every request needs one of its users.
+    With `htpasswd` (a file `htpasswd_file` writes) every request needs one of its
+    users; with `token`, a token from its realm.
     """
     port = loopback.free_port()
     config = root / "config.yml"
     text = CONFIG.format(root=root / "store", port=port)
     if htpasswd is not None:
         text += HTPASSWD.format(path=htpasswd)
+    if token is not None:
+        text += TOKEN.format(**vars(token))
     config.write_text(text)
     log = root / "registry.log"
     with loopback.serving(

@@ -1,6 +1,6 @@
 """We test pushes to registries that ask for credentials (clusters/registryauth.py),
 against a real CNCF Distribution registry on 127.0.0.1 with htpasswd auth
-(tests/clusters/_registry.py), and the bearer-token flow through a token front:
+(tests/clusters/_registry.py), and with its token auth:
 
 - the credentials come from the first of REGISTRY_AUTH_FILE, $DOCKER_CONFIG/config.json,
   ~/.docker/config.json, as `auths.<host>.auth` (base64 user:password) or as
@@ -11,13 +11,12 @@ against a real CNCF Distribution registry on 127.0.0.1 with htpasswd auth
   registry, leave no tag, and exit `load-image` with 1 and that message;
 - nothing is half-pushed: the manifest is the push's last request, and a push
   that fails part-way leaves no tag;
-- the token flow: Distribution's own token auth needs a separate token server
-  issuing JWTs signed with a key in a certificate bundle, which cannot be made
-  here without a crypto library, so a stdlib http.server on loopback plays the
-  token service and the challenging front of the real registry: it answers
-  requests without a token 401 `Bearer realm=...,service=...,scope=...`, issues a
-  token per scope to basic credentials, and forwards authorised requests to the
-  registry (real HTTP both ways).
+- the token flow, on Distribution's own token auth: the registry answers 401
+  `Bearer realm=...,service=...,scope=...` and accepts only JWTs signed by a key of
+  its JWKS; a stdlib http.server on loopback is the token service it names
+  (Distribution has none of its own), issuing an RS256 token per scope to good
+  basic credentials (signed with `openssl`); a push gets a pull token, then a push
+  one, and a wrong password is an error naming the registry and its token service.
 """
 
 from __future__ import annotations
@@ -26,7 +25,9 @@ import base64
 import hashlib
 import http.server
 import json
+import subprocess
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -276,146 +277,158 @@ def _drop_last_layer(archive: Path, out: Path) -> None:
                     new.addfile(member, io.BytesIO(tar.extractfile(member).read()))  # type: ignore[union-attr]
 
 
-# -- the bearer-token flow -------------------------------------------------------
+# -- the bearer-token flow on Distribution's token auth ---------------------------
 
 
-class TokenFront(http.server.BaseHTTPRequestHandler):
-    """A token service and the challenging front of a registry without auth."""
+class TokenService(http.server.BaseHTTPRequestHandler):
+    """The token service a registry's Bearer challenge names, on loopback.
 
-    backend = ""
-    tokens: ClassVar[dict[str, str]] = {}
-    token_requests: ClassVar[list[str]] = []
+    Distribution's token auth only checks tokens: it needs a separate service to
+    issue them. This one checks the basic credentials and issues an RS256 JWT for
+    exactly the scope asked, signed with `openssl dgst` by the key whose public
+    half is the registry's JWKS.
+    """
+
+    key: ClassVar[Path] = Path()
+    scopes: ClassVar[list[str]] = []
 
     def log_message(self, format: str, *args: object) -> None:
         pass
 
-    def _scope(self) -> str:
-        name = (
-            self.path.removeprefix("/v2/").split("/blobs/")[0].split("/manifests/")[0]
-        )
-        actions = "pull" if self.command in ("GET", "HEAD") else "pull,push"
-        return f"repository:{name}:{actions}"
-
-    def _reply(self, status: int, headers: dict[str, str], body: bytes = b"") -> None:
-        self.send_response(status)
-        for key, value in headers.items():
-            self.send_header(key, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-
-    def _token(self) -> None:
-        query = dict(
-            part.split("=", 1) for part in self.path.split("?", 1)[1].split("&")
-        )
-        scope = urllib.parse.unquote(query.get("scope", ""))
-        self.token_requests.append(scope)
+    def do_GET(self) -> None:
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+        scope = query.get("scope", [""])[0]
+        self.scopes.append(scope)
         good = registryauth.Credentials(USER, PASSWORD, Path()).basic()
         if self.headers.get("Authorization") != good:
-            self._reply(401, {}, b'{"errors":[{"code":"UNAUTHORIZED"}]}')
+            self._reply(401, b'{"errors":[{"code":"UNAUTHORIZED"}]}')
             return
-        token = hashlib.sha256(scope.encode()).hexdigest()
-        self.tokens[token] = scope
-        self._reply(
-            200,
-            {"Content-Type": "application/json"},
-            json.dumps({"token": token}).encode(),
-        )
+        kind, name, actions = scope.split(":")
+        now = int(time.time())
+        claims = {
+            "iss": ISSUER,
+            "sub": USER,
+            "aud": query.get("service", [""])[0],
+            "exp": now + 300,
+            "nbf": now - 10,
+            "iat": now,
+            "jti": f"{now}-{len(self.scopes)}",
+            "access": [{"type": kind, "name": name, "actions": actions.split(",")}],
+        }
+        header = {"alg": "RS256", "typ": "JWT", "kid": KEY_ID}
+        signed = f"{b64url(json.dumps(header).encode())}.{b64url(json.dumps(claims).encode())}"
+        signature = subprocess.run(
+            ["openssl", "dgst", "-sha256", "-sign", str(self.key)],
+            input=signed.encode(),
+            capture_output=True,
+            check=True,
+        ).stdout
+        token = f"{signed}.{b64url(signature)}"
+        self._reply(200, json.dumps({"token": token}).encode())
 
-    def _handle(self) -> None:
-        if self.path.startswith("/token"):
-            self._token()
-            return
-        scope = self._scope()
-        given = self.headers.get("Authorization", "").removeprefix("Bearer ")
-        if self.tokens.get(given) != scope and not (
-            scope.endswith(":pull") and self.tokens.get(given, "").startswith(scope)
-        ):
-            port = self.server.server_address[1]
-            self._reply(
-                401,
-                {
-                    "WWW-Authenticate": f'Bearer realm="http://127.0.0.1:{port}/token",'
-                    f'service="wpc-test",scope="{scope}"'
-                },
-            )
-            return
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else None
-        request = urllib.request.Request(
-            f"{self.backend}{self.path}", data=body, method=self.command
-        )
-        for key in ("Content-Type", "Accept", "Host"):
-            if self.headers.get(key):
-                request.add_header(key, self.headers[key])
-        try:
-            with urllib.request.urlopen(request, timeout=30) as response:
-                status, headers, data = (
-                    response.status,
-                    response.headers,
-                    response.read(),
-                )
-        except urllib.error.HTTPError as exc:
-            status, headers, data = exc.code, exc.headers, exc.read()
-        keep = (
-            "Location",
-            "Docker-Content-Digest",
-            "Content-Type",
-            "Docker-Upload-UUID",
-        )
-        self._reply(status, {k: headers[k] for k in keep if headers.get(k)}, data)
-
-    do_GET = do_HEAD = do_POST = do_PUT = do_PATCH = _handle
+    def _reply(self, status: int, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
 
-@pytest.fixture
-def token_front(tmp_path) -> Iterator[str]:
-    """A registry on loopback without auth, behind TokenFront; the front's URL."""
-    (tmp_path / "open").mkdir()
-    with _registry.running(tmp_path / "open") as backend:
-        TokenFront.backend = backend.url
-        TokenFront.token_requests = []
-        front = http.server.ThreadingHTTPServer(
-            ("127.0.0.1", loopback.free_port()), TokenFront
-        )
-        thread = threading.Thread(target=front.serve_forever, daemon=True)
-        thread.start()
-        try:
-            yield f"http://127.0.0.1:{front.server_address[1]}"
-        finally:
-            front.shutdown()
-            front.server_close()
-            thread.join()
+ISSUER, KEY_ID = "wpc-test-issuer", "wpc-test-key"
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def jwks_of(key: Path) -> dict[str, object]:
+    """The JWKS of an RSA key's public half (modulus from openssl, exponent 65537)."""
+    modulus = subprocess.run(
+        ["openssl", "rsa", "-in", str(key), "-noout", "-modulus"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    n = bytes.fromhex(modulus.removeprefix("Modulus="))
+    return {
+        "keys": [
+            {"kty": "RSA", "kid": KEY_ID, "alg": "RS256", "use": "sig",
+             "n": b64url(n), "e": b64url((65537).to_bytes(3, "big"))}
+        ]
+    }  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def token_registry(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[_registry.RunningRegistry]:
+    """A Distribution registry with token auth, and its token service."""
+    root = tmp_path_factory.mktemp("token-registry")
+    TokenService.key = root / "key.pem"
+    subprocess.run(
+        ["openssl", "genrsa", "-out", str(TokenService.key), "2048"],
+        capture_output=True,
+        check=True,
+    )
+    (root / "jwks.json").write_text(json.dumps(jwks_of(TokenService.key)))
+    service = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", loopback.free_port()), TokenService
+    )
+    thread = threading.Thread(target=service.serve_forever, daemon=True)
+    thread.start()
+    token = _registry.TokenAuth(
+        realm=f"http://127.0.0.1:{service.server_address[1]}/token",
+        service="wpc-test",
+        issuer=ISSUER,
+        jwks=root / "jwks.json",
+    )
+    try:
+        with _registry.running(root, token=token) as running:
+            yield running
+    finally:
+        service.shutdown()
+        service.server_close()
+        thread.join()
 
 
 def test_the_token_flow_gets_a_token_per_scope_and_pushes(
-    token_front, archive, tmp_path
+    token_registry, archive, tmp_path
 ):
-    config = docker_config(tmp_path / "auth.json", host(token_front), USER, PASSWORD)
+    config = docker_config(
+        tmp_path / "auth.json", host(token_registry.url), USER, PASSWORD
+    )
+    TokenService.scopes.clear()
     pushed = registry.push(
         archive,
-        registry.Registry.parse(token_front),
+        registry.Registry.parse(f"{token_registry.url}/tokens"),
         environ={"REGISTRY_AUTH_FILE": str(config)},
     )
     assert pushed.digest == images_digest(str(archive))
-    assert TokenFront.token_requests == [
-        "repository:auth-proof/data:pull",
-        "repository:auth-proof/data:pull,push",
+    # A pull token for the first HEAD, traded for a push one at the first upload.
+    # (Distribution names a scope's actions in no fixed order.)
+    asked = [
+        (s.rpartition(":")[0], sorted(s.rpartition(":")[2].split(",")))
+        for s in TokenService.scopes
+    ]
+    assert asked == [
+        ("repository:tokens/auth-proof/data", ["pull"]),
+        ("repository:tokens/auth-proof/data", ["pull", "push"]),
     ]
 
 
 def test_the_token_service_refusing_the_password_names_the_registry(
-    token_front, archive, tmp_path
+    token_registry, archive, tmp_path
 ):
-    config = docker_config(tmp_path / "auth.json", host(token_front), USER, "wrong")
+    config = docker_config(
+        tmp_path / "auth.json", host(token_registry.url), USER, "wrong"
+    )
     with pytest.raises(
         registryauth.CredentialError,
-        match=rf"^registry {host(token_front)}: its token service .* refused user "
-        rf"'{USER}'",
+        match=rf"^registry {host(token_registry.url)}: its token service .* refused "
+        rf"user '{USER}'",
     ):
         registry.push(
             archive,
-            registry.Registry.parse(token_front),
+            registry.Registry.parse(f"{token_registry.url}/tokens-refused"),
             environ={"REGISTRY_AUTH_FILE": str(config)},
         )
