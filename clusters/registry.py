@@ -12,8 +12,13 @@ without that host, so an image `wpc.local/wpc-tools:0.1.0` is pushed as
 The archive is an OCI image layout with one image manifest, as `clusters
 build-image` writes. The push is the API's plain sequence: per blob a HEAD (an
 existing blob is not sent again), else a POST for an upload and a PUT with the
-digest; then a PUT of the manifest, whose digest the registry must echo. No
-credentials are sent: a registry that asks for them is refused, naming it.
+digest; then a PUT of the manifest, whose digest the registry must echo. Nothing
+is half-pushed: every blob is checked to be in the archive before the first
+request, and the manifest, the only thing a tag names, goes last, so a push that
+fails leaves at most unreferenced blobs, never a tag pointing at missing ones. A
+registry that asks for credentials (401) gets the user's from their Docker config,
+by basic auth or the token flow (clusters/registryauth.py); none, or wrong ones, is
+an error naming the registry.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from clusters.errors import ClusterError
+from clusters.registryauth import Authenticator
 
 VARIABLE = "WPC_EXISTING_REGISTRY"
 """The registry the existing provider pushes to, when set (see docs)."""
@@ -109,8 +115,13 @@ class Pushed:
     skipped: int
 
 
-def push(archive: Path, registry: Registry) -> Pushed:
-    """Push the OCI archive's one image to `registry`; return what was pushed."""
+def push(
+    archive: Path, registry: Registry, *, environ: Mapping[str, str] | None = None
+) -> Pushed:
+    """Push the OCI archive's one image to `registry`; return what was pushed.
+
+    `environ` locates the Docker config with the credentials (default: os.environ).
+    """
     index, blobs = _read_layout(archive)
     try:
         entry = index["manifests"][0]
@@ -132,17 +143,19 @@ def push(archive: Path, registry: Registry) -> Pushed:
             f"{archive}: holds {media_type} x{len(index['manifests'])}; only one image "
             f"manifest ({', '.join(MANIFEST_TYPES)}) can be pushed"
         )
+    missing = [blob for blob in needed if blob not in blobs]
+    if missing:
+        raise RegistryError(f"{archive}: blob {missing[0]} is missing")
     repository, tag = split_reference(ref)
+    auth = Authenticator(urllib.parse.urlsplit(registry.base).netloc, environ)
     if registry.prefix:
         repository = f"{registry.prefix}/{repository}"
     api = f"{registry.base}/v2/{repository}"
     sent = 0
     for blob in needed:
-        if blob not in blobs:
-            raise RegistryError(f"{archive}: blob {blob} is missing")
-        if _request("HEAD", f"{api}/blobs/{blob}", ok=(200, 404)).status == 200:
+        if _request("HEAD", f"{api}/blobs/{blob}", auth, ok=(200, 404)).status == 200:
             continue
-        started = _request("POST", f"{api}/blobs/uploads/", ok=(202,))
+        started = _request("POST", f"{api}/blobs/uploads/", auth, ok=(202,))
         location = started.headers.get("Location")
         if not location:
             raise RegistryError(f"POST {api}/blobs/uploads/: 202 without a Location")
@@ -151,6 +164,7 @@ def push(archive: Path, registry: Registry) -> Pushed:
         _request(
             "PUT",
             f"{upload}{joiner}digest={urllib.parse.quote(blob)}",
+            auth,
             body=blobs[blob],
             content_type="application/octet-stream",
             ok=(201,),
@@ -159,6 +173,7 @@ def push(archive: Path, registry: Registry) -> Pushed:
     answer = _request(
         "PUT",
         f"{api}/manifests/{tag}",
+        auth,
         body=manifest_bytes,
         content_type=media_type,
         ok=(201,),
@@ -214,30 +229,57 @@ class _Answer:
 def _request(
     method: str,
     url: str,
+    auth: Authenticator,
     *,
     ok: tuple[int, ...],
     body: bytes | None = None,
     content_type: str | None = None,
 ) -> _Answer:
-    """One HTTP request; a status outside `ok` is a RegistryError with the answer."""
+    """One HTTP request; a status outside `ok` is a RegistryError with the answer.
+
+    A 401 is answered from the user's credentials (`auth`) and the request sent
+    once more; refused again, the credentials are wrong. The Authorization header
+    goes only to the registry's own host (an upload may be redirected elsewhere).
+    """
+    answered = False
+    while True:
+        try:
+            return _send(method, url, auth, ok=ok, body=body, content_type=content_type)
+        except urllib.error.HTTPError as exc:
+            if answered:
+                raise auth.refused(f"{method} {url}") from exc
+            auth.answer(
+                exc.headers.get("WWW-Authenticate", ""), refused=f"{method} {url}"
+            )
+            answered = True
+
+
+def _send(
+    method: str,
+    url: str,
+    auth: Authenticator,
+    *,
+    ok: tuple[int, ...],
+    body: bytes | None,
+    content_type: str | None,
+) -> _Answer:
+    """One HTTP request; a 401 is raised as the HTTPError for `_request` to answer."""
     request = urllib.request.Request(url, data=body, method=method)
     if content_type:
         request.add_header("Content-Type", content_type)
+    if auth.header and urllib.parse.urlsplit(url).netloc == auth.host:
+        request.add_header("Authorization", auth.header)
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
             answer = _Answer(response.status, dict(response.headers))
     except urllib.error.HTTPError as exc:
         if exc.code in ok:
             return _Answer(exc.code, dict(exc.headers))
+        if exc.code == 401:
+            raise
         text = exc.read(500).decode(errors="replace").strip()
-        hint = (
-            "; it asks for credentials, and WPC pushes without any: use a registry "
-            "the machine may push to anonymously"
-            if exc.code == 401
-            else ""
-        )
         raise RegistryError(
-            f"{method} {url}: HTTP {exc.code} {exc.reason}: {text or '(no body)'}{hint}"
+            f"{method} {url}: HTTP {exc.code} {exc.reason}: {text or '(no body)'}"
         ) from exc
     except (urllib.error.URLError, OSError) as exc:
         raise RegistryError(f"{method} {url}: {exc}") from exc

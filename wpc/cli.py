@@ -34,6 +34,7 @@ SUITE_VERBS = {
     "bench-suite": "a run's wall time, item times, packing efficiency, slowest items",
     "uninstall": "remove an implementation's shared controller instances",
     "load-images": "build an implementation's images and load them into the cluster",
+    "images": "export the tools and implementation images as OCI archives (images export DIR)",
 }
 """The suite's verbs (`wpc.suite_cli`, also `python -m conformance VERB`), with help."""
 DELEGATED = {

@@ -15,6 +15,7 @@ stability      reports of runs of one selection: the items whose outcome flipped
 summary        a report as a CI job shows it: Markdown verdict table, ::error lines
 bench-suite    a run's wall time, item times, packing efficiency, slowest items
 load-images    build an implementation's images and load them into the cluster
+images         `images export DIR`: the tools and implementation images as OCI archives
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
 from conformance.harness import layouts
 from conformance.harness.timeouts import Timeouts
+from conformance.implementations import exporting
 from conformance.implementations import images
 from conformance.implementations import preparing
 from conformance.implementations import profiles
@@ -190,6 +192,25 @@ def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
     load.add_argument(
         "command", nargs="+", help="command printing '<ref> <context>' lines"
     )
+    exported = sub.add_parser(
+        "images", help="export the suite's and an implementation's images"
+    )
+    actions = exported.add_subparsers(dest="action", required=True)
+    export = actions.add_parser(
+        "export",
+        help="write the tools image and the implementation's images as OCI archives "
+        f"into DIR, with {exporting.INDEX} listing name, tag, digest and archive",
+    )
+    export.add_argument("dir", type=Path, help="directory for the archives")
+    export.add_argument(
+        "--implementation",
+        default="reference",
+        help="profile name or path whose prepare commands' images to export "
+        "(default: reference)",
+    )
+    export.add_argument(
+        "--profile-var", action="append", default=[], metavar="NAME=VALUE"
+    )
     rm = sub.add_parser(
         "uninstall",
         help="remove an implementation's shared controller instances (and their records)",
@@ -250,6 +271,19 @@ def _uninstall(args: argparse.Namespace) -> int:
     return 0
 
 
+def _export_images(args: argparse.Namespace) -> int:
+    profile = profiles.load(
+        args.implementation, variables=variables.parse(args.profile_var)
+    )
+    listing = exporting.export(profile, args.dir)
+    sys.stdout.writelines(
+        f"{entry.name}:{entry.tag} {entry.digest} {args.dir / entry.archive}\n"
+        for entry in listing
+    )
+    sys.stdout.write(f"{args.dir / exporting.INDEX}\n")
+    return 0
+
+
 def _html(args: argparse.Namespace) -> int:
     document = html.read(args.report)
     output = args.output or html.path_beside(args.report)
@@ -292,6 +326,8 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
             return summary_cli.main(args)
         if args.verb == "bench-suite":
             return timing_cli.main_bench_suite(args)
+        if args.verb == "images":
+            return _export_images(args)
         if args.verb == "load-images":
             refs = images.load_images(
                 command=args.command,

@@ -32,9 +32,13 @@ state = "{s.run_dir / "containerd" / "state"}"
 
 [plugins.'io.containerd.cri.v1.images']
   snapshotter = 'overlayfs'
-  # Nothing is ever pulled: every image is imported; see clusters/images.py.
+  # The suite's images are imported (clusters/images.py); a pull goes to the
+  # image's registry, or to a mirror with credentials that a `<host>/hosts.toml`
+  # here names (mirror_hosts_toml; read at each pull, so no restart).
   [plugins.'io.containerd.cri.v1.images'.pinned_images]
     sandbox = '{pins.SANDBOX_IMAGE}'
+  [plugins.'io.containerd.cri.v1.images'.registry]
+    config_path = '{s.registry_hosts_dir}'
 
 [plugins.'io.containerd.cri.v1.runtime']
   # The kernel refuses negative oom_score_adj (EIO); without this every
@@ -62,6 +66,27 @@ state = "{s.run_dir / "containerd" / "state"}"
   stream_server_address = '127.0.0.1'
   stream_server_port = '{s.containerd_stream_port}'
 """
+
+
+def mirror_hosts_toml(server: str, mirror: str, authorization: str = "") -> str:
+    """A containerd hosts.toml: pull `server`'s images from `mirror`, with a header.
+
+    For `<registry_hosts_dir>/<host>/hosts.toml`. hosts.toml has no user or
+    password field, so a registry's credentials go as the `Authorization` header
+    sent to the mirror (`Basic base64(user:password)` for an htpasswd registry).
+    """
+    lines = [
+        f"server = {json.dumps(server)}",
+        "",
+        f"[host.{json.dumps(mirror)}]",
+        '  capabilities = ["pull", "resolve"]',
+    ]
+    if authorization:
+        lines += [
+            f"  [host.{json.dumps(mirror)}.header]",
+            f"    Authorization = {json.dumps(authorization)}",
+        ]
+    return "\n".join(lines) + "\n"
 
 
 def cni_conflist(s: LocalSettings) -> str:

@@ -88,6 +88,11 @@ class LocalSettings:
         return self.state_dir / "run"
 
     @property
+    def registry_hosts_dir(self) -> Path:
+        """containerd's `config_path`: `<host>/hosts.toml` per registry host (mirrors)."""
+        return self.state_dir / "containerd" / "certs.d"
+
+    @property
     def containerd_socket(self) -> Path:
         """containerd's own socket, apart from any Debian containerd 1.6 for Docker."""
         return self.run_dir / "containerd" / "containerd.sock"

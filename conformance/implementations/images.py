@@ -29,6 +29,9 @@ class ImageContext:
     context: Path
 
 
+CLUSTERS_CLI = (sys.executable, "-m", "clusters")
+
+
 def _run(argv: list[str]) -> str:
     return commands.capture(argv, error=CommandError)
 
@@ -58,18 +61,21 @@ def archive_name(ref: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", ref) + ".tar"
 
 
-def load_images(
-    *, command: list[str], provider: str, cluster: str, workdir: Path
-) -> list[str]:
-    """Build every image CMD names and load it into the cluster; return the refs."""
+def tools_command() -> list[str]:
+    """The command printing the suite's own tools image and its context."""
+    return [sys.executable, "-m", "conformance.tools", "contexts"]
+
+
+def build_archives(*, command: list[str], workdir: Path) -> list[tuple[str, Path]]:
+    """Build every image CMD names as an OCI archive in `workdir`: (ref, archive)."""
     images = parse_contexts(_run(command))
     workdir.mkdir(parents=True, exist_ok=True)
-    clusters_cli = [sys.executable, "-m", "clusters"]
+    built = []
     for image in images:
         archive = workdir / archive_name(image.ref)
         _run(
             [
-                *clusters_cli,
+                *CLUSTERS_CLI,
                 "build-image",
                 "--context",
                 str(image.context),
@@ -79,9 +85,19 @@ def load_images(
                 str(archive),
             ]
         )
+        built.append((image.ref, archive))
+    return built
+
+
+def load_images(
+    *, command: list[str], provider: str, cluster: str, workdir: Path
+) -> list[str]:
+    """Build every image CMD names and load it into the cluster; return the refs."""
+    built = build_archives(command=command, workdir=workdir)
+    for _, archive in built:
         _run(
             [
-                *clusters_cli,
+                *CLUSTERS_CLI,
                 "load-image",
                 "--provider",
                 provider,
@@ -90,7 +106,7 @@ def load_images(
                 str(archive),
             ]
         )
-    return [image.ref for image in images]
+    return [ref for ref, _ in built]
 
 
 def archive_digest(archive: Path) -> str | None:

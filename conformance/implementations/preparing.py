@@ -202,9 +202,10 @@ def image_digests(
     return {ref: digests.get(ref, "unknown (not on any node)") for ref in refs}
 
 
-def _placeholders(
+def base_values(
     cluster: ClusterChoice, kubeconfig: str, kubectl: str
 ) -> dict[str, str]:
+    """The placeholders every profile command may use (the built-in ones)."""
     return {
         "repo": str(REPO),
         "python": sys.executable,
@@ -223,7 +224,7 @@ def load_tools_image(cluster: ClusterChoice) -> None:
     """
     logger.info("Building and loading the suite's tools image.")
     images.load_images(
-        command=[sys.executable, "-m", "conformance.tools", "contexts"],
+        command=images.tools_command(),
         provider=cluster.provider,
         cluster=cluster.cluster,
         workdir=Environment.from_env().cache_dir / "images" / "tools",
@@ -252,7 +253,7 @@ def prepare_run(
     marker = check_marker(clients, allow_foreign=cluster.allow_foreign)
     layouts = tuple(layout for layout in layouts if layout in profile.layouts)
     instances = tuple(profile.instance(layout) for layout in layouts)
-    placeholders = _placeholders(cluster, kubeconfig, kubectl)
+    placeholders = base_values(cluster, kubeconfig, kubectl)
     driver = driving.Driver(
         profile=profile,
         values=placeholders,
@@ -374,7 +375,7 @@ def uninstall_instances(
     check_marker(clients, allow_foreign=cluster.allow_foreign)
     driver = driving.Driver(
         profile=profile,
-        values=_placeholders(cluster, kubeconfig, kubectl),
+        values=base_values(cluster, kubeconfig, kubectl),
         log_dir=log_dir,
         timeout=timeouts.install,
     )

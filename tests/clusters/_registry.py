@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from clusters import images
 from plumbing import gobuilding
 from plumbing.gobuilding import BuildSettings
 from tests import loopback
@@ -43,6 +44,32 @@ storage:
 http:
   addr: 127.0.0.1:{port}
 """
+HTPASSWD = """\
+auth:
+  htpasswd:
+    realm: wpc-test
+    path: {path}
+"""
+"""Distribution's basic auth: every request needs a user of this bcrypt file."""
+TOKEN = """\
+auth:
+  token:
+    realm: {realm}
+    service: {service}
+    issuer: {issuer}
+    jwks: {jwks}
+"""
+"""Distribution's token auth: a request needs a JWT the realm issued, signed by a JWKS key."""
+
+
+@dataclass(frozen=True)
+class TokenAuth:
+    """Where the registry sends clients for tokens, and how it checks them."""
+
+    realm: str
+    service: str
+    issuer: str
+    jwks: Path
 
 
 def binary() -> Path:
@@ -70,11 +97,22 @@ class RunningRegistry:
 
 
 @contextmanager
-def running(root: Path) -> Iterator[RunningRegistry]:
-    """Serve a registry storing under `root` until the block ends; then stop it."""
+def running(
+    root: Path, *, htpasswd: Path | None = None, token: TokenAuth | None = None
+) -> Iterator[RunningRegistry]:
+    """Serve a registry storing under `root` until the block ends; then stop it.
+
+    With `htpasswd` (a file `htpasswd_file` writes) every request needs one of its
+    users; with `token`, a token from its realm.
+    """
     port = loopback.free_port()
     config = root / "config.yml"
-    config.write_text(CONFIG.format(root=root / "store", port=port))
+    text = CONFIG.format(root=root / "store", port=port)
+    if htpasswd is not None:
+        text += HTPASSWD.format(path=htpasswd)
+    if token is not None:
+        text += TOKEN.format(**vars(token))
+    config.write_text(text)
     log = root / "registry.log"
     with loopback.serving(
         [str(binary()), "serve", str(config)],
@@ -85,3 +123,27 @@ def running(root: Path) -> Iterator[RunningRegistry]:
         ready_timeout=READY_TIMEOUT,
     ):
         yield RunningRegistry(port=port, log=log)
+
+
+def htpasswd_file(path: Path, users: dict[str, str]) -> Path:
+    """Write an htpasswd file of bcrypt hashes (the only kind Distribution accepts)."""
+    import bcrypt  # a dev extra: only the registry tests need it
+
+    path.write_text(
+        "".join(
+            f"{user}:{bcrypt.hashpw(password.encode(), bcrypt.gensalt()).decode()}\n"
+            for user, password in users.items()
+        )
+    )
+    return path
+
+
+def data_archive(tmp_path: Path, tag: str) -> Path:
+    """An OCI archive of a one-file image, its text unique to `tmp_path`."""
+    context = tmp_path / "context"
+    (context / "data").mkdir(parents=True)
+    (context / "data" / "hello.txt").write_text(f"pushed from {tmp_path.name}\n")
+    (context / "Dockerfile").write_text("FROM scratch\nCOPY data/ /data/\n")
+    out = tmp_path / "data.tar"
+    images.build_image(context=context, tag=tag, output=out)
+    return out

@@ -10,18 +10,27 @@ We test these aspects, each on the running local cluster:
 6. a mutating webhook served from a pod is called and injects a container;
 7. an image the existing provider pushed to a registry (WPC_EXISTING_REGISTRY, a real
    one on 127.0.0.1) is pulled from there by the kubelet for an image volume.
+7b. a push to an htpasswd-protected registry fails naming it without a Docker config
+   and succeeds with one, and the kubelet pulls the pushed `wpc.local/...` image
+   through a containerd mirror of wpc.local that sends the credentials (hosts.toml
+   in the node's `config_path`, clusters/local/configs.py).
 (8, `down` leaves nothing behind, is in test_teardown.py: it runs last.)
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from kubernetes.client.exceptions import ApiException
 
+from clusters import cli as clusters_cli
 from clusters import registry
+from clusters import registryauth
 from clusters.existing import ExistingProvider
+from clusters.local import configs
+from clusters.local.settings import LocalSettings
 from conformance.harness import kube
 from conformance.harness.injecting import CONTAINER
 from conformance.harness.injecting import injected_sidecar
@@ -106,6 +115,49 @@ def test_the_kubelet_pulls_an_image_the_existing_provider_pushed(
         for line in server.log.read_text().splitlines()
         if '"GET /v2/cluster-proofs/pushed/blobs/sha256:' in line
         and "containerd/" in line
+    ]
+    assert len(fetched) >= 2, f"containerd fetched {fetched} (log {server.log})"
+
+
+def test_the_kubelet_pulls_a_pushed_image_through_a_mirror_with_credentials(
+    core, namespace, toolbox, kubeconfig, tmp_path, monkeypatch, capsys
+):
+    archive, text = _images.unique_data_archive(tmp_path)
+    user, password = "pusher", "cluster-proof"
+    htpasswd = _registry.htpasswd_file(tmp_path / "htpasswd", {user: password})
+    with _registry.running(tmp_path, htpasswd=htpasswd) as server:
+        host = f"127.0.0.1:{server.port}"
+        argv = ["load-image", "--provider", "existing", "--name", str(kubeconfig),
+                "--registry", server.url, str(archive)]  # fmt: skip
+        monkeypatch.setenv("REGISTRY_AUTH_FILE", str(tmp_path / "absent.json"))
+        assert clusters_cli.main(argv) == 1
+        assert f"error: registry {host} asks for credentials" in capsys.readouterr().err
+        creds = registryauth.Credentials(user, password, tmp_path / "auth.json")
+        auths = {host: {"username": user, "password": password}}
+        creds.source.write_text(json.dumps({"auths": auths}))
+        monkeypatch.setenv("REGISTRY_AUTH_FILE", str(creds.source))
+        assert clusters_cli.main(argv) == 0
+        assert f" as {host}/cluster-proofs/pushed:1@sha256:" in capsys.readouterr().out
+        hosts = LocalSettings.from_env(CLUSTER).registry_hosts_dir / "wpc.local"
+        hosts.mkdir(parents=True, exist_ok=True)
+        (hosts / "hosts.toml").write_text(
+            configs.mirror_hosts_toml("https://wpc.local", server.url, creds.basic())
+        )
+        pod = _cat_from_image_volume(
+            "mirror-volume", toolbox, _images.PUSHED_TAG, "Always"
+        )
+        try:
+            assert run_pod(core, namespace, pod) == text
+        finally:
+            (hosts / "hosts.toml").unlink()
+            _images.remove_image(_images.PUSHED_TAG, CLUSTER)
+    # containerd fetched the new layer from the mirror, and was let in.
+    fetched = [
+        line
+        for line in server.log.read_text().splitlines()
+        if '"GET /v2/cluster-proofs/pushed/blobs/sha256:' in line
+        and "containerd/" in line
+        and " 200 " in line
     ]
     assert len(fetched) >= 2, f"containerd fetched {fetched} (log {server.log})"
 

@@ -151,3 +151,29 @@ def test_a_failed_command_is_a_cluster_error_with_its_evidence(tmp_path):
     assert "exit code 4" in str(err.value)
     assert "last words" in str(err.value)
     assert str(log) in str(err.value)
+
+
+def test_containerd_reads_mirrors_from_its_own_hosts_dir(settings):
+    text = configs.containerd_config(
+        settings, runc=Path("/b/runc"), shim=Path("/b/shim"), cni_bin=Path("/c")
+    )
+    registry = tomllib.loads(text)["plugins"]["io.containerd.cri.v1.images"]["registry"]
+    assert registry == {"config_path": str(settings.registry_hosts_dir)}
+    assert settings.registry_hosts_dir.is_relative_to(settings.state_dir)
+
+
+def test_a_mirror_hosts_toml_names_the_mirror_and_its_credentials():
+    text = configs.mirror_hosts_toml(
+        "https://wpc.local", "http://127.0.0.1:5000", "Basic dTpw"
+    )
+    assert tomllib.loads(text) == {
+        "server": "https://wpc.local",
+        "host": {
+            "http://127.0.0.1:5000": {
+                "capabilities": ["pull", "resolve"],
+                "header": {"Authorization": "Basic dTpw"},
+            }
+        },
+    }
+    plain = tomllib.loads(configs.mirror_hosts_toml("https://a.test", "http://b.test"))
+    assert "header" not in plain["host"]["http://b.test"]

@@ -28,7 +28,6 @@ from pathlib import Path
 import pytest
 
 from clusters import cli
-from clusters import images
 from clusters import registry
 from clusters.errors import ProviderError
 from clusters.existing import ExistingProvider
@@ -49,13 +48,7 @@ def server(
 
 @pytest.fixture
 def archive(tmp_path: Path) -> Path:
-    context = tmp_path / "context"
-    (context / "data").mkdir(parents=True)
-    (context / "data" / "hello.txt").write_text(f"pushed from {tmp_path.name}\n")
-    (context / "Dockerfile").write_text("FROM scratch\nCOPY data/ /data/\n")
-    out = tmp_path / "data.tar"
-    images.build_image(context=context, tag=TAG, output=out)
-    return out
+    return _registry.data_archive(tmp_path, TAG)
 
 
 def fetch(url: str, accept: str = "") -> bytes:

@@ -43,6 +43,7 @@ VERBS = (
     "bench-suite",
     "uninstall",
     "load-images",
+    "images",
 )
 """Every verb of the front door (`run --list` lists; there is no `list` verb)."""
 
