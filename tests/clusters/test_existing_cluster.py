@@ -87,7 +87,7 @@ def load_the_images_through_the_local_provider(log_dir: Path) -> None:
     preparing.load_tools_image(local)
     driving.Driver(
         profile=profiles.load("reference"),
-        values=preparing._placeholders(local, kubeconfig, kubectl),
+        values=preparing.base_values(local, kubeconfig, kubectl),
         log_dir=log_dir,
         timeout=Timeouts().install,
     ).prepare(("legacy",))
