@@ -96,6 +96,11 @@ class Lister:
                 # Left out by --select (also one of a layout not selected).
                 self.left_out += 1
                 continue
+            test_id = item.stash.get(keys.TEST_ID, "")
+            if self._forget(test_id):
+                # Noted as run or skipped, then left out by the last hook: the shard.
+                self._note(item, NOT_SELECTED, "in another shard (--shard)")
+                continue
             run = runs.get(item.config)
             selected = run.settings.layouts if run is not None else ()
             layout = item.stash.get(keys.LAYOUT, "")
@@ -105,6 +110,17 @@ class Lister:
                 else "layout not selected with --layout"
             )
             self._note(item, NOT_SELECTED, reason)
+
+    def _forget(self, test_id: str) -> bool:
+        """Drop the run/skip entry of `test_id`, if one was noted; whether one was."""
+        kept = [
+            e
+            for e in self.entries
+            if not (e.test_id == test_id and e.status in (RUNS, SKIPPED))
+        ]
+        found = len(kept) != len(self.entries)
+        self.entries = kept
+        return found
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
@@ -131,7 +147,11 @@ class Lister:
         # Once per test: the layouts it has no item for at all.
         scenario = scenario_of(test_id, layout)
         for other in contract.LAYOUTS:
-            if other not in decl.layouts:
+            listed = any(
+                e.test_id == f"{scenario}[{other}]" and e.status == NOT_APPLICABLE
+                for e in self.entries
+            )
+            if other not in decl.layouts and not listed:
                 self.entries.append(
                     Entry(
                         f"{scenario}[{other}]",

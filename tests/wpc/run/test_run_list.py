@@ -178,3 +178,29 @@ def test_the_command_as_users_run_it_lists(tmp_path: Path):
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert f"{HELLO}[legacy]" in proc.stdout
+
+
+def test_shards_list_each_item_once_and_add_up_to_the_whole(no_cluster, capsys):
+    """An item another shard runs is listed once, as not selected, and says why."""
+
+    def counted(*argv: str) -> tuple[list[str], str]:
+        lines = listed(capsys, *argv)
+        return lines, lines[-1]
+
+    _, whole = counted()
+    assert whole.startswith("105 run, 13 skip, 0 not selected"), whole
+    runs = skips = 0
+    for index in (1, 2, 3, 4):
+        lines, total = counted("--shard", f"{index}/4")
+        items = [line.split()[2] for line in lines if line.split()[:1] == ["run"]]
+        assert len(items) == len(set(items)), f"shard {index}: {total}"
+        words = total.replace(",", "").split()
+        runs, skips = runs + int(words[0]), skips + int(words[2])
+        assert words[4:7] == [
+            str(118 - int(words[0]) - int(words[2])),
+            "not",
+            "selected",
+        ]
+        assert total.endswith("14 not applicable"), total
+        assert any("(in another shard (--shard))" in line for line in lines)
+    assert (runs, skips) == (105, 13)
