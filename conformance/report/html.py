@@ -162,11 +162,17 @@ def run_facts(document: Mapping[str, Any]) -> list[tuple[str, str]]:
     """The run's plain facts, as (name, text) in the order shown."""
     environment = document["environment"]
     run = document["run"]
+    used = document.get("cluster") or {}
     facts = [
         (
             "cluster",
             f"{environment['provider']}, Kubernetes {environment['kubernetesVersion']}, "
-            + ", ".join(environment["containerRuntimeVersions"]),
+            + ", ".join(environment["containerRuntimeVersions"])
+            + (
+                f"; context {used['context']} at {used['server']}"
+                if used.get("context")
+                else ""
+            ),
         ),
         (
             "suite",

@@ -20,6 +20,7 @@ from conformance.implementations import preparing
 from conformance.implementations.contexts import ClusterChoice
 from conformance.implementations.contexts import RunContext
 from conformance.report import documents
+from conformance.report import html
 from conformance.report import ledger
 from tests.clusters.test_kubeconfigs import kubeconfig
 from tests.conformance.test_merging import committed_run
@@ -101,3 +102,13 @@ def test_the_report_carries_the_block_and_the_schema_checks_it():
         documents.validate(
             {**built, "cluster": {k: v for k, v in BLOCK.items() if k != "context"}}
         )
+
+
+def test_the_page_names_the_context_and_server_the_run_used():
+    committed = html.read(
+        Path("docs/results/conformance-2026-11-28/conformance-reference.yaml")
+    )
+    page = html.render({**committed, "cluster": dict(BLOCK)})
+    facts = page.split("<dt>cluster</dt>", 1)[1].split("</dd>", 1)[0]
+    assert f"context {BLOCK['context']} at {BLOCK['server']}" in facts
+    assert "; context" not in html.render({**committed, "cluster": None})
