@@ -111,3 +111,32 @@ def test_each_run_example_lists_what_its_prose_says(
         ), listed
         if chosen in PROSE_COUNTS:
             assert len(listed) == PROSE_COUNTS[chosen], listed
+
+
+OTHERS = [argv for argv in commands(GUIDE.read_text()) if argv[:1] not in ([], ["run"])]
+"""The guide's other commands; `[]`: a path ending in /wpc, not a command."""
+
+
+@pytest.mark.parametrize("argv", OTHERS, ids=shlex.join)
+def test_every_other_command_of_the_guide_runs_or_parses(
+    argv: list[str],
+    profile_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`profile` commands run; what needs a cluster or image builds parses, option by option."""
+    from clusters import cli as clusters_cli
+    from wpc import suite_cli
+
+    verb, rest = argv[0], argv[1:]
+    if verb == "profile":
+        # `init` writes the file the other commands read: a fresh directory for it.
+        monkeypatch.chdir(tmp_path if argv[:2] == ["profile", "init"] else profile_dir)
+        assert wpc_cli.main(argv) == 0, argv
+        return
+    if verb == "cluster":
+        _, unknown = clusters_cli._parser().parse_known_args(rest)
+    else:
+        assert verb in wpc_cli.SUITE_VERBS, f"wpc has no verb {verb!r}: {argv}"
+        _, unknown = suite_cli.parser().parse_known_args([verb, *rest])
+    assert not unknown, f"{argv}: not options of {verb}: {unknown}"
