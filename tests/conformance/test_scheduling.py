@@ -28,8 +28,7 @@ from conformance.report import durations
 from tests.conformance.conftest import wpc_args
 
 REFERENCE_RUN = Path(
-    "docs/results/stability-reference-2026-11-28/run-3-of-3/"
-    "conformance-reference.yaml"
+    "docs/results/stability-reference-2026-11-28/run-3-of-3/conformance-reference.yaml"
 )
 
 
