@@ -1,4 +1,4 @@
-"""Render a history as one self-contained HTML page (inline CSS and SVG).
+"""Render a history as one self-contained HTML page (inline CSS and SVG, a template).
 
 One row per pod (phase), per container (waiting/running/terminated) and per
 workflow node (phase), on a shared time axis in seconds from the start; the
@@ -13,13 +13,13 @@ from __future__ import annotations
 import datetime
 from collections.abc import Sequence
 from dataclasses import dataclass
-from html import escape
 from pathlib import Path
 
 from chaos.history import History
 from chaos.spans import Row
 from chaos.spans import node_rows
 from chaos.spans import pod_rows
+from plumbing import pages
 
 LABEL_WIDTH = 340
 PLOT_WIDTH = 900
@@ -42,23 +42,8 @@ COLORS = {
     "omitted": "#bdbdbd",
 }
 OTHER_COLOR = "#828282"
-
-CSS = """
-body { font: 13px system-ui, sans-serif; margin: 16px; color: #222; }
-h1 { font-size: 17px; margin: 0 0 4px; }
-p.meta { margin: 0 0 12px; color: #555; }
-svg text { font: 11px system-ui, sans-serif; fill: #222; }
-svg text.group { font-weight: 600; }
-svg line.tick { stroke: #ddd; }
-svg rect.fault { fill: rgba(235, 87, 87, 0.18); stroke: #eb5757; stroke-dasharray: 4 3;
-  pointer-events: none; }
-svg text.fault { fill: #b42318; font-weight: 600; }
-svg rect.wait { fill: rgba(130, 130, 130, 0.15); stroke: #828282; stroke-dasharray: 2 3;
-  pointer-events: none; }
-svg text.wait { fill: #555; font-weight: 600; }
-svg rect.bar { stroke: #fff; stroke-width: 0.5; }
-svg text.state { fill: #fff; pointer-events: none; }
-"""
+TEMPLATE = "timeline.html.j2"
+_ENVIRONMENT = pages.environment("chaos")
 
 
 @dataclass(frozen=True)
@@ -103,62 +88,109 @@ class _Scale:
         return f"+{t - self.t0:.1f} s"
 
 
-def _rows_svg(history: History, scale: _Scale) -> tuple[list[str], int]:
-    """The labelled bars, and the y just below the last row."""
-    out: list[str] = []
+@dataclass(frozen=True)
+class _Bar:
+    """One state span drawn as a rectangle, with its hover text."""
+
+    x: str
+    y: int
+    width: str
+    fill: str
+    tip: str
+    state: str
+    state_x: str
+    show_state: bool
+    """Whether the bar is wide enough to print its state inside."""
+
+
+@dataclass(frozen=True)
+class _Label:
+    text: str
+    x: int
+    y: int
+    group: bool
+
+
+@dataclass(frozen=True)
+class _Tick:
+    x: str
+    label_x: str
+    second: int
+
+
+@dataclass(frozen=True)
+class _Shade:
+    """A fault or wait window across every row, with its label on top."""
+
+    kind: str
+    x: str
+    width: str
+    height: int
+    label_x: str
+    label: str
+    tip: str
+
+
+def _rows(history: History, scale: _Scale) -> tuple[list[_Label], list[_Bar], int]:
+    """The row labels, the bars, and the y just below the last row."""
+    labels: list[_Label] = []
+    bars: list[_Bar] = []
     y = AXIS_HEIGHT
     for group, rows in _groups(history):
-        out.append(f'<text class="group" x="4" y="{y + 13}">{escape(group)}</text>')
+        labels.append(_Label(group, 4, y + 13, group=True))
         y += ROW_HEIGHT
         for row in rows:
             indent = 20 if row.group == "container" else 8
-            out.append(f'<text x="{indent}" y="{y + 13}">{escape(row.label)}</text>')
-            for bar in row.spans:
-                left = scale.x(bar.start)
-                width = max(scale.x(bar.end) - left, 1.0)
+            labels.append(_Label(row.label, indent, y + 13, group=False))
+            for span in row.spans:
+                left = scale.x(span.start)
+                width = max(scale.x(span.end) - left, 1.0)
                 tip = (
-                    f"{row.label}: {bar.state}, "
-                    f"{scale.offset(bar.start)} to {scale.offset(bar.end)}"
+                    f"{row.label}: {span.state}, "
+                    f"{scale.offset(span.start)} to {scale.offset(span.end)}"
                 )
-                out.append(
-                    f'<rect class="bar" x="{left:.1f}" y="{y + 2}" width="{width:.1f}" '
-                    f'height="{ROW_HEIGHT - 4}" fill="{_color(bar.state)}">'
-                    f"<title>{escape(tip)}</title></rect>"
-                )
-                if width >= CHAR_WIDTH * (len(bar.state) + 1):
-                    out.append(
-                        f'<text class="state" x="{left + 3:.1f}" y="{y + 13}">'
-                        f"{escape(bar.state)}</text>"
+                bars.append(
+                    _Bar(
+                        x=f"{left:.1f}",
+                        y=y,
+                        width=f"{width:.1f}",
+                        fill=_color(span.state),
+                        tip=tip,
+                        state=span.state,
+                        state_x=f"{left + 3:.1f}",
+                        show_state=width >= CHAR_WIDTH * (len(span.state) + 1),
                     )
+                )
             y += ROW_HEIGHT
-    return out, y
+    return labels, bars, y
 
 
-def _axis_svg(scale: _Scale, height: int) -> list[str]:
-    out: list[str] = []
-    for second in range(0, int(scale.span) + 1, _tick_step(scale.span)):
-        tx = scale.x(scale.t0 + second)
-        out.append(
-            f'<line class="tick" x1="{tx:.1f}" y1="{AXIS_HEIGHT - 6}" '
-            f'x2="{tx:.1f}" y2="{height}"/>'
-        )
-        out.append(f'<text x="{tx + 2:.1f}" y="{AXIS_HEIGHT - 10}">+{second}s</text>')
-    return out
-
-
-def _fault_svg(
-    fault: FaultWindow, scale: _Scale, height: int, kind: str = "fault"
-) -> list[str]:
-    left = scale.x(fault.start)
-    width = max(scale.x(fault.end) - left, 1.0)
-    tip = f"{kind}: {fault.label}, {scale.offset(fault.start)} to {scale.offset(fault.end)}"
-    # Drawn over the bars (translucent, click-through) so no bar hides it.
+def _ticks(scale: _Scale) -> list[_Tick]:
     return [
-        f'<rect class="{kind}" x="{left:.1f}" y="{AXIS_HEIGHT - 6}" width="{width:.1f}" '
-        f'height="{height - AXIS_HEIGHT + 6}"/>',
-        f'<text class="{kind}" x="{left + 3:.1f}" y="12">{escape(fault.label)}'
-        f"<title>{escape(tip)}</title></text>",
+        _Tick(
+            x=f"{scale.x(scale.t0 + second):.1f}",
+            label_x=f"{scale.x(scale.t0 + second) + 2:.1f}",
+            second=second,
+        )
+        for second in range(0, int(scale.span) + 1, _tick_step(scale.span))
     ]
+
+
+def _shade(
+    window: FaultWindow, scale: _Scale, height: int, kind: str = "fault"
+) -> _Shade:
+    left = scale.x(window.start)
+    width = max(scale.x(window.end) - left, 1.0)
+    return _Shade(
+        kind=kind,
+        x=f"{left:.1f}",
+        width=f"{width:.1f}",
+        height=height - AXIS_HEIGHT + 6,
+        label_x=f"{left + 3:.1f}",
+        label=window.label,
+        tip=f"{kind}: {window.label}, "
+        f"{scale.offset(window.start)} to {scale.offset(window.end)}",
+    )
 
 
 def render_timeline(
@@ -173,29 +205,31 @@ def render_timeline(
     for window in [*waits, *([fault] if fault is not None else [])]:
         t0, t1 = min(t0, window.start), max(t1, window.end)
     scale = _Scale(t0, max(t1 - t0, 1.0))
-    rows, bottom = _rows_svg(history, scale)
+    labels, bars, bottom = _rows(history, scale)
     height = bottom + 8
-    shade = _fault_svg(fault, scale, height) if fault is not None else []
-    for wait in waits:
-        shade += _fault_svg(wait, scale, height, kind="wait")
+    # Drawn over the bars (translucent, click-through) so no bar hides them.
+    shades = [_shade(fault, scale, height)] if fault is not None else []
+    shades += [_shade(wait, scale, height, kind="wait") for wait in waits]
     started = datetime.datetime.fromtimestamp(t0, tz=datetime.UTC)
-    heading = title or f"History {history.path}"
-    return "\n".join(
-        [
-            "<!DOCTYPE html>",
-            '<html lang="en"><head><meta charset="utf-8">',
-            f"<title>{escape(heading)}</title><style>{CSS}</style></head><body>",
-            f"<h1>{escape(heading)}</h1>",
-            f'<p class="meta">start {started.isoformat(timespec="seconds")}; '
-            f"{scale.span:.1f} s; {len(history.records)} history lines</p>",
-            f'<svg xmlns="http://www.w3.org/2000/svg" '
-            f'width="{LABEL_WIDTH + PLOT_WIDTH + 40}" height="{height}">',
-            *_axis_svg(scale, height),
-            *rows,
-            *shade,
-            "</svg></body></html>",
-            "",
-        ]
+    return pages.render(
+        _ENVIRONMENT,
+        TEMPLATE,
+        {
+            "title": title or f"History {history.path}",
+            "verdict": "",
+            "verdict_meaning": "",
+            "started": started.isoformat(timespec="seconds"),
+            "span": f"{scale.span:.1f}",
+            "lines": len(history.records),
+            "width": LABEL_WIDTH + PLOT_WIDTH + 40,
+            "height": height,
+            "axis_y": AXIS_HEIGHT,
+            "row_height": ROW_HEIGHT,
+            "ticks": _ticks(scale),
+            "labels": labels,
+            "bars": bars,
+            "shades": shades,
+        },
     )
 
 

@@ -81,3 +81,19 @@ def test_a_wait_before_the_method_is_shaded_apart_from_the_fault() -> None:
         in page
     )
     assert "; 20.0 s;" in page  # the axis starts at the wait, 8 s before the history
+
+
+def test_the_timeline_is_a_template_page_and_escapes_what_the_cluster_wrote() -> None:
+    """The shared base page (plumbing.pages); a hostile node name stays text."""
+    b = HistoryBuilder()
+    hostile = '<script>alert("x")</script>'
+    b.at(0).add("ADDED", workflow(nodes={"wf-1": node("Running", name=hostile)}))
+    b.at(5).add("MODIFIED", workflow(nodes={"wf-1": node("Failed", name=hostile)}))
+    page = render_timeline(b.build(), FaultWindow(1.0, 2.0, "a & b"), title="t <1>")
+    assert "<script" not in page
+    assert "&lt;script&gt;" in page
+    assert "a &amp; b" in page
+    assert "<h1>t &lt;1&gt;</h1>" in page
+    assert 'id="banner"' not in page, "a timeline has no verdict"
+    assert "svg rect.fault" in page, "its stylesheet is inlined"
+    assert "border-collapse: collapse" in page, "after the pages' shared one"
