@@ -149,14 +149,10 @@ CONTROLS = (
         "initless",
         probe="node_is",
     ),
-    # The reference gives its Lease up after 10 s without a renewal and exits, so
-    # a 20 s outage restarts it: the restarted controller must adopt the pod.
-    Control(
-        "forget-in-flight-pods",
-        "apiserver-unavailable",
-        "legacy",
-        probe="workflow_is_completed",
-    ),
+    # No row for apiserver-unavailable: `forget-in-flight-pods` there was read as
+    # "a 20 s outage restarts the reference (it gives its Lease up after 10 s)", but
+    # on the cluster (CI dry run, 2026-11-28) the experiment passed against it, so
+    # the outage did not restart the controller with the pod in flight.
     Control(
         "forget-in-flight-pods",
         "controller-cut-off-from-apiserver",
