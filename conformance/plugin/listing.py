@@ -65,7 +65,8 @@ class Lister:
     """A pytest plugin noting every suite item after the suite's own collection."""
 
     def __init__(self) -> None:
-        self.entries: list[Entry] = []
+        self.entries: dict[str, Entry] = {}
+        """The one entry of each test ID: noted again, it is replaced."""
         self.errors: list[str] = []
         self.left_out = 0
         """Items `--select` left out: counted, not listed."""
@@ -96,8 +97,8 @@ class Lister:
                 # Left out by --select (also one of a layout not selected).
                 self.left_out += 1
                 continue
-            test_id = item.stash.get(keys.TEST_ID, "")
-            if self._forget(test_id):
+            noted = self.entries.get(item.stash.get(keys.TEST_ID, ""))
+            if noted is not None and noted.status in (RUNS, SKIPPED):
                 # Noted as run or skipped, then left out by the last hook: the shard.
                 self._note(item, NOT_SELECTED, "in another shard (--shard)")
                 continue
@@ -110,17 +111,6 @@ class Lister:
                 else "layout not selected with --layout"
             )
             self._note(item, NOT_SELECTED, reason)
-
-    def _forget(self, test_id: str) -> bool:
-        """Drop the run/skip entry of `test_id`, if one was noted; whether one was."""
-        kept = [
-            e
-            for e in self.entries
-            if not (e.test_id == test_id and e.status in (RUNS, SKIPPED))
-        ]
-        found = len(kept) != len(self.entries)
-        self.entries = kept
-        return found
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
@@ -139,28 +129,22 @@ class Lister:
             return
         layout = item.stash[keys.LAYOUT]
         test_id = item.stash[keys.TEST_ID]
-        self.entries.append(
-            Entry(test_id, decl.short_name, layout, status, reason, decl.clauses)
+        self.entries[test_id] = Entry(
+            test_id, decl.short_name, layout, status, reason, decl.clauses
         )
         if layout != decl.layouts[0]:
             return
         # Once per test: the layouts it has no item for at all.
         scenario = scenario_of(test_id, layout)
         for other in contract.LAYOUTS:
-            listed = any(
-                e.test_id == f"{scenario}[{other}]" and e.status == NOT_APPLICABLE
-                for e in self.entries
-            )
-            if other not in decl.layouts and not listed:
-                self.entries.append(
-                    Entry(
-                        f"{scenario}[{other}]",
-                        decl.short_name,
-                        other,
-                        NOT_APPLICABLE,
-                        f"its clauses apply only to {', '.join(decl.layouts)}",
-                        decl.clauses,
-                    )
+            if other not in decl.layouts:
+                self.entries[f"{scenario}[{other}]"] = Entry(
+                    f"{scenario}[{other}]",
+                    decl.short_name,
+                    other,
+                    NOT_APPLICABLE,
+                    f"its clauses apply only to {', '.join(decl.layouts)}",
+                    decl.clauses,
                 )
 
 
@@ -236,5 +220,5 @@ def collect(suite_args: Sequence[str]) -> Listing:
     if code == pytest.ExitCode.USAGE_ERROR:
         code = ExitCode.INVALID_INPUT
     return Listing(
-        int(code), tuple(lister.entries), tuple(lister.errors), lister.left_out
+        int(code), tuple(lister.entries.values()), tuple(lister.errors), lister.left_out
     )
