@@ -24,6 +24,7 @@ from typing import Any
 import jsonschema
 import yaml
 
+from conformance import contract
 from conformance.errors import DataError
 from conformance.report import documents
 from conformance.report import identity
@@ -33,10 +34,11 @@ from conformance.report import scores
 from conformance.report import verdicts
 from conformance.report import words
 from conformance.report.outcomes import Outcome
+from conformance.report.results import scenario_of
 from plumbing import pages
 
 SUPPORTS = ("Core", "Extended")
-LAYOUTS = ("legacy", "initless")
+LAYOUTS = contract.LAYOUTS
 """The grid's columns, in the spec's order."""
 TEMPLATE = "report.html.j2"
 _ENVIRONMENT = pages.environment("conformance.report")
@@ -74,20 +76,18 @@ def anchor(test: Mapping[str, Any]) -> str:
     return "test-" + identity.of_test(test).replace(" ", "_")
 
 
-def _without_layout(test: Mapping[str, Any]) -> str:
-    """A scenario's identity without its `[layout]`: the grid's row."""
-    found = identity.of_test(test)
-    suffix = f"[{test['layout']}]"
-    return found.removesuffix(suffix) if found.endswith(suffix) else found
-
-
 def grid(
     document: Mapping[str, Any],
 ) -> list[tuple[str, list[Mapping[str, Any] | None]]]:
-    """Rows of tests by layout: (row name, the test per `LAYOUTS` or None), by name."""
+    """Rows of tests by layout: (row name, the test per `LAYOUTS` or None), by name.
+
+    A row is the scenario (`scenario_of`: the identity without the layout), the
+    name every report comparison matches layouts by.
+    """
     cells: dict[str, dict[str, Mapping[str, Any]]] = {}
     for test in _scenarios(document):
-        cells.setdefault(_without_layout(test), {})[test["layout"]] = test
+        row = scenario_of(identity.of_test(test), test["layout"])
+        cells.setdefault(row, {})[test["layout"]] = test
     return [
         (name, [cells[name].get(layout) for layout in LAYOUTS])
         for name in sorted(cells)

@@ -244,6 +244,19 @@ def test_a_test_in_one_layout_only_has_a_dash_in_the_other(argo):
     )
 
 
+def test_a_parametrized_test_keeps_one_row_across_layouts(argo):
+    """`X[legacy-3]` and `X[initless-3]` are one row, `X[3]`, as reports compare them."""
+    document = copy.deepcopy(argo)
+    for test in document["tests"]:
+        if test.get("id") in ("HelloWorld[legacy]", "HelloWorld[initless]"):
+            test["id"] = f"HelloWorld[{test['layout']}-3]"
+    rows = dict(html.grid(document))
+    assert [cell["layout"] for cell in rows["HelloWorld[3]"] if cell] == [
+        "legacy",
+        "initless",
+    ]
+
+
 def test_evidence_paths_link_relative_to_the_page_inside_its_folder(
     argo, tmp_path, monkeypatch
 ):
