@@ -191,15 +191,19 @@ def run_facts(document: Mapping[str, Any]) -> list[tuple[str, str]]:
     return facts
 
 
+def counts(document: Mapping[str, Any]) -> str:
+    """The counts the result word is made of, as the banner and a job summary say them."""
+    summary = document["summary"]
+    return (
+        f"{summary['passed']} passed, {summary['failed']} failed, "
+        f"{summary['skipped']} not claimed, {summary['errors']} harness errors, "
+        f"{summary['divergenceFailures']} undeclared layout divergences"
+    )
+
+
 def result_line(document: Mapping[str, Any]) -> str:
     """The banner's sentence: what the word means, and the counts it is made of."""
-    summary = document["summary"]
-    word = words.of_document(document)
-    return (
-        f"{words.MEANINGS[word]}: {summary['passed']} passed, {summary['failed']} "
-        f"failed, {summary['skipped']} not claimed, {summary['errors']} harness "
-        f"errors, {summary['divergenceFailures']} undeclared layout divergences."
-    )
+    return f"{words.MEANINGS[words.of_document(document)]}: {counts(document)}."
 
 
 def title(document: Mapping[str, Any]) -> str:

@@ -21,20 +21,10 @@ from conformance.report import identity
 from conformance.report import verdicts
 from conformance.report import words
 
-PROBLEMS = ("failed", "error")
-"""The outcomes a job annotates (a failed item, or a harness error)."""
-
 
 def _cell(text: str) -> str:
     """A Markdown table cell: a `|` or a line break would end the cell or the row."""
     return " ".join(text.split()).replace("|", "\\|")
-
-
-def _problems(document: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    return sorted(
-        (t for t in document["tests"] if t["outcome"] in PROBLEMS),
-        key=lambda t: (t["layout"], t["shortName"], identity.of_test(t)),
-    )
 
 
 def markdown(document: Mapping[str, Any]) -> str:
@@ -42,14 +32,10 @@ def markdown(document: Mapping[str, Any]) -> str:
     name = document["implementation"]["name"]
     version = document["implementation"].get("version", "")
     word = words.of_document(document)
-    summary = document["summary"]
     lines = [
         f"## WPC conformance: {name} {version}".rstrip(),
         "",
-        f"**{word}**: {words.MEANINGS[word]} ({summary['passed']} passed, "
-        f"{summary['failed']} failed, {summary['skipped']} not claimed, "
-        f"{summary['errors']} harness errors, {summary['divergenceFailures']} "
-        "undeclared layout divergences).",
+        f"**{word}**: {words.MEANINGS[word]} ({html.counts(document)}).",
         "",
     ]
     if document.get("interrupted"):
@@ -65,7 +51,7 @@ def markdown(document: Mapping[str, Any]) -> str:
             + " | ".join(str(n) for n in counts)
             + f" | {verdict} |"
         )
-    problems = _problems(document)
+    problems = html.problems(document)
     if problems:
         lines += [
             "",
@@ -98,7 +84,7 @@ def error_commands(document: Mapping[str, Any], *, file: str) -> list[str]:
     file every failure is in, whatever the repository holds.
     """
     lines = []
-    for test in _problems(document):
+    for test in html.problems(document):
         kind = "FAILED" if test["outcome"] == "failed" else "ERROR"
         clauses = ", ".join(test["clauses"]) or "-"
         title = f"{kind} {identity.of_test(test)} ({clauses})"
