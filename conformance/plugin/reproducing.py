@@ -88,9 +88,11 @@ def _wpc_flags() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(valued | LAUNCHER_VALUED), frozenset(flags | LAUNCHER_FLAGS)
 
 
-def _dropped(arg: str, base: Path, flags: frozenset[str]) -> bool:
+def _dropped(
+    arg: str, base: Path, valued: frozenset[str], flags: frozenset[str]
+) -> bool:
     """Whether `arg` is the suite's or the launcher's own (a flag without a value here)."""
-    if arg in flags or arg.partition("=")[0] in _wpc_flags()[0]:
+    if arg in flags or arg.partition("=")[0] in valued:
         return True
     if arg.startswith("-n") and arg[2:].isdigit():
         return True
@@ -105,7 +107,7 @@ def pytest_arguments(args: Sequence[str], base: Path) -> list[str]:
     for arg in words:
         if arg in valued:
             next(words, None)  # its value
-        elif not _dropped(arg, base, flags):
+        elif not _dropped(arg, base, valued, flags):
             kept.append(arg)
     return kept
 
