@@ -86,24 +86,21 @@ def label_test(
     layout: str,
     layout_param: str,
     support: str,
-    clauses: Mapping[str, str],
+    clauses: Mapping[str, spec.Requirement],
     features: list[str],
     patterns: Mapping[str, str],
 ) -> None:
-    """Label the running test; `clauses` maps each cited clause to its level.
+    """Label the running test; `clauses` maps each cited clause to the spec's entry.
 
     The layout is one parameter, `layout`: pytest's own parameter of it
     (`layout_param`) is declared first, hidden and left out of the history ID,
     so that allure-pytest does not add it a second time.
     """
     allure.dynamic.epic(support)  # type: ignore[no-untyped-call]
-    areas = sorted(
-        {clause.split("-")[1] for clause in clauses if clause.count("-") == 2}
-    )
-    for area in areas:
+    for area in sorted({clause.area for clause in clauses.values()}):
         allure.dynamic.feature(area)  # type: ignore[no-untyped-call]
     allure.dynamic.story(short_name)  # type: ignore[no-untyped-call]
-    allure.dynamic.severity(severity(clauses.values()))  # type: ignore[no-untyped-call]
+    allure.dynamic.severity(severity(c.level for c in clauses.values()))  # type: ignore[no-untyped-call]
     allure.dynamic.tag(*clauses, *features)  # type: ignore[no-untyped-call]
     allure.dynamic.label("layout", layout)  # type: ignore[no-untyped-call]
     allure.dynamic.parameter(

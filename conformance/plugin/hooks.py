@@ -357,13 +357,14 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
     if decl is None:
         return (yield)
     item.stash[keys.STARTED] = time.time()
-    levels = runs.of(item.config).spec.by_id()
+    # Every cited clause is the spec's: `markers.declare` refused any other.
+    requirements = runs.of(item.config).spec.by_id()
     attaching.label_test(
         short_name=decl.short_name,
         layout=item.stash[keys.LAYOUT],
         layout_param=collection.LAYOUT_PARAM,
         support=item.stash[keys.SUPPORT],
-        clauses={c: levels[c].level if c in levels else "" for c in decl.clauses},
+        clauses={c: requirements[c] for c in decl.clauses if c in requirements},
         features=sorted(decl.features),
         patterns=dict(getattr(item.config.option, "allure_link_pattern", None) or []),
     )
