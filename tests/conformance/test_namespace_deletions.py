@@ -82,13 +82,15 @@ def _ours(core: Core, name: str) -> None:
     )
 
 
+def _deletions(core: Core, timeouts: Timeouts = TIMEOUTS) -> namespaces.Deletions:
+    return namespaces.Deletions(_clients(core), session_id=SESSION, timeouts=timeouts)
+
+
 def test_start_deletes_without_waiting_and_wait_all_waits_for_each():
     core = Core()
     for name in ("a", "b"):
         _ours(core, name)
-    deletions = namespaces.Deletions(
-        _clients(core), session_id=SESSION, timeouts=TIMEOUTS
-    )
+    deletions = _deletions(core)
     deletions.start("a")
     deletions.start("b")
     assert core.log == [("read", "a"), ("delete", "a"), ("read", "b"), ("delete", "b")]
@@ -100,9 +102,7 @@ def test_start_deletes_without_waiting_and_wait_all_waits_for_each():
 
 
 def test_a_namespace_already_gone_is_not_awaited():
-    deletions = namespaces.Deletions(
-        _clients(Core()), session_id=SESSION, timeouts=TIMEOUTS
-    )
+    deletions = _deletions(Core())
     deletions.start("never-made")
     assert deletions.pending == []
 
@@ -112,9 +112,7 @@ def test_a_namespace_of_another_run_is_refused():
     core.create_namespace(
         {"metadata": {"name": "x", "labels": {kube.SESSION: "other"}}}
     )
-    deletions = namespaces.Deletions(
-        _clients(core), session_id=SESSION, timeouts=TIMEOUTS
-    )
+    deletions = _deletions(core)
     with pytest.raises(HarnessError, match="not created by run s-1"):
         deletions.start("x")
     assert ("delete", "x") not in core.log
@@ -124,11 +122,7 @@ def test_one_not_gone_in_time_is_left_to_the_sweep_and_the_rest_awaited():
     core = Core()
     for name in ("stuck", "fine"):
         _ours(core, name)
-    deletions = namespaces.Deletions(
-        _clients(core),
-        session_id=SESSION,
-        timeouts=dataclasses.replace(TIMEOUTS, namespace_deleted=0.0),
-    )
+    deletions = _deletions(core, dataclasses.replace(TIMEOUTS, namespace_deleted=0.0))
     deletions.start("stuck")
     core.deleting["stuck"] = 10**6
     deletions.start("fine")
@@ -138,9 +132,7 @@ def test_one_not_gone_in_time_is_left_to_the_sweep_and_the_rest_awaited():
 
 
 def _run_namespace_fixture(core: Core, fixturenames: list[str]) -> namespaces.Deletions:
-    deletions = namespaces.Deletions(
-        _clients(core), session_id=SESSION, timeouts=TIMEOUTS
-    )
+    deletions = _deletions(core)
     request = SimpleNamespace(node=SimpleNamespace(stash={}), fixturenames=fixturenames)
     body = fixtures.namespace._get_wrapped_function()(
         request=request,
@@ -179,9 +171,7 @@ def test_an_api_error_while_waiting_leaves_that_namespace_to_the_sweep():
     core = Core()
     for name in ("broken", "fine"):
         _ours(core, name)
-    deletions = namespaces.Deletions(
-        _clients(core), session_id=SESSION, timeouts=TIMEOUTS
-    )
+    deletions = _deletions(core)
     deletions.start("broken")
     deletions.start("fine")
     reads = core.read_namespace
