@@ -72,16 +72,11 @@ def arrange(config: pytest.Config, items: list[pytest.Item]) -> None:
     expected = scheduling.expected((key_of(i) for i in suite), run.durations)
     units = {key_of(i): unit_of(i, expected[key_of(i)]) for i in suite}
     run.selection = scheduling.selection_digest(units)
-    shard = run.settings.shard
-    if shard is not None:
-        assigned = scheduling.assign(units.values(), shard.count)
-        dropped = [i for i in suite if assigned[key_of(i)] != shard.index]
-        suite = [i for i in suite if assigned[key_of(i)] == shard.index]
-        if dropped:
-            config.hook.pytest_deselected(items=dropped)
+    kept, dropped = scheduling.split(units, run.settings.shard)
     by_key = {key_of(i): i for i in suite}
-    ordered = scheduling.order(units[key] for key in by_key)
-    items[:] = [by_key[unit.key] for unit in ordered] + others
+    if dropped:
+        config.hook.pytest_deselected(items=[by_key[key] for key in dropped])
+    items[:] = [by_key[unit.key] for unit in kept] + others
 
 
 class Arranger:

@@ -121,6 +121,23 @@ def assign(units: Iterable[Unit], count: int) -> dict[str, int]:
     return found
 
 
+def split(
+    units: Mapping[str, Unit], shard: Shard | None
+) -> tuple[list[Unit], list[str]]:
+    """(this shard's units in run order, the keys of the other shards' units).
+
+    Without a shard, every unit, longest first. The one rule both the suite's
+    items (`arranging`) and the negative controls (`tests/negative/sharding`) use.
+    """
+    dropped: list[str] = []
+    if shard is not None:
+        assigned = assign(units.values(), shard.count)
+        dropped = [key for key in units if assigned[key] != shard.index]
+    left_out = set(dropped)
+    kept = [unit for key, unit in units.items() if key not in left_out]
+    return order(kept), dropped
+
+
 def selection_digest(keys: Iterable[str]) -> str:
     """A short fingerprint of the whole selection, the same in every shard."""
     text = "\n".join(sorted(keys))

@@ -64,6 +64,28 @@ def test_assign_balances_shards_and_keeps_blocks_whole() -> None:
     assert scheduling.assign(list(reversed(units)), 3) == assigned
 
 
+def test_split_keeps_one_shard_longest_first_and_names_the_rest() -> None:
+    units = {
+        u.key: u
+        for u in [
+            Unit("a", 10.0),
+            Unit("b", 50.0, ("scenario:b",)),
+            Unit("c", 30.0),
+            Unit("b2", 5.0, ("scenario:b",)),
+        ]
+    }
+    assert scheduling.split(units, None) == (
+        [units["b"], units["c"], units["a"], units["b2"]],
+        [],
+    )
+    kept, dropped = scheduling.split(units, scheduling.Shard(1, 2))
+    assert [u.key for u in kept] == ["b", "b2"]
+    assert dropped == ["a", "c"]
+    other, rest = scheduling.split(units, scheduling.Shard(2, 2))
+    assert [u.key for u in other] == ["c", "a"]
+    assert rest == ["b", "b2"]
+
+
 def test_two_items_with_one_key_are_refused() -> None:
     with pytest.raises(DataError, match="same key"):
         scheduling.assign([Unit("a", 1.0), Unit("a", 2.0)], 2)

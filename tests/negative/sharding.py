@@ -57,13 +57,8 @@ def arrange(
         for nodeid, fault in faulty.items()
     }
     by_id = {item.nodeid: item for item in items if item.nodeid in faulty}
-    dropped: list[pytest.Item] = []
-    if shard is not None:
-        assigned = scheduling.assign(units.values(), shard.count)
-        dropped = [by_id[k] for k in units if assigned[k] != shard.index]
-        units = {k: u for k, u in units.items() if assigned[k] == shard.index}
-    ordered = [by_id[unit.key] for unit in scheduling.order(units.values())]
-    return others + ordered, dropped
+    kept, dropped = scheduling.split(units, shard)
+    return others + [by_id[unit.key] for unit in kept], [by_id[k] for k in dropped]
 
 
 def shard_of(config: pytest.Config) -> scheduling.Shard | None:
