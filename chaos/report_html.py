@@ -15,14 +15,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from chaos import junit
 from plumbing import pages
 
 TEMPLATE = "chaos.html.j2"
 _ENVIRONMENT = pages.environment("chaos")
 
-FAILING = ("failed", "injection-unverified")
-"""Outcomes that fail the run (as in the JUnit XML): the fault broke an invariant,
-or it was never shown to have landed."""
 MEANINGS = {
     "PASS": "every experiment that applies passed, its fault shown to have landed",
     "FAIL": "an experiment failed or its fault was not shown to have landed",
@@ -33,7 +31,9 @@ MEANINGS = {
 def verdict(experiments: list[Mapping[str, Any]]) -> str:
     """PASS, FAIL or INCOMPLETE over the experiments (not applicable ones aside)."""
     outcomes = {str(e["outcome"]) for e in experiments}
-    if outcomes & set(FAILING):
+    # The outcomes that fail the run are the JUnit XML's failures: the fault
+    # broke an invariant, or it was never shown to have landed.
+    if outcomes & junit.FAILURES:
         return "FAIL"
     if "error" in outcomes or "passed" not in outcomes:
         return "INCOMPLETE"

@@ -60,7 +60,7 @@ def release_main(
 ) -> None:
     """Let the step's held user command finish (create `/tmp/go` in `main`)."""
     session = sessions.current(configuration)
-    name, _ = session.memo.get(f"pod:{step}") or (None, None)
+    name = polling.remembered_name(session, step)
     if name is None:
         name = finding.step_pods(session, workflow, step)[-1].metadata.name
     shell = executing.Shell(

@@ -85,9 +85,14 @@ def created_pod(session: Session, workflow: str, step: str) -> Any:
     )
 
 
+def _key(step: str) -> str:
+    """The session memo's key of the step's remembered pod."""
+    return f"pod:{step}"
+
+
 def remember(session: Session, step: str, pod: Any) -> None:
     """Keep the pod's name and uid as the step's pod, for the probes after the fault."""
-    session.memo[f"pod:{step}"] = (pod.metadata.name, pod.metadata.uid)
+    session.memo[_key(step)] = (pod.metadata.name, pod.metadata.uid)
 
 
 def vulnerable(session: Session, activity: str, step: str, pod: Any, text: str) -> str:
@@ -99,8 +104,14 @@ def vulnerable(session: Session, activity: str, step: str, pod: Any, text: str) 
 
 def remembered(session: Session, step: str) -> tuple[str, str]:
     """The name and uid `remember` kept for the step."""
-    name, uid = session.memo[f"pod:{step}"]
+    name, uid = session.memo[_key(step)]
     return name, uid
+
+
+def remembered_name(session: Session, step: str) -> str | None:
+    """The name `remember` kept for the step; None when no probe kept one."""
+    kept = session.memo.get(_key(step))
+    return None if kept is None else str(kept[0])
 
 
 def read(session: Session, name: str) -> Any | None:

@@ -11,8 +11,10 @@ seen instead.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from collections.abc import Mapping
 from typing import Any
+from typing import TypeVar
 
 from chaos import sessions
 from chaos.activities import activity
@@ -20,6 +22,7 @@ from chaos.controller import pods as controller_pods
 from chaos.errors import Inconclusive
 from chaos.errors import Unexpected
 from chaos.history import load_written
+from chaos.pod import polling
 from chaos.pod.finding import RETRY_SUFFIX
 from chaos.workflow import recorded
 from chaos.workflow import suspends
@@ -39,6 +42,9 @@ __all__ = [
 ]
 
 
+T = TypeVar("T")
+
+
 def _nodes(workflow: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return dict((workflow.get("status") or {}).get("nodes") or {})
 
@@ -55,6 +61,30 @@ def summary(workflow: Mapping[str, Any]) -> str:
         f"workflow {workflow['metadata']['name']} {status.get('phase')} "
         f"{status.get('message', '')!r}; nodes: {', '.join(nodes)}"
     )
+
+
+def _until_recorded(
+    session: sessions.Session,
+    name: str,
+    check: Callable[[dict[str, Any]], T | None],
+    *,
+    timeout: float,
+    describe: str,
+) -> T:
+    """`check` of Workflow `name` as the controller wrote it, read until it finds something.
+
+    The workflow probes' one wait: `check` returns what it looked for, or None
+    while the Workflow does not show it yet; on expiry the wait names
+    `describe` and the last Workflow read (`summary`).
+    """
+    ops = session.workflow_ops()
+
+    def read() -> T | NotYet:
+        current = ops.get(name)
+        found = check(current)
+        return NotYet(summary(current)) if found is None else found
+
+    return polling.poll(session, read, timeout=timeout, describe=describe)
 
 
 @activity
@@ -171,20 +201,18 @@ def node_is_recorded(
     that (upstream v4.1.2 reconciles a starting workflow about every 10 s).
     """
     session = sessions.current(configuration)
-    ops = session.workflow_ops()
-    name = session.workflow(workflow)
 
-    def recorded_in_phase() -> dict[str, Any] | NotYet:
-        current = ops.get(name)
+    def recorded_in_phase(current: dict[str, Any]) -> dict[str, Any] | None:
         nodes = pod_nodes_of(current, step)
         if len(nodes) > attempt and nodes[attempt].get("phase") == phase:
             return nodes[attempt]
-        return NotYet(summary(current))
+        return None
 
-    node: dict[str, Any] = until(
+    node = _until_recorded(
+        session,
+        session.workflow(workflow),
         recorded_in_phase,
         timeout=session.timeouts.node_phase_reported,
-        interval=session.timeouts.poll_interval,
         describe=f"the Workflow to record step {step} (attempt {attempt}) {phase}",
     )
     text = f"{node.get('name')}: recorded {phase}"
@@ -220,25 +248,22 @@ def workflow_is_running(
     The vulnerable state of a fault aimed at a workflow in mid-flight.
     """
     session = sessions.current(configuration)
-    ops = session.workflow_ops()
     name = session.workflow(workflow)
 
-    def midway() -> dict[str, Any] | NotYet:
-        current = ops.get(name)
+    def midway(current: dict[str, Any]) -> dict[str, Any] | None:
         done = [
             n
             for n in _nodes(current).values()
             if n.get("type") == "Pod" and n.get("phase") == "Succeeded"
         ]
         running = (current.get("status") or {}).get("phase") == "Running"
-        if running and len(done) >= succeeded_nodes:
-            return current
-        return NotYet(summary(current))
+        return current if running and len(done) >= succeeded_nodes else None
 
-    current = until(
+    current = _until_recorded(
+        session,
+        name,
         midway,
         timeout=session.timeouts.workflow_completed,
-        interval=session.timeouts.poll_interval,
         describe=f"workflow {name} to run with {succeeded_nodes} node(s) done",
     )
     text = summary(current)
@@ -261,20 +286,21 @@ def step_is_suspended(
     controller has started the suspend's clock and must remember it.
     """
     session = sessions.current(configuration)
-    ops = session.workflow_ops()
     name = session.workflow(workflow)
 
-    def suspended() -> tuple[dict[str, Any], dict[str, Any]] | NotYet:
-        current = ops.get(name)
+    def suspended(
+        current: dict[str, Any],
+    ) -> tuple[dict[str, Any], dict[str, Any]] | None:
         node = suspends.suspend_node(current, step)
         if node is None or node.get("phase") != "Running" or not node.get("startedAt"):
-            return NotYet(summary(current))
+            return None
         return current, node
 
-    current, node = until(
+    current, node = _until_recorded(
+        session,
+        name,
         suspended,
         timeout=session.timeouts.workflow_completed,
-        interval=session.timeouts.poll_interval,
         describe=f"step {step} of workflow {name} to be suspended",
     )
     duration = suspends.duration_of(current, node)

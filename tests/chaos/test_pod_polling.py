@@ -4,8 +4,9 @@
   condition, and returns what the condition returned;
 - on expiry (`created_pod`: within `pod_created`) it fails naming what it
   waited for and the last observation;
-- `remember` keeps the step's pod under the memo key the probes share, and
-  `vulnerable` also records the vulnerable state it is in;
+- `remember` keeps the step's pod under the memo key the probes share (its
+  name is None for a step none kept), and `vulnerable` also records the
+  vulnerable state it is in;
 - `read` answers None for a pod that is not there and raises other errors.
 """
 
@@ -101,6 +102,8 @@ def test_remember_keeps_the_step_pod_under_its_memo_key() -> None:
 
     assert s.memo == {"pod:a": ("p", "uid-p")}
     assert polling.remembered(s, "a") == ("p", "uid-p")
+    assert polling.remembered_name(s, "a") == "p"
+    assert polling.remembered_name(s, "b") is None
 
 
 def test_vulnerable_remembers_the_pod_and_records_the_state() -> None:

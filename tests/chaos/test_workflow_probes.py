@@ -248,6 +248,9 @@ def test_a_node_still_recorded_pending_is_not_the_vulnerable_state(session):
     session.ops.workflow = _pod_node("Pending")
     session.timeouts = Timeouts(poll_interval=0.05, node_phase_reported=0.2)
 
-    with pytest.raises(WaitTimeout, match=r"record step work \(attempt 0\) Running"):
+    with pytest.raises(
+        WaitTimeout, match=r"record step work \(attempt 0\) Running"
+    ) as caught:
         probes.node_is_recorded("work", configuration=CONFIG)
     assert session.vulnerable == []
+    assert "nodes: work(0)=Pending" in str(caught.value), "the last Workflow read"

@@ -236,6 +236,28 @@ _AUX_MESSAGES = (f"{common.WAIT}: ", f"{common.SUPERVISOR}: ")
 """How a node's message starts when its aux container's failure decided it."""
 
 
+def _misreport(op: Operation, new: Json) -> None:
+    """Apply this process's deliberate fault, if any, to a node assessed from its pod.
+
+    The chaos negative controls: `oom-reported-as-error` and `start-error-as-error`
+    make their own main failure `Error`, not `Failed`; `aux-failure-ignored` makes
+    a node decided by a failed aux container after main exited 0 `Succeeded`, not
+    `Error`. Without one of these faults the node is left as assessed.
+    """
+    message = str(new.get("message", ""))
+    misreported = _REPORTED_AS_ERROR.get(op.settings.fault)
+    if misreported is not None and message.startswith(misreported):
+        new["phase"] = "Error"
+    if (
+        op.settings.has_fault(Fault.AUX_FAILURE_IGNORED)
+        and new.get("phase") == "Error"
+        and message.startswith(_AUX_MESSAGES)
+        and (new.get("outputs") or {}).get("exitCode") == "0"
+    ):
+        new["phase"] = "Succeeded"
+        new.pop("message", None)
+
+
 def reconcile_pods(op: Operation) -> bool:
     """Update nodes from their pods; False when a succeeded node still awaits its task result."""
     incomplete = False
@@ -259,23 +281,8 @@ def reconcile_pods(op: Operation) -> bool:
         if assessment.terminate:
             op.effects.terminate_pod(op.namespace, pod["metadata"]["name"])
         new = assessment.node
-        misreported = _REPORTED_AS_ERROR.get(op.settings.fault)
-        if (
-            new is not None
-            and misreported is not None
-            and str(new.get("message", "")).startswith(misreported)
-        ):
-            new["phase"] = "Error"  # a chaos negative control's deliberate fault
-        if (
-            new is not None
-            and op.settings.has_fault(Fault.AUX_FAILURE_IGNORED)
-            and new.get("phase") == "Error"
-            and str(new.get("message", "")).startswith(_AUX_MESSAGES)
-            and (new.get("outputs") or {}).get("exitCode") == "0"
-        ):
-            new["phase"] = "Succeeded"  # the chaos negative control's deliberate fault
-            new.pop("message", None)
         if new is not None:
+            _misreport(op, new)
             if (
                 new.get("phase") == "Succeeded"
                 and node.get("taskResultSynced") is False
