@@ -11,6 +11,7 @@ Deletion strips the pod status-capture finalizer from the namespace's pods
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 from typing import Any
 
@@ -118,8 +119,18 @@ def start_delete(clients: kube.Clients, *, name: str, session_id: str) -> bool:
     return True
 
 
-def wait_deleted(clients: kube.Clients, *, name: str, timeouts: Timeouts) -> None:
-    """Wait until namespace `name`, being deleted, is gone."""
+def wait_deleted(
+    clients: kube.Clients,
+    *,
+    name: str,
+    timeouts: Timeouts,
+    timeout: float | None = None,
+) -> None:
+    """Wait until namespace `name`, being deleted, is gone.
+
+    Within `timeouts.namespace_deleted`, or `timeout` when a caller shares one
+    bound among several namespaces.
+    """
     from kubernetes.client.exceptions import ApiException
 
     def gone() -> bool | NotYet:
@@ -138,7 +149,7 @@ def wait_deleted(clients: kube.Clients, *, name: str, timeouts: Timeouts) -> Non
 
     until(
         gone,
-        timeout=timeouts.namespace_deleted,
+        timeout=timeouts.namespace_deleted if timeout is None else timeout,
         interval=max(timeouts.poll_interval, 1.0),
         describe=f"namespace {name} to be deleted",
     )
@@ -179,14 +190,24 @@ class Deletions:
             self.pending.append(name)
 
     def wait_all(self) -> list[str]:
-        """Wait for every started deletion; return the namespaces still there."""
+        """Wait for every started deletion; return the namespaces still there.
+
+        One `namespace_deleted` bound for them all: they have been deleting side
+        by side, so N stuck namespaces cost one timeout, not N.
+        """
         from kubernetes.client.exceptions import ApiException
 
+        deadline = time.monotonic() + self._timeouts.namespace_deleted
         left: list[str] = []
         while self.pending:
             name = self.pending.pop(0)
             try:
-                wait_deleted(self._clients, name=name, timeouts=self._timeouts)
+                wait_deleted(
+                    self._clients,
+                    name=name,
+                    timeouts=self._timeouts,
+                    timeout=max(0.0, deadline - time.monotonic()),
+                )
             except (WaitTimeout, ApiException) as exc:
                 logger.error("[%s] Left to the run's sweep: %s", name, exc)
                 left.append(name)

@@ -184,3 +184,29 @@ def test_an_api_error_while_waiting_leaves_that_namespace_to_the_sweep():
     core.read_namespace = read  # type: ignore[method-assign]
     assert deletions.wait_all() == ["broken"]
     assert "fine" not in core.labels
+
+
+def test_stuck_namespaces_share_one_bound(monkeypatch):
+    """Two stuck namespaces cost one `namespace_deleted` wait, not two."""
+    now = [1000.0]
+    bounds: list[float] = []
+
+    def waited(clients: Any, *, name: str, timeouts: Timeouts, timeout: float) -> None:
+        bounds.append(timeout)
+        now[0] += timeout  # a stuck namespace uses up all it was given
+        raise namespaces.WaitTimeout(
+            describe=f"namespace {name} to be deleted",
+            timeout=timeout,
+            last_observed="Terminating",
+        )
+
+    monkeypatch.setattr(namespaces, "wait_deleted", waited)
+    monkeypatch.setattr(namespaces.time, "monotonic", lambda: now[0])
+    core = Core()
+    for name in ("one", "two"):
+        _ours(core, name)
+    deletions = _deletions(core, dataclasses.replace(TIMEOUTS, namespace_deleted=60.0))
+    deletions.start("one")
+    deletions.start("two")
+    assert deletions.wait_all() == ["one", "two"]
+    assert bounds == [60.0, 0.0]
