@@ -9,7 +9,7 @@ the tests that run one hold the unlabelled-workflows lock and still wait.) So th
 `dedicated_instance` fixture hands its uninstall to `Background`, which runs it in
 a thread while the next test starts, and the process joins them all at its end.
 
-A failure is logged with its command's error and counted, not raised into
+A failure is logged with its command's error, not raised into
 whichever test ran last; what it left behind carries the run's session label,
 and the run's sweep removes it and reports it among the leaks.
 """
