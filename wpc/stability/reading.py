@@ -20,17 +20,16 @@ from typing import Any
 import yaml
 
 from chaos import junit as chaos_junit
-from chaos.errors import ReportError
-from chaos.report import validate_report
 from chaos.suite import experimenting
 from conformance.errors import DataError
 from conformance.report import documents
 from conformance.report import html
 from conformance.report import identity
 from conformance.report import schemafiles
+from wpc.diff import chaoscases
 
 CONFORMANCE = documents.KIND
-CHAOS = "ChaosReport"
+CHAOS = chaoscases.KIND
 KINDS = (CONFORMANCE, CHAOS)
 
 SUITE_FAILURES = frozenset({"failed", "error"})
@@ -108,12 +107,9 @@ def _chaos_items(document: Mapping[str, Any]) -> dict[str, Observation]:
 
 
 def _chaos(path: Path, document: dict[str, Any]) -> Run:
-    try:
-        validate_report(document)
-    except ReportError as exc:
-        raise DataError(f"{path}: {exc}") from exc
+    checked = chaoscases.checked(path, document)
     return Run(
-        path=str(path), kind=CHAOS, document=document, items=_chaos_items(document)
+        path=str(path), kind=CHAOS, document=checked, items=_chaos_items(checked)
     )
 
 

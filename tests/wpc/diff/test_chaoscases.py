@@ -192,3 +192,14 @@ def test_a_file_that_is_not_a_chaos_report_is_refused(tmp_path):
         DataError, match=r"chaos-x.yaml: the ChaosReport does not match"
     ):
         chaoscases.read(path)
+
+
+def test_a_chaos_report_that_is_not_utf8_is_refused_naming_the_file(tmp_path):
+    # Failed before (UnicodeDecodeError, a traceback of `qualify --rediff`): the
+    # file was read with its own read_text instead of the reports' reader.
+    path = tmp_path / "chaos-x.yaml"
+    path.write_bytes(b"\xff\xfekind: ChaosReport\n")
+    with pytest.raises(
+        DataError, match=r"chaos-x.yaml: the ChaosReport is not UTF-8 text"
+    ):
+        chaoscases.read(path)
