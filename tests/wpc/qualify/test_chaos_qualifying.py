@@ -32,6 +32,7 @@ from conformance.exitcodes import ExitCode
 from tests.wpc.diff.builders import chaos_report
 from tests.wpc.diff.builders import entry
 from tests.wpc.diff.builders import report
+from tests.wpc.qualify.test_explained import qualify_args
 from wpc import suite_cli as conformance_cli
 from wpc.qualify import builds
 from wpc.qualify import chaos_running
@@ -261,23 +262,10 @@ def test_the_verb_runs_chaos_only_when_asked_and_counts_it_in_its_exit_code(
     extra = tuple(
         str(explained_pod(tmp_path)) if a == "EXPLAINED" else a for a in extra
     )
-    argv = [
-        "qualify",
-        "--old",
-        "v4.1.0",
-        "--new",
-        "v4.1.2",
-        "--source",
-        "/src",
-        "--reruns",
-        "1",
-        "--no-explained",
-        "--output-dir",
-        str(tmp_path / "q"),
-    ]
-    if "--explained" in extra:
-        argv.remove("--no-explained")
-    args = conformance_cli.parser().parse_args([*argv, *extra])
+    explained = () if "--explained" in extra else ("--no-explained",)
+    args = conformance_cli.parser().parse_args(
+        qualify_args(tmp_path, *explained, *extra)
+    )
     assert qualify_cli.main(args) == code
     assert len(chaos.runs) == chaos_runs
     out = capsys.readouterr().out
