@@ -5,9 +5,10 @@ A ConformanceReport's items are its `tests`, keyed by their stable identity
 experiments, keyed the same way by experiment and layout
 (`controller-cut-off-from-apiserver[initless]`). Of each item the comparison
 keeps the outcome, the duration and, where it did not pass, what the report
-says about it. The file is read and schema-checked by the report's own reader
-(each error names the file), and the rest of the document is kept for the check
-that the runs are alike.
+says about it. The file is read and parsed once, then schema-checked as the
+diff checks a report (`wpc.diff.reading`) or the chaos diff a ChaosReport
+(`chaoscases`), each error naming the file; the rest of the document is kept
+for the check that the runs are alike.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ from chaos import junit as chaos_junit
 from chaos.suite import experimenting
 from conformance.errors import DataError
 from conformance.report import documents
-from conformance.report import html
 from conformance.report import identity
 from conformance.report import schemafiles
 from wpc.diff import chaoscases
+from wpc.diff import reading as diff_reading
 
 CONFORMANCE = documents.KIND
 CHAOS = chaoscases.KIND
@@ -129,8 +130,8 @@ def read(path: Path) -> Run:
             f"{path}: kind: expected {' or '.join(KINDS)}, got {kind!r} "
             "(give the reports of finished runs)"
         )
-    # The suite's own reader: schema-checked, old reports given the identity.
-    suite = html.read(path)
+    # The diff's checks of a report (parsed once here): schema, identity of old ones.
+    suite = diff_reading.checked(path, document)
     return Run(
         path=str(path), kind=CONFORMANCE, document=suite, items=_suite_items(suite)
     )
