@@ -27,14 +27,15 @@ from conformance.report import documents
 from conformance.report import identity
 from conformance.report import schemafiles
 from wpc.diff import chaoscases
+from wpc.diff import comparing
 from wpc.diff import reading as diff_reading
 
 CONFORMANCE = documents.KIND
 CHAOS = chaoscases.KIND
 KINDS = (CONFORMANCE, CHAOS)
 
-SUITE_FAILURES = frozenset({"failed", "error"})
-"""A suite item's outcomes that fail a run (pytest's exit 1)."""
+SUITE_FAILURES = comparing.BAD
+"""A suite item's outcomes that fail a run (pytest's exit 1): the diff's bad ones."""
 CHAOS_FAILURES = chaos_junit.FAILURES | {"error"}
 """A chaos case's outcomes that fail `make chaos` (its JUnit failures and errors)."""
 
