@@ -236,10 +236,15 @@ def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
     return p
 
 
-def _uninstall(args: argparse.Namespace) -> int:
-    profile = profiles.load(
+def _profile(args: argparse.Namespace) -> profiles.Profile:
+    """The profile `--implementation` names, with its `--profile-var` values."""
+    return profiles.load(
         args.implementation, variables=variables.parse(args.profile_var)
     )
+
+
+def _uninstall(args: argparse.Namespace) -> int:
+    profile = _profile(args)
     selected = layouts.parse_selection(args.layout)
     cluster = ClusterChoice.of(args)
     log_dir = Path("reports") / "logs"
@@ -272,13 +277,12 @@ def _uninstall(args: argparse.Namespace) -> int:
 
 
 def _export_images(args: argparse.Namespace) -> int:
-    profile = profiles.load(
-        args.implementation, variables=variables.parse(args.profile_var)
-    )
-    listing = exporting.export(profile, args.dir)
+    profile = _profile(args)
+    # Not `listing`: that is the module `run` collects with.
+    exported = exporting.export(profile, args.dir)
     sys.stdout.writelines(
         f"{entry.name}:{entry.tag} {entry.digest} {args.dir / entry.archive}\n"
-        for entry in listing
+        for entry in exported
     )
     sys.stdout.write(f"{args.dir / exporting.INDEX}\n")
     return 0

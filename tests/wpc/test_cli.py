@@ -160,6 +160,7 @@ def test_conformance_verbs_reach_python_m_conformance_under_their_name(
         (["profile", "check", "reference"], "--profile-var"),
         # Failed before: `dict(v.split("=", 1))` raised a ValueError traceback.
         (["uninstall", "--implementation", "reference"], "--profile-var"),
+        (["images", "export", "out"], "--profile-var"),
         # Failed before: argparse's usage error (exit 2) for a missing `=`, and
         # SystemExit 1 for a name given twice.
         (["bench", "--skip-prepare"], "--profile-var"),

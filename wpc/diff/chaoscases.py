@@ -22,9 +22,11 @@ from typing import Any
 
 import yaml
 
+from chaos import junit as chaos_junit
 from chaos.errors import ReportError
 from chaos.report import validate_report
 from conformance.errors import DataError
+from conformance.report import schemafiles
 from wpc.diff.comparing import ChaosDiff
 from wpc.diff.comparing import ChaosSide
 from wpc.diff.comparing import Item
@@ -33,21 +35,27 @@ from wpc.diff.comparing import NotApplicable
 from wpc.diff.comparing import change_kind
 
 KIND = "ChaosReport"
-NOT_APPLICABLE = frozenset({"not-applicable", "skipped"})
-"""Outcomes that say the case could not run here: listed, never a change."""
+NOT_APPLICABLE = chaos_junit.NOT_RUN
+"""Outcomes that say the case could not run here (those the chaos JUnit counts as
+not run): listed, never a change."""
 
 
 def read(path: Path) -> dict[str, Any]:
     """The ChaosReport at `path`, validated; DataError naming the file and key if not."""
+    # The reports' reader: a file too large, not regular or not UTF-8 is refused too.
+    text = schemafiles.read_text(path, KIND)
     try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read the ChaosReport: {exc}") from exc
+        document = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise DataError(f"{path}: not valid YAML: {exc}") from exc
     if not isinstance(document, dict) or document.get("kind") != KIND:
         found = document.get("kind") if isinstance(document, dict) else document
         raise DataError(f"{path}: key kind: expected {KIND!r}, got {found!r}")
+    return checked(path, document)
+
+
+def checked(path: Path, document: dict[str, Any]) -> dict[str, Any]:
+    """A ChaosReport read from `path`, schema-checked; DataError naming the file if not."""
     try:
         validate_report(document)
     except ReportError as exc:

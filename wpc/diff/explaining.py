@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Sequence
 from fnmatch import fnmatchcase
@@ -170,6 +171,20 @@ def _first_for_clause(
     return next((e for e in entries if matches_clause(e, change, tests)), None)
 
 
+def _explained(
+    changes: Sequence[ItemChange],
+    entries: Sequence[Explanation],
+    matches: Callable[[Explanation, ItemChange], bool],
+) -> list[ItemChange]:
+    """Copies of `changes` (items or chaos cases), each with the first entry it matches."""
+    return [
+        dataclasses.replace(
+            c, explanation=next((e for e in entries if matches(e, c)), None)
+        )
+        for c in changes
+    ]
+
+
 def apply(
     diff: ReportDiff,
     entries: Sequence[Explanation],
@@ -185,30 +200,15 @@ def apply(
     """
     olds, news = refs(diff.old, *old_refs), refs(diff.new, *new_refs)
     applicable = [e for e in entries if _any(e.old, olds) and _any(e.new, news)]
-    items = [
-        dataclasses.replace(
-            c, explanation=next((e for e in applicable if matches_item(e, c)), None)
-        )
-        for c in diff.items
-    ]
+    items = _explained(diff.items, applicable, matches_item)
     clauses = [
         dataclasses.replace(c, explanation=_first_for_clause(applicable, diff, c))
         for c in diff.clauses
     ]
     chaos = diff.chaos
     if chaos is not None:
-        chaos = dataclasses.replace(
-            chaos,
-            cases=[
-                dataclasses.replace(
-                    c,
-                    explanation=next(
-                        (e for e in applicable if matches_case(e, c)), None
-                    ),
-                )
-                for c in chaos.cases
-            ],
-        )
+        cases = _explained(chaos.cases, applicable, matches_case)
+        chaos = dataclasses.replace(chaos, cases=cases)
     matched = [c.explanation for c in items] + [c.explanation for c in clauses]
     matched += [c.explanation for c in chaos.cases] if chaos is not None else []
     used = {e.entry for e in matched if e is not None}

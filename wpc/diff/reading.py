@@ -27,6 +27,14 @@ def read(path: Path) -> dict[str, Any]:
         document = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise DataError(f"{path}: not valid YAML: {exc}") from exc
+    return checked(path, document)
+
+
+def checked(path: Path, document: Any) -> dict[str, Any]:
+    """`document`, parsed from `path`, as a valid ConformanceReport; DataError if not.
+
+    For a caller that has parsed the file already (to tell its kind).
+    """
     if not isinstance(document, dict):
         raise DataError(
             f"{path}: not a ConformanceReport: expected a mapping with apiVersion "

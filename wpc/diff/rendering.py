@@ -495,6 +495,15 @@ def _chaos_case(change: ItemChange) -> dict[str, Any]:
     return {"experiment": change.new.short_name, **found}
 
 
+def _chaos_only(item: Item) -> dict[str, Any]:
+    """A case only one side's ChaosReport has."""
+    return {
+        "experiment": item.short_name,
+        "layout": item.layout,
+        "outcome": item.outcome,
+    }
+
+
 def chaos_document(chaos: ChaosDiff) -> dict[str, Any]:
     """The document's `chaos` section."""
     return {
@@ -506,14 +515,8 @@ def chaos_document(chaos: ChaosDiff) -> dict[str, Any]:
             plural: [_chaos_case(c) for c in chaos.of_kind(kind)]
             for kind, plural in KINDS.items()
         },
-        "added": [
-            {"experiment": i.short_name, "layout": i.layout, "outcome": i.outcome}
-            for i in chaos.added
-        ],
-        "removed": [
-            {"experiment": i.short_name, "layout": i.layout, "outcome": i.outcome}
-            for i in chaos.removed
-        ],
+        "added": [_chaos_only(i) for i in chaos.added],
+        "removed": [_chaos_only(i) for i in chaos.removed],
         "notApplicable": [
             {
                 "experiment": n.name,
@@ -551,12 +554,10 @@ def chaos_lines(chaos: ChaosDiff) -> list[str]:
             ("change", "layout", "experiment", "old", "new", "rerun"),
             [change_row(c) for c in chaos.cases],
         )
-    found += [
-        f"  added: {i.short_name} [{i.layout}] ({i.outcome})" for i in chaos.added
-    ]
-    found += [
-        f"  removed: {i.short_name} [{i.layout}] ({i.outcome})" for i in chaos.removed
-    ]
+    for label, items in (("added", chaos.added), ("removed", chaos.removed)):
+        found += [
+            f"  {label}: {i.short_name} [{i.layout}] ({i.outcome})" for i in items
+        ]
     found += [
         f"  not applicable: {n.name} [{n.layout}] (old {n.old or '-'}, new "
         f"{n.new or '-'}): {n.reason}"

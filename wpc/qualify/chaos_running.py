@@ -18,6 +18,7 @@ experiments name it.
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import os
 import shlex
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Protocol
 
 from conformance.errors import CommandError
-from wpc.qualify import builds
+from conformance.implementations import profiles
 from wpc.qualify import running
 from wpc.qualify.builds import Build
 
@@ -82,10 +83,17 @@ class ChaosSuiteRunner:
     cluster: str = "wpc"
     python: str = field(default=sys.executable)
 
+    @functools.cached_property
+    def profile_name(self) -> str:
+        """The profile's name, loaded once: every build's is the same.
+
+        The verbs have checked each build's variables (`builds.check_profile`).
+        """
+        return profiles.load(self.implementation).name
+
     def report(self, run: ChaosRun) -> Path:
         """Where the run's ChaosReport lands: named after the profile, not its path."""
-        name = builds.check_profile(self.implementation, run.build).name
-        return run.reports_dir / f"chaos-{name}.yaml"
+        return run.reports_dir / f"chaos-{self.profile_name}.yaml"
 
     def environment(self, run: ChaosRun) -> dict[str, str]:
         """The chaos suite's variables for this build (docs/environment-variables.md)."""

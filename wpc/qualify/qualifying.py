@@ -85,10 +85,6 @@ def rerun_pattern(prefix: str) -> re.Pattern[str]:
     )
 
 
-RERUN_DIR = rerun_pattern(SUITE_RERUNS)
-"""A suite rerun's reports directory, as `rerun_dir` names it."""
-
-
 def rerun_dir(
     out_dir: Path, round_: int, side: str, layout: str, prefix: str = SUITE_RERUNS
 ) -> Path:

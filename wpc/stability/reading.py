@@ -5,9 +5,10 @@ A ConformanceReport's items are its `tests`, keyed by their stable identity
 experiments, keyed the same way by experiment and layout
 (`controller-cut-off-from-apiserver[initless]`). Of each item the comparison
 keeps the outcome, the duration and, where it did not pass, what the report
-says about it. The file is read and schema-checked by the report's own reader
-(each error names the file), and the rest of the document is kept for the check
-that the runs are alike.
+says about it. The file is read and parsed once, then schema-checked as the
+diff checks a report (`wpc.diff.reading`) or the chaos diff a ChaosReport
+(`chaoscases`), each error naming the file; the rest of the document is kept
+for the check that the runs are alike.
 """
 
 from __future__ import annotations
@@ -20,21 +21,21 @@ from typing import Any
 import yaml
 
 from chaos import junit as chaos_junit
-from chaos.errors import ReportError
-from chaos.report import validate_report
 from chaos.suite import experimenting
 from conformance.errors import DataError
 from conformance.report import documents
-from conformance.report import html
 from conformance.report import identity
 from conformance.report import schemafiles
+from wpc.diff import chaoscases
+from wpc.diff import comparing
+from wpc.diff import reading as diff_reading
 
 CONFORMANCE = documents.KIND
-CHAOS = "ChaosReport"
+CHAOS = chaoscases.KIND
 KINDS = (CONFORMANCE, CHAOS)
 
-SUITE_FAILURES = frozenset({"failed", "error"})
-"""A suite item's outcomes that fail a run (pytest's exit 1)."""
+SUITE_FAILURES = comparing.BAD
+"""A suite item's outcomes that fail a run (pytest's exit 1): the diff's bad ones."""
 CHAOS_FAILURES = chaos_junit.FAILURES | {"error"}
 """A chaos case's outcomes that fail `make chaos` (its JUnit failures and errors)."""
 
@@ -108,12 +109,9 @@ def _chaos_items(document: Mapping[str, Any]) -> dict[str, Observation]:
 
 
 def _chaos(path: Path, document: dict[str, Any]) -> Run:
-    try:
-        validate_report(document)
-    except ReportError as exc:
-        raise DataError(f"{path}: {exc}") from exc
+    checked = chaoscases.checked(path, document)
     return Run(
-        path=str(path), kind=CHAOS, document=document, items=_chaos_items(document)
+        path=str(path), kind=CHAOS, document=checked, items=_chaos_items(checked)
     )
 
 
@@ -133,8 +131,8 @@ def read(path: Path) -> Run:
             f"{path}: kind: expected {' or '.join(KINDS)}, got {kind!r} "
             "(give the reports of finished runs)"
         )
-    # The suite's own reader: schema-checked, old reports given the identity.
-    suite = html.read(path)
+    # The diff's checks of a report (parsed once here): schema, identity of old ones.
+    suite = diff_reading.checked(path, document)
     return Run(
         path=str(path), kind=CONFORMANCE, document=suite, items=_suite_items(suite)
     )

@@ -201,12 +201,21 @@ def chaos(args: argparse.Namespace) -> int:
         sys.stderr.write(f"wpc chaos run: {exc}\n")
         return ExitCode.INVALID_INPUT
 
+    def report_of(index: int) -> Path:
+        # Named after the profile like `base`: the profile is loaded once, not per run.
+        return run_dir(args.reports, index, count) / base.name
+
     def nth(index: int) -> argparse.Namespace:
         reports = run_dir(args.reports, index, count)
-        return argparse.Namespace(**{**vars(args), "reports": reports, "repeat": "1"})
-
-    def report_of(index: int) -> Path:
-        return parallel.report_of(nth(index).reports, os.environ)
+        # Its --report is the one it writes, so its summary loads no profile either.
+        return argparse.Namespace(
+            **{
+                **vars(args),
+                "reports": reports,
+                "report": report_of(index),
+                "repeat": "1",
+            }
+        )
 
     def run(index: int) -> int:
         # The ChaosReport gathers entries run after run: one left in this

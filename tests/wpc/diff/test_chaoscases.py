@@ -26,6 +26,7 @@ from tests.wpc.diff.builders import report
 from wpc.diff import chaoscases
 from wpc.diff import comparing
 from wpc.diff import explaining
+from wpc.diff import rendering
 from wpc.diff import reruns
 from wpc.diff.comparing import Explanation
 from wpc.diff.comparing import RerunRecord
@@ -192,3 +193,35 @@ def test_a_file_that_is_not_a_chaos_report_is_refused(tmp_path):
         DataError, match=r"chaos-x.yaml: the ChaosReport does not match"
     ):
         chaoscases.read(path)
+
+
+def test_a_chaos_report_that_is_not_utf8_is_refused_naming_the_file(tmp_path):
+    # Failed before (UnicodeDecodeError, a traceback of `qualify --rediff`): the
+    # file was read with its own read_text instead of the reports' reader.
+    path = tmp_path / "chaos-x.yaml"
+    path.write_bytes(b"\xff\xfekind: ChaosReport\n")
+    with pytest.raises(
+        DataError, match=r"chaos-x.yaml: the ChaosReport is not UTF-8 text"
+    ):
+        chaoscases.read(path)
+
+
+def test_cases_only_one_report_holds_are_rendered_with_layout_and_outcome():
+    base = comparing.compare(
+        report([entry("A", "legacy")]), report([entry("A", "legacy")])
+    )
+    diff = dataclasses.replace(base, chaos=chaos_diff())
+    chaos = rendering.document(diff)["chaos"]
+    assert chaos["added"] == [
+        {
+            "experiment": "worker-frozen-while-main-runs",
+            "layout": "legacy",
+            "outcome": "failed",
+        }
+    ]
+    assert chaos["removed"] == [
+        {"experiment": "apiserver-unavailable", "layout": "legacy", "outcome": "passed"}
+    ]
+    table = rendering.table(diff)
+    assert "  added: worker-frozen-while-main-runs [legacy] (failed)\n" in table
+    assert "  removed: apiserver-unavailable [legacy] (passed)\n" in table

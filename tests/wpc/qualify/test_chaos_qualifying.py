@@ -29,9 +29,11 @@ import yaml
 
 from conformance.errors import CommandError
 from conformance.exitcodes import ExitCode
+from conformance.implementations import profiles
 from tests.wpc.diff.builders import chaos_report
 from tests.wpc.diff.builders import entry
 from tests.wpc.diff.builders import report
+from tests.wpc.qualify.test_explained import qualify_args
 from wpc import suite_cli as conformance_cli
 from wpc.qualify import builds
 from wpc.qualify import chaos_running
@@ -261,23 +263,10 @@ def test_the_verb_runs_chaos_only_when_asked_and_counts_it_in_its_exit_code(
     extra = tuple(
         str(explained_pod(tmp_path)) if a == "EXPLAINED" else a for a in extra
     )
-    argv = [
-        "qualify",
-        "--old",
-        "v4.1.0",
-        "--new",
-        "v4.1.2",
-        "--source",
-        "/src",
-        "--reruns",
-        "1",
-        "--no-explained",
-        "--output-dir",
-        str(tmp_path / "q"),
-    ]
-    if "--explained" in extra:
-        argv.remove("--no-explained")
-    args = conformance_cli.parser().parse_args([*argv, *extra])
+    explained = () if "--explained" in extra else ("--no-explained",)
+    args = conformance_cli.parser().parse_args(
+        qualify_args(tmp_path, *explained, *extra)
+    )
     assert qualify_cli.main(args) == code
     assert len(chaos.runs) == chaos_runs
     out = capsys.readouterr().out
@@ -372,3 +361,27 @@ def test_a_cluster_that_does_not_come_up_stops_the_chaos_run(tmp_path, monkeypat
     with pytest.raises(CommandError, match="did not come up"):
         chaos_running.ChaosSuiteRunner(implementation="argo-workflows")(run)
     assert len(calls) == 1
+
+
+def test_the_chaos_suite_runner_loads_the_profile_once_for_its_report_name(
+    tmp_path, monkeypatch
+):
+    # Failed before: 4 loads for two runs (`builds.check_profile` per report path).
+    loaded: list[str] = []
+    real_load = profiles.load
+
+    def counting_load(name_or_path, **kwargs):
+        loaded.append(name_or_path)
+        return real_load(name_or_path, **kwargs)
+
+    monkeypatch.setattr(profiles, "load", counting_load)
+    old, new = builds.plan("v4.1.0", "v4.1.2", "/src")
+    runner = chaos_running.ChaosSuiteRunner(implementation="argo-workflows")
+    reports = [
+        runner.report(ChaosRun(build=build, layout="both", reports_dir=tmp_path / side))
+        for build, side in ((old, "o"), (new, "n"))
+    ]
+    assert reports == [
+        tmp_path / side / "chaos-argo-workflows.yaml" for side in ("o", "n")
+    ]
+    assert loaded == ["argo-workflows"]

@@ -34,6 +34,7 @@ from tests.wpc.diff.builders import entry
 from tests.wpc.diff.builders import report
 from wpc import cli as wpc_cli
 from wpc import suite_cli
+from wpc.stability import reading
 
 ITEMS = ("HelloWorld", "StatusPodDeletion")
 README = Path(__file__).parents[3] / "README.md"
@@ -212,6 +213,23 @@ def test_a_file_that_is_no_report_is_refused(tmp_path: Path, capsys):
 
     assert stability(suite, str(other)) == ExitCode.INVALID_INPUT
     assert "kind: expected ConformanceReport or ChaosReport" in capsys.readouterr().err
+
+
+def test_a_report_is_parsed_once(tmp_path: Path, monkeypatch):
+    # Failed before: twice (its kind, then the suite's reader read the file again),
+    # about half a second more per full report.
+    (path,) = write(tmp_path, suite_run())
+    real = yaml.safe_load
+    parsed: list[object] = []
+
+    def counting(stream: Any) -> Any:
+        parsed.append(stream)
+        return real(stream)
+
+    monkeypatch.setattr(yaml, "safe_load", counting)
+    run = reading.read(Path(path))
+    assert len(parsed) == 1
+    assert set(run.items) == {f"{name}[legacy]" for name in ITEMS}
 
 
 def test_image_digests_alone_do_not_make_runs_different(tmp_path: Path):

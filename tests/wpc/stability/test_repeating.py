@@ -270,3 +270,26 @@ def test_chaos_refuses_one_report_path_for_several_runs(
 
     assert "--report names one report" in capsys.readouterr().err
     assert seen == []
+
+
+def test_chaos_repeat_names_the_report_once_for_every_run(tmp_path: Path, monkeypatch):
+    # Failed before: 7 calls for 2 runs, each loading the profile for its name
+    # (the base, then per run its unlink, the freshness check and the summary).
+    chaos_runs(monkeypatch, ["passed", "passed"])
+    real = parallel.report_of
+    named: list[Path] = []
+
+    def counting(reports: Path, environ: Any) -> Path:
+        named.append(reports)
+        return real(reports, environ)
+
+    monkeypatch.setattr(parallel, "report_of", counting)
+
+    argv = ["chaos", "run", "--reports", str(tmp_path), "--repeat", "2"]
+    assert cli.main(argv) == 0
+
+    assert named == [tmp_path]
+    found = yaml.safe_load((tmp_path / "stability-chaos-reference.yaml").read_text())
+    assert [r["report"] for r in found["runs"]] == [
+        str(tmp_path / f"run-{k}-of-2" / "chaos-reference.yaml") for k in (1, 2)
+    ]
