@@ -132,10 +132,18 @@ class KindProvider:
             ("kubectl", self._kubectl_built),
             ("kind create", lambda: self._kind_create(cluster, state["image"], retain)),
             ("marker", lambda: self._mark(cluster, state["image"])),
+            # CoreDNS pods start only on Ready nodes (the pod network), so its
+            # restart is waited for after the nodes, and DNS is asked after it.
+            (
+                "nodes Ready",
+                lambda: readiness.wait_nodes(
+                    s, cluster, kubeconfig=self.kubeconfig_path(cluster)
+                ),
+            ),
             ("CoreDNS forwards nothing", lambda: self._own_corefile(cluster)),
             (
-                "nodes Ready and DNS answers",
-                lambda: readiness.wait(
+                "DNS answers",
+                lambda: readiness.wait_dns(
                     s, cluster, kubeconfig=self.kubeconfig_path(cluster)
                 ),
             ),
@@ -233,11 +241,10 @@ class KindProvider:
         )
         commands.capture([*kubectl, "apply", "-f", "-"], stdin=body, error=RunError)
         # The reload plugin would notice within a minute or so; a restart is
-        # immediate, and the DNS check that follows waits for the new pods.
-        for verb in (
-            ["restart"],
-            ["status", f"--timeout={int(self.settings.dns_timeout)}s"],
-        ):
+        # immediate. The DNS check that follows cannot tell old pods from new
+        # (both answer), so the rollout is what proves every pod runs ours.
+        timeout = int(self.settings.coredns_restart_timeout)
+        for verb in (["restart"], ["status", f"--timeout={timeout}s"]):
             commands.capture(
                 [*kubectl, "-n", "kube-system", "rollout", *verb, "deployment/coredns"],
                 error=RunError,

@@ -98,6 +98,12 @@ def dns_answers(s: KindSettings, kubeconfig: Path, cluster: str) -> str | NotYet
 
 def wait(s: KindSettings, cluster: str, *, kubeconfig: Path) -> None:
     """Wait for every node Ready, then for DNS answers three times in a row."""
+    wait_nodes(s, cluster, kubeconfig=kubeconfig)
+    wait_dns(s, cluster, kubeconfig=kubeconfig)
+
+
+def wait_nodes(s: KindSettings, cluster: str, *, kubeconfig: Path) -> None:
+    """Wait for every node of the cluster to be Ready (its pod network is up)."""
     expected = len(node_containers(s.docker, cluster))
     until(
         lambda: nodes_ready(s, kubeconfig, expected),
@@ -107,6 +113,10 @@ def wait(s: KindSettings, cluster: str, *, kubeconfig: Path) -> None:
         ignoring=(RunError,),  # the apiserver may still be settling
         error=WaitTimeout,
     )
+
+
+def wait_dns(s: KindSettings, cluster: str, *, kubeconfig: Path) -> None:
+    """Wait for CoreDNS to answer through the kube-dns Service three times in a row."""
     until(
         lambda: dns_answers(s, kubeconfig, cluster),
         timeout=s.dns_timeout,

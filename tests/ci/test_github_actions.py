@@ -9,7 +9,8 @@
 - commands that need root run as `sudo ... env "PATH=$PATH"`, so Go and Python
   from setup-go and setup-python stay on PATH;
 - the workflow reads the repository and nothing more (`permissions: contents: read`);
-- the checker itself catches a nonexistent make target and a bad option.
+- the checker itself catches a nonexistent make target and a bad option;
+- the header's `Jobs:` list describes every job of the workflow.
 
 The kind job and the merge of the local shards run WPC's own action (ci/action),
 as vendors do; tests/ci/test_vendor_ci.py checks that action and the pins.
@@ -306,3 +307,15 @@ def test_the_local_job_runs_four_shards_and_a_last_job_merges_them(workflow):
     merging = next(s for s in ACTION["runs"]["steps"] if "merge" in s.get("name", ""))
     assert merging["if"] == "inputs.shard-reports != ''"
     assert '"$WPC" merge "${shards[@]}" -o "$REPORT"' in merging["run"]
+
+
+JOB_LINE = re.compile(r"#   ([a-z][a-z-]*) ")
+"""A job's line in the header's `Jobs:` list: its name, then what it does."""
+
+
+def test_the_header_describes_every_job_in_its_jobs_list(workflow):
+    lines = WORKFLOW.read_text().splitlines()
+    start = lines.index("# Jobs:") + 1
+    end = lines.index("#", start)  # the list ends at the first blank comment line
+    listed = [m.group(1) for m in map(JOB_LINE.match, lines[start:end]) if m]
+    assert sorted(listed) == sorted(workflow["jobs"])

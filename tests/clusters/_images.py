@@ -40,19 +40,20 @@ def toolbox_archive() -> Path:
 def data_archive() -> Path:
     """A data-only image for the image-volume proof."""
     root = _cache() / "cluster-proofs"
-    return _data_image(root / "data-context", root / "data.tar", DATA_TAG, DATA_TEXT)
+    return data_image(root / "data-context", root / "data.tar", DATA_TAG, DATA_TEXT)
 
 
 def unique_data_archive(directory: Path) -> tuple[Path, str]:
     """A data-only image whose layer no node has yet, and the text its file holds."""
     text = f"pulled from a registry, {uuid.uuid4().hex}\n"
-    archive = _data_image(
+    archive = data_image(
         directory / "context", directory / "pushed.tar", PUSHED_TAG, text
     )
     return archive, text
 
 
-def _data_image(ctx: Path, out: Path, tag: str, text: str) -> Path:
+def data_image(ctx: Path, out: Path, tag: str, text: str) -> Path:
+    """Build `tag` from `ctx` to the OCI archive `out`: one file, /data/hello.txt."""
     shutil.rmtree(ctx, ignore_errors=True)
     (ctx / "data").mkdir(parents=True)
     (ctx / "data" / "hello.txt").write_text(text)

@@ -15,10 +15,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from clusters import images
 from plumbing import gobuilding
 from plumbing.gobuilding import BuildSettings
 from tests import loopback
+from tests.clusters import _images
 
 MODULE = "github.com/distribution/distribution/v3"
 VERSION = "v3.1.2"
@@ -140,10 +140,9 @@ def htpasswd_file(path: Path, users: dict[str, str]) -> Path:
 
 def data_archive(tmp_path: Path, tag: str) -> Path:
     """An OCI archive of a one-file image, its text unique to `tmp_path`."""
-    context = tmp_path / "context"
-    (context / "data").mkdir(parents=True)
-    (context / "data" / "hello.txt").write_text(f"pushed from {tmp_path.name}\n")
-    (context / "Dockerfile").write_text("FROM scratch\nCOPY data/ /data/\n")
-    out = tmp_path / "data.tar"
-    images.build_image(context=context, tag=tag, output=out)
-    return out
+    return _images.data_image(
+        tmp_path / "context",
+        tmp_path / "data.tar",
+        tag,
+        f"pushed from {tmp_path.name}\n",
+    )

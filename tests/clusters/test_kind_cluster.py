@@ -2,7 +2,8 @@
 
 We test these aspects, on one 1 + 2 node cluster this module creates and deletes:
 1. every node is Ready, runs Kubernetes v1.36.4, and carries the WPC marker;
-   CoreDNS runs WPC's Corefile (kubeadm's forwarded to Docker's DNS);
+   CoreDNS runs WPC's Corefile (kubeadm's forwarded to Docker's DNS), every
+   pod of it restarted onto it and Ready;
 2. a pod on each worker mounts an image volume from an image `load-image` put
    into every node, and serves it;
 3. a pod on one worker reaches the pod on the other worker by its pod IP
@@ -182,6 +183,29 @@ def test_coredns_runs_wpcs_corefile_which_forwards_nothing(core):
     ]
     assert corefile == COREFILE
     assert "forward" not in corefile
+    # `up` restarted CoreDNS onto it and waited: every pod left is of the restarted
+    # template and Ready (a pod of kubeadm's would still run the Corefile it read).
+    pods = [
+        pod
+        for pod in core.list_namespaced_pod(
+            "kube-system", label_selector="k8s-app=kube-dns"
+        ).items
+        if pod.metadata.deletion_timestamp is None
+    ]
+    restarted = {
+        (pod.metadata.annotations or {}).get("kubectl.kubernetes.io/restartedAt")
+        for pod in pods
+    }
+    assert len(restarted) == 1, restarted
+    assert None not in restarted, "CoreDNS was never restarted"
+    ready = {
+        pod.metadata.name: [
+            c.status for c in pod.status.conditions or [] if c.type == "Ready"
+        ]
+        for pod in pods
+    }
+    assert pods
+    assert all(v == ["True"] for v in ready.values()), ready
 
 
 def test_pods_on_both_workers_serve_an_image_volume_and_reach_each_other_and_dns(

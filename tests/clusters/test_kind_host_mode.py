@@ -6,7 +6,8 @@ value is an error naming the variable or flag; in host mode `up` talks to
 DOCKER_HOST (or the default socket) and never starts, stops or cleans the
 engine, passes the given image to `kind create cluster --image` unbuilt, keeps
 kindnetd, and records mode, engine and image in the marker and the holder
-file; `down` deletes only the kind cluster; `docker-setup` and `docker-down`
+file; `up` waits for the CoreDNS restart after every node is Ready and
+before asking DNS; `down` deletes only the kind cluster; `docker-setup` and `docker-down`
 refuse; the pinned kindest/node references are digest-pinned and are the ones
 the CI workflow uses.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import json
 import subprocess
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -190,7 +192,13 @@ def fake(monkeypatch, tmp_path):
     monkeypatch.setattr(
         "clusters.kind.building.build_all", lambda s, names: built.append(names)
     )
-    monkeypatch.setattr("clusters.kind.readiness.wait", lambda *a, **k: None)
+    # The readiness checks answer at once; each call is recorded among the commands.
+    monkeypatch.setattr("clusters.kind.readiness.POLL", 0.0)
+    for check in ("nodes_ready", "dns_answers"):
+        monkeypatch.setattr(
+            f"clusters.kind.readiness.{check}",
+            lambda *a, _check=check: host._record([f"readiness.{_check}"], None)[0],
+        )
     marked: list[dict[str, str]] = []
     monkeypatch.setattr(
         "clusters.kind.cli.apply_marker", lambda **kw: marked.append(kw["details"])
@@ -228,6 +236,29 @@ def test_up_in_host_mode_passes_the_given_image_and_starts_no_engine(fake, tmp_p
             "nodeImageId": "sha256:" + "1" * 64,
             "nodeImageSource": "given",
         }
+    ]
+
+
+def test_the_coredns_restart_is_waited_for_after_the_nodes_and_before_dns(
+    fake, tmp_path
+):
+    s = replace(
+        host_settings(tmp_path, WPC_KIND_NODE_IMAGE=IMAGE_136),
+        coredns_restart_timeout=77,
+    )
+    KindProvider(s).create("wpc-kind")
+    order = [
+        line.split(" -n kube-system ")[-1]
+        for line in fake.lines()
+        if "readiness." in line or " rollout " in line
+    ]
+    assert order == [
+        "readiness.nodes_ready",
+        "rollout restart deployment/coredns",
+        "rollout status --timeout=77s deployment/coredns",
+        "readiness.dns_answers",
+        "readiness.dns_answers",
+        "readiness.dns_answers",
     ]
 
 
