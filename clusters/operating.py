@@ -78,7 +78,11 @@ def provider_running(h: holding.Holder) -> bool:
 
 
 def discover_running() -> list[holding.Holder]:
-    """Clusters running without a holder file: local state dirs with processes, kind nodes."""
+    """Clusters holding the machine without a holder file.
+
+    Local state dirs with processes; kind clusters with node containers on the
+    engine, or dormant in WPC's stopped engine (see `clusters.kind.dormant`).
+    """
     from clusters import kind
 
     found = []
@@ -88,7 +92,8 @@ def discover_running() -> list[holding.Holder]:
         for entry in sorted(state_root.iterdir()):
             if (entry / "config").is_dir() and local.status(entry.name).running:
                 found.append(holding.Holder(provider="local", name=entry.name))
-    found += [holding.Holder(provider="kind", name=n) for n in kind.running_clusters()]
+    # A kind cluster dormant in our stopped engine counts: it starts with the engine.
+    found += [holding.Holder(provider="kind", name=n) for n in kind.holding_clusters()]
     return found
 
 

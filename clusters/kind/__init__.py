@@ -37,6 +37,8 @@ from clusters.kind import configs
 from clusters.kind import nodeimage
 from clusters.kind import readiness
 from clusters.kind.configs import config
+from clusters.kind.dormant import CLUSTER_LABEL
+from clusters.kind.dormant import dormant_clusters
 from clusters.kind.settings import DOCKER_VARIABLE
 from clusters.kind.settings import KindSettings
 from clusters.kind.settings import node_image_minor
@@ -48,11 +50,28 @@ __all__ = [
     "KindProvider",
     "KindSettings",
     "config",
+    "holding_clusters",
     "running_clusters",
 ]
 
-CLUSTER_LABEL = "io.x-k8s.kind.cluster"
-"""The label kind puts on every node container."""
+
+def _selected(s: docker.DockerSettings | None) -> docker.DockerSettings:
+    """`s`, else the engine the environment selects (WPC_KIND_DOCKER, see `settings`)."""
+    if s is not None:
+        return s
+    from clusters import holding
+
+    return KindSettings.from_env(recorded=holding.recorded_details("kind")).docker
+
+
+def holding_clusters(s: docker.DockerSettings | None = None) -> list[str]:
+    """The kind clusters that hold the machine: running, or dormant in our stopped engine.
+
+    A dormant cluster (see `dormant`) comes back with the engine, so it holds the
+    machine as a running one does until `down` removes it.
+    """
+    s = _selected(s)
+    return running_clusters(s) if docker.answering(s) else dormant_clusters(s)
 
 
 def running_clusters(s: docker.DockerSettings | None = None) -> list[str]:
@@ -60,10 +79,7 @@ def running_clusters(s: docker.DockerSettings | None = None) -> list[str]:
 
     Default: the engine the environment selects (WPC_KIND_DOCKER, see `settings`).
     """
-    if s is None:
-        from clusters import holding
-
-        s = KindSettings.from_env(recorded=holding.recorded_details("kind")).docker
+    s = _selected(s)
     if not docker.answering(s):
         return []
     out = docker_cli.capture(
@@ -267,7 +283,13 @@ class KindProvider:
         if cluster in running_clusters(s.docker):
             _run(s, [str(self._kind()), "delete", "cluster", "--name", cluster], log)
         left = [f"node container {n}" for n in _nodes_if_up(s, cluster)]
-        if not running_clusters(s.docker):
+        others = running_clusters(s.docker)
+        if others:
+            logger.info(
+                "WPC's Docker engine stays up: kind clusters %s still run on it.",
+                ", ".join(others),
+            )
+        else:
             if daemons.running(s.docker):
                 # kind leaves its network behind; nothing else uses it.
                 commands.attempt(
@@ -306,20 +328,28 @@ class KindProvider:
         return path
 
     def status(self, cluster: str) -> ClusterStatus:
-        """Running when our dockerd has the cluster's node containers."""
-        names = running_clusters(self.settings.docker)
+        """Running when our dockerd has the cluster's node containers.
+
+        A cluster dormant in our stopped engine is not running, but its detail
+        says that it comes back with the engine and how to remove it.
+        """
+        s = self.settings.docker
+        names = running_clusters(s)
         path = self.kubeconfig_path(cluster)
-        nodes = (
-            readiness.node_containers(self.settings.docker, cluster)
-            if cluster in names
-            else []
-        )
+        nodes = readiness.node_containers(s, cluster) if cluster in names else []
+        detail = f"{len(nodes)} node containers on {s.host}"
+        if not docker.answering(s) and cluster in dormant_clusters(s):
+            detail = (
+                f"dormant: WPC's Docker engine is stopped, and its node containers "
+                f"start again with it; python -m clusters down --provider kind "
+                f"--name {cluster} removes them"
+            )
         return ClusterStatus(
             name=cluster,
             provider=self.name,
             running=cluster in names,
             kubeconfig=path if path.exists() else None,
-            detail=f"{len(nodes)} node containers on {self.settings.docker.host}",
+            detail=detail,
         )
 
     def load_command(

@@ -18,8 +18,8 @@ from __future__ import annotations
 from clusters.docker import cli as docker_cli
 from clusters.docker.settings import DockerSettings
 from clusters.errors import ClusterError
+from clusters.kind.dormant import CLUSTER_LABEL
 
-CLUSTER_LABEL = "io.x-k8s.kind.cluster"
 ROLE_LABEL = "io.x-k8s.kind.role"
 
 

@@ -32,6 +32,7 @@ from clusters import pins
 from clusters import providers
 from clusters.corefile import COREFILE
 from clusters.docker import daemons
+from clusters.kind import running_clusters
 from plumbing.waiting import NotYet
 from plumbing.waiting import until
 from tests.clusters import _images
@@ -278,7 +279,9 @@ def _created(core, namespace: str, pod: dict[str, Any]) -> str:
 def test_down_leaves_no_container_network_or_daemon_of_ours(kind):
     operating.down(provider="kind", name=CLUSTER)
     s = docker.DockerSettings.from_env()
-    assert not daemons.running(s)
+    assert not daemons.running(s), (
+        f"WPC's engine is still up; kind clusters on it: {running_clusters(s)}"
+    )
     assert docker.leftovers(s) == []
     assert not kind.status(CLUSTER).running
     operating.down(provider="kind", name=CLUSTER)  # idempotent
