@@ -1,12 +1,18 @@
 """Running the user's command as the emissary's child.
 
 Three duties besides start-and-wait (contract 1.5 steps 4-6):
-- forward every signal the emissary receives to the child (signals that arrive
-  before the child exists are queued and delivered once it does);
+- forward every signal the emissary receives to the child's process group
+  (signals that arrive before the child exists are queued and delivered once
+  it does);
 - tee the child's stdout to `ctr/<c>/stdout` and stdout+stderr to
   `ctr/<c>/combined` when the script output is wanted;
 - act on the signal file `ctr/<c>/signal`: read the number, remove the file,
   signal the child.
+The child leads a process group of its own and every signal goes to that group,
+as upstream's emissary does (`osspecific.Setpgid` at start, `osspecific.Kill`
+signals `-pgid`): a command's background job (`sleep 600 &` in a shell) gets the
+SIGTERM too, instead of outliving its shell, holding the output pipes, and
+turning a command that handles SIGTERM into a SIGKILL at the grace period.
 The exit code is the child's, or 128 + N when signal N ended it, as a shell and
 upstream's Linux emissary report it (`osspecific.Wait` in signal_linux.go); 137 is
 only the fallback when no code is known.
@@ -129,8 +135,24 @@ class SignalForwarder:
 
     def _send(self, signum: int) -> None:
         assert self._pid is not None
-        with contextlib.suppress(ProcessLookupError):  # the child may have gone already
-            os.kill(self._pid, signum)
+        signal_group(self._pid, signum)
+
+
+def signal_group(pid: int, signum: int) -> None:
+    """Signal the process group `pid` is in (the child's own), else `pid` alone.
+
+    Upstream's `osspecific.Kill`: `-getpgid(pid)` when the group can be read.
+    Our own group is never signalled: a child that rejoined it would turn the
+    forward into a signal to the emissary itself.
+    """
+    try:
+        group = os.getpgid(pid)
+        if group != os.getpgrp():
+            os.killpg(group, signum)
+            return
+        os.kill(pid, signum)
+    except ProcessLookupError:
+        pass  # intentionally ignore: the child (and its group) has gone already
 
 
 def watch_signal_file(
@@ -151,11 +173,9 @@ def watch_signal_file(
                 logger.info(
                     "Signal file asks for signal %d; signalling %d.", signum, pid
                 )
-                os.kill(pid, signum)
+                signal_group(pid, signum)
             except ValueError:
                 logger.warning("Ignoring signal file %s with body %r.", path, text)
-            except ProcessLookupError:
-                pass  # intentionally ignore: the child exited meanwhile
         clock.wait(stop, poll)
 
 
@@ -190,7 +210,12 @@ def run(
     """Run the child to completion and return the emissary's exit code for it."""
     pipe = subprocess.PIPE if spec.capture else None
     proc = subprocess.Popen(  # the user's argv, never a shell
-        list(spec.argv), env=dict(spec.env), cwd=spec.cwd, stdout=pipe, stderr=pipe
+        list(spec.argv),
+        env=dict(spec.env),
+        cwd=spec.cwd,
+        stdout=pipe,
+        stderr=pipe,
+        process_group=0,  # a group of its own, as upstream's Setpgid
     )
     forwarder.attach(proc.pid)
     stop = threading.Event()

@@ -7,10 +7,14 @@ child exists are queued and delivered on attach; exit codes map signal N to 128 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
+from pathlib import Path
 
+from plumbing.waiting import NotYet
+from plumbing.waiting import until
 from reference_impl.executor.child import children
 from reference_impl.executor.settings import ExecutorSettings
 from reference_impl.executor.settings import Timings
@@ -160,3 +164,60 @@ def test_an_empty_signal_file_is_left_for_the_writer_to_finish(paths, clock):
     finally:
         proc.kill()
     assert looks == [True, False]
+
+
+def _gone_or_zombie(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] == "Z"
+
+
+def test_a_forwarded_signal_reaches_the_commands_background_job_too(paths, clock):
+    # Upstream's emissary signals the command's process group; a shell that
+    # handles SIGTERM must not leave its `sleep &` holding the output pipes
+    # (the reference once did: exit 3 became 137 at the grace period).
+    paths.ctr("main").mkdir(parents=True)
+    bg = paths.root / "bgpid"
+    script = f"trap 'exit 3' TERM; sleep 600 & echo $! > {bg}; wait"
+
+    def signal_once_the_job_runs(_pid: int) -> None:
+        until(
+            lambda: bg.read_text().strip() if bg.exists() else NotYet("no pid yet"),
+            timeout=10,
+            describe="the background job's pid",
+            interval=0.01,
+        )
+        paths.signal("main").write_text("15")
+
+    run = children.ChildSpec(
+        argv=["sh", "-c", script], env={"PATH": "/usr/bin:/bin"}, cwd=None, capture=True
+    )
+    code = children.run(
+        spec=run,
+        paths=paths,
+        container="main",
+        forwarder=children.SignalForwarder(),
+        clock=clock,
+        poll=0.01,
+        on_started=signal_once_the_job_runs,
+    )
+    job = int(bg.read_text())
+    try:
+        assert code == 3
+        assert _gone_or_zombie(job), "the background job did not get the SIGTERM"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(job, signal.SIGKILL)
+
+
+def test_the_group_of_a_child_in_our_own_group_is_never_signalled():
+    # A child that shares the emissary's group gets the signal alone.
+    proc = subprocess.Popen(["sleep", "30"])
+    try:
+        children.signal_group(proc.pid, signal.SIGTERM)
+        assert proc.wait(timeout=5) == -signal.SIGTERM
+    finally:
+        proc.kill()
+    children.signal_group(proc.pid, signal.SIGTERM)  # gone: no error
