@@ -192,10 +192,12 @@ def render(
                                             }
                                         },
                                     },
-                                    {
-                                        "name": "ARGO_POD_STATUS_CAPTURE_FINALIZER",
-                                        "value": "true",
-                                    },
+                                    # No ARGO_POD_STATUS_CAPTURE_FINALIZER: upstream's
+                                    # default (false, docs/environment-variables.md),
+                                    # as its released manifests ship and as the
+                                    # reference installs; scenarios and experiments
+                                    # that need the finalizer switch it on, and
+                                    # switching it off again restores the install.
                                 ],
                             }
                         ],

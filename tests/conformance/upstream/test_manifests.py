@@ -58,6 +58,14 @@ def test_the_controller_elects_a_leader_as_upstream_ships_it():
     )
 
 
+def test_the_status_finalizer_is_left_at_upstreams_default_off():
+    # WPC once installed upstream with it on: experiments that switch it off at
+    # their end then changed what every later experiment on the instance saw.
+    deployment = next(o for o in _render() if o["kind"] == "Deployment")
+    env = deployment["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert "ARGO_POD_STATUS_CAPTURE_FINALIZER" not in {e["name"] for e in env}
+
+
 def test_the_artifact_repository_is_configured_only_when_given():
     def data(objs):
         return next(o for o in objs if o["kind"] == "ConfigMap")["data"]
