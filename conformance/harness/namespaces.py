@@ -69,12 +69,62 @@ def executor_binding(namespace: str, labels: dict[str, str]) -> dict[str, Any]:
     }
 
 
-def create(clients: kube.Clients, *, name: str, labels: dict[str, str]) -> None:
-    """Create the namespace and its executor RBAC."""
+def create(
+    clients: kube.Clients,
+    *,
+    name: str,
+    labels: dict[str, str],
+    timeout: float = Timeouts.namespace_ready,
+) -> None:
+    """Create the namespace and its executor RBAC, and wait until RBAC grants it."""
     clients.core.create_namespace({"metadata": {"name": name, "labels": labels}})
     clients.rbac.create_namespaced_role(name, executor_role(name, labels))
     clients.rbac.create_namespaced_role_binding(name, executor_binding(name, labels))
+    until(
+        lambda: _executor_granted(clients, name),
+        timeout=timeout,
+        interval=0.1,
+        describe=f"RBAC to grant the executor role in namespace {name}",
+    )
     logger.info("[%s] Created the test namespace with executor RBAC.", name)
+
+
+def _executor_granted(clients: kube.Clients, namespace: str) -> str | NotYet:
+    """Whether every verb of the executor Role is allowed to the default SA yet.
+
+    The API server's RBAC authorizer reads bindings through an informer, so a
+    binding just created can be missing from the next reviews: seen in a
+    conformance run, `create workflowtaskresults` denied and, one review later,
+    `patch` allowed. A pod started in that window cannot report its outputs.
+    """
+    from kubernetes import client
+
+    authz = client.AuthorizationV1Api(clients.api)
+    subject = f"system:serviceaccount:{namespace}:default"
+    denied = []
+    for verb in executor_role(namespace, {})["rules"][0]["verbs"]:
+        attributes = {
+            "namespace": namespace,
+            "verb": verb,
+            "group": contract.WORKFLOW_GROUP,
+            "resource": "workflowtaskresults",
+        }
+        review: Any = {
+            "spec": {
+                "user": subject,
+                "groups": [
+                    "system:serviceaccounts",
+                    f"system:serviceaccounts:{namespace}",
+                ],
+                "resourceAttributes": attributes,
+            }
+        }
+        status = authz.create_subject_access_review(review).status
+        if not (status and status.allowed):
+            denied.append(verb)
+    if denied:
+        return NotYet(f"{subject} may not yet {'/'.join(denied)} workflowtaskresults")
+    return "granted"
 
 
 def strip_status_finalizers(clients: kube.Clients, namespace: str) -> int:

@@ -70,7 +70,14 @@ class Rbac:
 
 
 def _clients(core: Core) -> Any:
-    return SimpleNamespace(core=core, rbac=Rbac())
+    return SimpleNamespace(core=core, rbac=Rbac(), api=None)
+
+
+@pytest.fixture(autouse=True)
+def _rbac_grants_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kubernetes import client
+
+    monkeypatch.setattr(client, "AuthorizationV1Api", Reviews(lagging=0))
 
 
 TIMEOUTS = dataclasses.replace(Timeouts(), poll_interval=0.0)
@@ -210,3 +217,43 @@ def test_stuck_namespaces_share_one_bound(monkeypatch):
     deletions.start("two")
     assert deletions.wait_all() == ["one", "two"]
     assert bounds == [60.0, 0.0]
+
+
+class Reviews:
+    """SubjectAccessReviews that deny `create` for the first `lagging` reviews of it."""
+
+    def __init__(self, lagging: int) -> None:
+        self.lagging = lagging
+        self.seen: list[str] = []
+
+    def __call__(self, _api: Any) -> Reviews:
+        return self
+
+    def create_subject_access_review(self, review: dict[str, Any]) -> Any:
+        verb = review["spec"]["resourceAttributes"]["verb"]
+        self.seen.append(verb)
+        allowed = not (verb == "create" and self.seen.count("create") <= self.lagging)
+        return SimpleNamespace(status=SimpleNamespace(allowed=allowed))
+
+
+def test_create_returns_only_once_rbac_grants_the_executor_role(monkeypatch):
+    # Seen in a conformance run: the binding just created was missing from the
+    # authorizer's cache for the first review (`create` denied, `patch` allowed).
+    from kubernetes import client
+
+    reviews = Reviews(lagging=2)
+    monkeypatch.setattr(client, "AuthorizationV1Api", reviews)
+    clients = _clients(Core())
+    namespaces.create(clients, name="ns", labels={})
+    assert reviews.seen == ["create", "patch"] * 3
+
+
+def test_rbac_that_never_grants_names_the_denied_verb(monkeypatch):
+    from kubernetes import client
+
+    from conformance.errors import WaitTimeout
+
+    monkeypatch.setattr(client, "AuthorizationV1Api", Reviews(lagging=10**6))
+    clients = _clients(Core())
+    with pytest.raises(WaitTimeout, match="may not yet create workflowtaskresults"):
+        namespaces.create(clients, name="ns", labels={}, timeout=0.0)
