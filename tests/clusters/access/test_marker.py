@@ -7,7 +7,7 @@ them, and cannot be confused with the three fields every marker has.
 
 from __future__ import annotations
 
-from clusters import marker
+from clusters.access import marker
 
 
 def test_the_marker_names_provider_and_cluster_and_is_labelled():

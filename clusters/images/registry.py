@@ -17,7 +17,7 @@ is half-pushed: every blob is checked to be in the archive before the first
 request, and the manifest, the only thing a tag names, goes last, so a push that
 fails leaves at most unreferenced blobs, never a tag pointing at missing ones. A
 registry that asks for credentials (401) gets the user's from their Docker config,
-by basic auth or the token flow (clusters/registryauth.py); none, or wrong ones, is
+by basic auth or the token flow (clusters/images/registryauth.py); none, or wrong ones, is
 an error naming the registry.
 """
 
@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from clusters.errors import ClusterError
-from clusters.registryauth import Authenticator
+from clusters.images.registryauth import Authenticator
 
 VARIABLE = "WPC_EXISTING_REGISTRY"
 """The registry the existing provider pushes to, when set (see docs)."""

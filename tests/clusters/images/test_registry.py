@@ -1,4 +1,4 @@
-"""We test the push of image archives to a registry (clusters/registry.py) and the
+"""We test the push of image archives to a registry (clusters/images/registry.py) and the
 existing provider's use of it, against a real registry on 127.0.0.1 (CNCF
 Distribution, built here: tests/clusters/_registry.py):
 
@@ -28,9 +28,9 @@ from pathlib import Path
 import pytest
 
 from clusters import cli
-from clusters import registry
 from clusters.errors import ProviderError
 from clusters.existing import ExistingProvider
+from clusters.images import registry
 from tests.clusters import _registry
 
 pytestmark = pytest.mark.slow

@@ -22,7 +22,7 @@ reads an unpacked layout directory, not the archive `clusters build-image` write
 and guesses each blob's kind by parsing it as JSON; it reads only
 `~/.docker/config.json` (neither `REGISTRY_AUTH_FILE` nor `DOCKER_CONFIG`); it
 brings requests and jsonschema and has no type information for mypy --strict.
-The push in clusters/registry.py is five requests of the Distribution API; this
+The push in clusters/images/registry.py is five requests of the Distribution API; this
 module adds the two it needs for credentials, with the stdlib.
 """
 

@@ -1,4 +1,4 @@
-"""We test pushes to registries that ask for credentials (clusters/registryauth.py),
+"""We test pushes to registries that ask for credentials (clusters/images/registryauth.py),
 against a real CNCF Distribution registry on 127.0.0.1 with htpasswd auth
 (tests/clusters/_registry.py), and with its token auth:
 
@@ -38,8 +38,8 @@ from typing import ClassVar
 import pytest
 
 from clusters import cli
-from clusters import registry
-from clusters import registryauth
+from clusters.images import registry
+from clusters.images import registryauth
 from tests import loopback
 from tests.clusters import _registry
 

@@ -1,4 +1,4 @@
-"""clusters.images: the Dockerfile subset and the OCI archives it writes.
+"""clusters.images.archives: the Dockerfile subset and the OCI archives it writes.
 
 We test these aspects: supported instructions parse; anything else is an
 error naming the line; archives are valid OCI layouts with the tag recorded;
@@ -12,7 +12,7 @@ import tarfile
 
 import pytest
 
-from clusters import images
+from clusters.images import archives
 
 
 def _context(tmp_path, dockerfile):
@@ -25,7 +25,7 @@ def _context(tmp_path, dockerfile):
 
 
 def test_the_supported_subset_parses():
-    spec = images.parse_dockerfile(
+    spec = archives.parse_dockerfile(
         'FROM scratch\nCOPY a b /x/\nENV A=1 B="two words"\nENV C 3\nLABEL k=v\n'
         'ENTRYPOINT ["/bin/x", "y"]\nCMD run now\nWORKDIR /w\nUSER 1000\n'
     )
@@ -47,8 +47,8 @@ def test_the_supported_subset_parses():
     ],
 )
 def test_anything_outside_the_subset_is_an_error_naming_it(text, message):
-    with pytest.raises(images.DockerfileError, match=message):
-        images.parse_dockerfile(text)
+    with pytest.raises(archives.DockerfileError, match=message):
+        archives.parse_dockerfile(text)
 
 
 def test_an_archive_is_an_oci_layout_with_its_tag_and_layers(tmp_path):
@@ -57,8 +57,8 @@ def test_an_archive_is_an_oci_layout_with_its_tag_and_layers(tmp_path):
         'FROM scratch\nCOPY bin/ /bin/\nENV PATH=/bin\nENTRYPOINT ["/bin/tool"]\n',
     )
     out = tmp_path / "img.tar"
-    digest = images.build_image(context=ctx, tag="wpc.local/t:1", output=out)
-    assert images.image_name(out) == "wpc.local/t:1"
+    digest = archives.build_image(context=ctx, tag="wpc.local/t:1", output=out)
+    assert archives.image_name(out) == "wpc.local/t:1"
     with tarfile.open(out) as tar:
         names = tar.getnames()
         index = json.load(tar.extractfile("index.json"))
@@ -77,10 +77,10 @@ def test_an_archive_is_an_oci_layout_with_its_tag_and_layers(tmp_path):
 
 def test_builds_are_deterministic(tmp_path):
     ctx = _context(tmp_path / "ctx", "FROM scratch\nCOPY bin/ /bin/\n")
-    first = images.build_image(
+    first = archives.build_image(
         context=ctx, tag="wpc.local/t:1", output=tmp_path / "a.tar"
     )
-    second = images.build_image(
+    second = archives.build_image(
         context=ctx, tag="wpc.local/t:1", output=tmp_path / "b.tar"
     )
     assert first == second
@@ -91,12 +91,14 @@ def test_builds_are_deterministic(tmp_path):
 )
 def test_latest_and_untagged_refs_are_refused(tmp_path, tag):
     ctx = _context(tmp_path / "ctx", "FROM scratch\nCOPY bin/ /bin/\n")
-    with pytest.raises(images.DockerfileError, match="explicit, non-latest tag"):
-        images.build_image(context=ctx, tag=tag, output=tmp_path / "x.tar")
+    with pytest.raises(archives.DockerfileError, match="explicit, non-latest tag"):
+        archives.build_image(context=ctx, tag=tag, output=tmp_path / "x.tar")
 
 
 def test_a_copy_source_outside_the_context_is_refused(tmp_path):
     ctx = _context(tmp_path / "ctx", "FROM scratch\nCOPY ../secret /x\n")
     (tmp_path / "secret").write_text("no")
-    with pytest.raises(images.DockerfileError, match="not in the context"):
-        images.build_image(context=ctx, tag="wpc.local/t:1", output=tmp_path / "x.tar")
+    with pytest.raises(archives.DockerfileError, match="not in the context"):
+        archives.build_image(
+            context=ctx, tag="wpc.local/t:1", output=tmp_path / "x.tar"
+        )

@@ -17,9 +17,9 @@ import sys
 
 import pytest
 
-from clusters import interrupting
 from clusters.errors import ClusterError
 from clusters.errors import Interrupted
+from clusters.machine import interrupting
 from plumbing.waiting import until
 
 
@@ -63,7 +63,7 @@ def test_a_second_signal_is_logged_not_raised(caplog):
 
 SHIELDED_CHILD = """
 import os, signal
-from clusters import interrupting
+from clusters.machine import interrupting
 with interrupting.interrupts_raise():
     with interrupting.shielded():
         os.kill(os.getpid(), signal.SIGINT)

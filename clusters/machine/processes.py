@@ -22,9 +22,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from clusters import interrupting
 from clusters.errors import ComponentStartError
 from clusters.errors import WaitTimeout
+from clusters.machine import interrupting
 from plumbing.waiting import Abort
 from plumbing.waiting import NotYet
 from plumbing.waiting import until

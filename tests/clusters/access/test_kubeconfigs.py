@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import yaml
 
-from clusters import kubeconfigs
+from clusters.access import kubeconfigs
 from clusters.errors import KubeconfigError
 
 

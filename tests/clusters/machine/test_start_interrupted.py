@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from clusters import interrupting
-from clusters import processes
+from clusters.machine import interrupting
+from clusters.machine import processes
 from plumbing.waiting import NotYet
 from plumbing.waiting import until
 

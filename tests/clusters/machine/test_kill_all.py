@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from clusters import processes
+from clusters.machine import processes
 from plumbing.waiting import NotYet
 from plumbing.waiting import until
 
