@@ -8,7 +8,7 @@ under test did not do what it must (a wait for its state ran out, an
 `Unexpected`), `unsupported` when the provider cannot inject the fault, and
 `error` for anything else (the harness or the cluster broke). The exception
 is re-raised unchanged, so chaostoolkit's journal shows it too. The outcome
-of the experiment (`chaos.finishing`) is computed from these records, not from
+of the experiment (`chaos.lifecycle.judging`) is computed from these records, not from
 the journal's strings.
 """
 

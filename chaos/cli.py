@@ -16,12 +16,12 @@ from collections.abc import Callable
 from collections.abc import Sequence
 from dataclasses import replace
 
-from chaos import output
 from chaos.errors import HistoryError
-from chaos.history import load_history
+from chaos.history.records import load_history
 from chaos.invariants import INVARIANTS
 from chaos.invariants import InvariantSettings
 from chaos.invariants import check
+from chaos.reporting import violation_text
 from chaos.suite import parallel
 
 EXIT_OK = 0
@@ -98,6 +98,8 @@ def main(
         return EXIT_BAD_INPUT
     names = args.invariant or list(INVARIANTS)
     violations = check(history, settings, names)
-    render = output.as_yaml if args.format == "yaml" else output.as_table
+    render = (
+        violation_text.as_yaml if args.format == "yaml" else violation_text.as_table
+    )
     _write(render(history.path, list(dict.fromkeys(names)), violations))
     return EXIT_VIOLATIONS if violations else EXIT_OK

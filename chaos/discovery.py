@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 ACTION_MODULES = (
-    "chaos.actions",
+    "chaos.lifecycle.actions",
     "chaos.controller.actions",
     "chaos.controller.configuring",
     "chaos.pod.actions",
@@ -18,7 +18,7 @@ ACTION_MODULES = (
     "chaos.node.workers",
 )
 PROBE_MODULES = (
-    "chaos.probes",
+    "chaos.lifecycle.probes",
     "chaos.controller.probes",
     "chaos.pod.probes",
     "chaos.workflow.probes",

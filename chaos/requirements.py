@@ -6,7 +6,7 @@ implementation profile what its commands can do. A need that nothing offers
 makes the experiment not applicable, which is known from these declarations
 alone, before anything is installed, instead of from a fault that could not
 be injected minutes into the run. (An activity that still finds its fault
-cannot be injected raises `Unsupported`: the backstop, see `chaos.control`.)
+cannot be injected raises `Unsupported`: the backstop, see `chaos.lifecycle.control`.)
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Chaostoolkit activities are plain functions called one after the other with
 the run's `configuration`; they share nothing else. An experiment needs more:
 the namespace and the recorder made at the start, the workflows it submitted,
 when the fault began and ended, and the evidence that it landed. The
-control (`chaos.control`) opens a `Session` before the experiment and puts
+control (`chaos.lifecycle.control`) opens a `Session` before the experiment and puts
 its id in the configuration (`wpc_session`); every activity finds it with
 `current(configuration)`. chaoslib runs one experiment per process at a time
 ("chaoslib isn't meant to be used concurrently", chaoslib/control), so a
@@ -44,7 +44,7 @@ AFTER = "after"
 ENDED = "ended"
 """Where the run is: before its method (the first steady-state hypothesis), in
 it, after it (the second hypothesis, the rollbacks), or ended (the control's
-last look, after the rollbacks); `chaos.control` moves it."""
+last look, after the rollbacks); `chaos.lifecycle.control` moves it."""
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,7 @@ class Session:
     installed: bool = False
     """Whether this run installed the controller instance (and so removes it)."""
     phase: str = BEFORE
-    """BEFORE, METHOD or AFTER the experiment's method (`chaos.control`)."""
+    """BEFORE, METHOD or AFTER the experiment's method (`chaos.lifecycle.control`)."""
     waits: list[Wait] = field(default_factory=list)
     """What the run waited for before its method (the last run's aftermath) or
     after its rollbacks (its own)."""
@@ -223,7 +223,7 @@ def current(configuration: Mapping[str, Any] | None) -> Session:
     if session is None:
         raise SessionError(
             "no WPC chaos session is open: the experiment must declare the "
-            "`chaos.control` control (see chaos/experiments/README.md)"
+            "`chaos.lifecycle.control` control (see chaos/experiments/README.md)"
         )
     return session
 

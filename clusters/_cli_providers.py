@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from pathlib import Path
 
-from clusters import marker
+from clusters.access import marker
 from clusters.errors import ProviderError
 from clusters.errors import RunError
 from plumbing import commands

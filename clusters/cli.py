@@ -8,14 +8,14 @@ import sys
 from pathlib import Path
 
 from clusters import existing
-from clusters import hostdeps
-from clusters import images
 from clusters import operating
 from clusters import pins
 from clusters import providers
-from clusters import registry
 from clusters.errors import ClusterError
 from clusters.errors import Interrupted
+from clusters.images import archives
+from clusters.images import registry
+from clusters.machine import hostdeps
 from plumbing.gobuilding import BuildSettings
 
 
@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m clusters") -> 
     out = sys.stdout
     try:
         if args.verb == "build-image":
-            digest = images.build_image(
+            digest = archives.build_image(
                 context=args.context, tag=args.tag, output=args.output
             )
             out.write(f"{args.tag} {digest} {args.output}\n")

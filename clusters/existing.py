@@ -3,7 +3,7 @@
 Its cluster name is one kubeconfig file. `wpc run --provider existing` finds the
 user's cluster as kubectl does (`KUBECONFIG`, the current context or
 `--context`) and gives this provider the chosen context written out alone
-(`clusters.kubeconfigs`).
+(`clusters.access.kubeconfigs`).
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from clusters import kubeconfigs
-from clusters import registry
+from clusters.access import kubeconfigs
 from clusters.base import ClusterStatus
 from clusters.errors import ProviderError
-from clusters.images import image_name
+from clusters.images import registry
+from clusters.images.archives import image_name
 
 ImageLoader = Callable[[str, Path], str]
 """A provider's `load_image(cluster, archive)`."""
@@ -74,7 +74,7 @@ class ExistingProvider:
         """Push to `WPC_EXISTING_REGISTRY` when set, else import with kind's or k3d's.
 
         A kubeconfig alone gives no node access. A registry the user names is
-        used first: its nodes pull from it (clusters/registry.py). Otherwise kind
+        used first: its nodes pull from it (clusters/images/registry.py). Otherwise kind
         and k3d name their contexts `kind-<cluster>` and `k3d-<cluster>`, and their
         CLIs can import an archive into every node. Any other cluster needs a
         registry; the error says so, naming the image and the variable.

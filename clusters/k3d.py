@@ -116,7 +116,7 @@ class K3dProvider:
 
     def load_image(self, cluster: str, archive: Path) -> str:
         """Import an archive into the node's containerd."""
-        from clusters.images import image_name
+        from clusters.images.archives import image_name
 
         cli.run_cli(
             self.load_command(cluster, archive),

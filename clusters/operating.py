@@ -16,9 +16,6 @@ from pathlib import Path
 
 from clusters import building
 from clusters import docker
-from clusters import holding
-from clusters import hostdeps
-from clusters import interrupting
 from clusters import providers
 from clusters.base import ClusterProvider
 from clusters.docker import hostnet
@@ -26,6 +23,9 @@ from clusters.errors import ClusterError
 from clusters.errors import Interrupted
 from clusters.errors import ProviderError
 from clusters.kind import nodeimage
+from clusters.machine import holding
+from clusters.machine import hostdeps
+from clusters.machine import interrupting
 from plumbing.gobuilding import BuildSettings
 
 

@@ -33,9 +33,9 @@ def get(
 
         return LocalProvider()
     if name == "kind":
-        from clusters import holding
         from clusters.kind import KindProvider
         from clusters.kind import KindSettings
+        from clusters.machine import holding
 
         return KindProvider(
             KindSettings.from_env(

@@ -2,7 +2,9 @@
 
 Each invariant is a pure function ``(History, InvariantSettings) ->
 list[Violation]``; `INVARIANTS` names them all, in a stable order that the
-CLI and the reports use.
+CLI and the reports use. What a broken one reports (`violations`) and the
+replay of a history into one track per object that they read (`replay`) live
+beside them.
 """
 
 from __future__ import annotations
@@ -11,13 +13,13 @@ from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Mapping
 
-from chaos.history import History
+from chaos.history.records import History
 from chaos.invariants import cleanup
 from chaos.invariants import outputs
 from chaos.invariants import pods
 from chaos.invariants import workflows
 from chaos.invariants.settings import InvariantSettings
-from chaos.violations import Violation
+from chaos.invariants.violations import Violation
 
 Invariant = Callable[[History, InvariantSettings], list[Violation]]
 

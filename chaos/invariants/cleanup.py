@@ -8,14 +8,14 @@ terminal version, or its deletion, whichever came first).
 from __future__ import annotations
 
 from chaos.argo import STATUS_FINALIZER
-from chaos.history import History
-from chaos.history import HistoryRecord
+from chaos.history.records import History
+from chaos.history.records import HistoryRecord
+from chaos.invariants.replay import Track
+from chaos.invariants.replay import owning_workflow
+from chaos.invariants.replay import tracks
 from chaos.invariants.settings import InvariantSettings
-from chaos.replay import Track
-from chaos.replay import owning_workflow
-from chaos.replay import tracks
-from chaos.violations import Evidence
-from chaos.violations import Violation
+from chaos.invariants.violations import Evidence
+from chaos.invariants.violations import Violation
 
 NO_FINALIZER_AFTER_COMPLETION = "no-finalizer-after-completion"
 NO_ORPHAN_PODS = "no-orphan-pods"

@@ -6,13 +6,13 @@ from collections.abc import Iterable
 from collections.abc import Mapping
 from typing import Any
 
-from chaos.history import History
-from chaos.history import HistoryRecord
+from chaos.history.records import History
+from chaos.history.records import HistoryRecord
+from chaos.invariants.replay import tracks
 from chaos.invariants.settings import InvariantSettings
-from chaos.replay import tracks
-from chaos.violations import Evidence
-from chaos.violations import ObjectRef
-from chaos.violations import Violation
+from chaos.invariants.violations import Evidence
+from chaos.invariants.violations import ObjectRef
+from chaos.invariants.violations import Violation
 
 SUCCEEDED_NODES_HAVE_OUTPUTS = "succeeded-nodes-have-outputs"
 

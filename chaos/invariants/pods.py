@@ -5,12 +5,12 @@ from __future__ import annotations
 from chaos.argo import NODE_ID_ANNOTATION
 from chaos.argo import POD_DONE
 from chaos.argo import WORKFLOW_LABEL
-from chaos.history import History
-from chaos.history import HistoryRecord
+from chaos.history.records import History
+from chaos.history.records import HistoryRecord
 from chaos.invariants.settings import InvariantSettings
-from chaos.violations import Evidence
-from chaos.violations import ObjectRef
-from chaos.violations import Violation
+from chaos.invariants.violations import Evidence
+from chaos.invariants.violations import ObjectRef
+from chaos.invariants.violations import Violation
 
 ONE_LIVE_POD_PER_NODE = "one-live-pod-per-node"
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from chaos.argo import NODE_TERMINAL
-from chaos.history import History
-from chaos.history import HistoryRecord
+from chaos.history.records import History
+from chaos.history.records import HistoryRecord
+from chaos.invariants.replay import Track
+from chaos.invariants.replay import tracks
 from chaos.invariants.settings import InvariantSettings
-from chaos.replay import Track
-from chaos.replay import tracks
-from chaos.violations import Evidence
-from chaos.violations import ObjectRef
-from chaos.violations import Violation
+from chaos.invariants.violations import Evidence
+from chaos.invariants.violations import ObjectRef
+from chaos.invariants.violations import Violation
 
 TERMINAL_WITHIN_DEADLINE = "terminal-within-deadline"
 NODE_PHASES_MONOTONIC = "node-phases-monotonic"

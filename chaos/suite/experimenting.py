@@ -20,8 +20,8 @@ from typing import Any
 import yaml
 
 from chaos import declarations
-from chaos import finishing
 from chaos import requirements
+from chaos.lifecycle import judging
 from conformance.implementations import profiles
 from conformance.implementations import variables
 
@@ -120,7 +120,7 @@ def run(path: Path, *, layout: str, target: Target) -> dict[str, Any]:
         command, env=target.env(layout), output=output
     )
     said = output.read_text(errors="replace")
-    report = finishing.report_path(target.reports_dir, profile_name(target))
+    report = judging.report_path(target.reports_dir, profile_name(target))
     name = name_of(path)
     entries = []
     if report.exists():
@@ -181,7 +181,7 @@ def leaks(name: str, target: Target, *, layout: str) -> list[str]:
     By layout too: `make chaos` runs the other layout's run of the same
     experiment at the same time, and its namespace is not a leak of this one.
     """
-    from chaos import instances
+    from chaos.lifecycle import instances
     from chaos.settings import ChaosSettings
     from conformance.harness import kube
 

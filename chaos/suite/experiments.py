@@ -30,8 +30,8 @@ from pathlib import Path
 
 import pytest
 
-from chaos import finishing
-from chaos import instances
+from chaos.lifecycle import instances
+from chaos.lifecycle import judging
 from chaos.settings import ChaosSettings
 from chaos.settings import parse_vars
 from chaos.suite import experimenting
@@ -73,8 +73,8 @@ def chaos_report(request: pytest.FixtureRequest) -> experimenting.Target:
         for item in request.session.items
         if hasattr(item, "callspec") and "path" in item.callspec.params
     }
-    finishing.drop_entries(
-        finishing.report_path(target.reports_dir, experimenting.profile_name(target)),
+    judging.drop_entries(
+        judging.report_path(target.reports_dir, experimenting.profile_name(target)),
         selected,
     )
     return target

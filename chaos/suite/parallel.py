@@ -190,8 +190,8 @@ def report_of(reports: Path, environ: Mapping[str, str]) -> Path:
     Not `chaos-<WPC_CHAOS_IMPLEMENTATION>`: that may be a path to the profile.
     DataError or ValueError when the profile or its variables are invalid.
     """
-    from chaos import finishing
-    from chaos import instances
+    from chaos.lifecycle import instances
+    from chaos.lifecycle import judging
     from chaos.settings import ChaosSettings
     from chaos.settings import parse_vars
 
@@ -199,7 +199,7 @@ def report_of(reports: Path, environ: Mapping[str, str]) -> Path:
         implementation=environ.get("WPC_CHAOS_IMPLEMENTATION") or "reference",
         profile_vars=parse_vars(environ.get("WPC_CHAOS_PROFILE_VARS", "")),
     )
-    return finishing.report_path(reports, instances.load_profile(settings).name)
+    return judging.report_path(reports, instances.load_profile(settings).name)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

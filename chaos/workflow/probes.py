@@ -21,7 +21,7 @@ from chaos.activities import activity
 from chaos.controller import pods as controller_pods
 from chaos.errors import Inconclusive
 from chaos.errors import Unexpected
-from chaos.history import load_written
+from chaos.history.records import load_written
 from chaos.pod import polling
 from chaos.pod.finding import RETRY_SUFFIX
 from chaos.workflow import recorded

@@ -17,7 +17,7 @@ from chaos.argo import NODE_ID_ANNOTATION
 from chaos.argo import WORKFLOW_LABEL
 from chaos.errors import Inconclusive
 from chaos.errors import Unexpected
-from chaos.history import History
+from chaos.history.records import History
 from chaos.pod.finding import step_of_node
 from conformance import contract
 

@@ -1,7 +1,7 @@
 """Start and stop the project's dockerd and the containerd under it, as host processes.
 
 There is no systemd on the project's machines, so both daemons run detached
-like the local provider's components (`clusters.processes`): their
+like the local provider's components (`clusters.machine.processes`): their
 output goes to `<state>/logs/<daemon>.log`, their pid to `<run>/<daemon>.pid`,
 and start-up reports whether each became healthy, exited or timed out.
 dockerd is told its containerd's socket explicitly; without that it would
@@ -15,8 +15,8 @@ import os
 import socket
 from pathlib import Path
 
-from clusters import processes
 from clusters.docker.settings import DockerSettings
+from clusters.machine import processes
 from plumbing.waiting import NotYet
 
 logger = logging.getLogger(__name__)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from clusters import hostdeps
+from clusters.machine import hostdeps
 
 logger = logging.getLogger(__name__)
 

@@ -59,7 +59,7 @@ def _selected(s: docker.DockerSettings | None) -> docker.DockerSettings:
     """`s`, else the engine the environment selects (WPC_KIND_DOCKER, see `settings`)."""
     if s is not None:
         return s
-    from clusters import holding
+    from clusters.machine import holding
 
     return KindSettings.from_env(recorded=holding.recorded_details("kind")).docker
 
@@ -367,7 +367,7 @@ class KindProvider:
 
     def load_image(self, cluster: str, archive: Path) -> str:
         """Load an OCI or docker-save archive into every node; return the image ref."""
-        from clusters.images import image_name
+        from clusters.images.archives import image_name
 
         _run(
             self.settings,

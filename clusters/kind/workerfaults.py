@@ -28,8 +28,8 @@ class KindWorkerFaults:
 
     def __init__(self, settings: DockerSettings | None = None) -> None:
         if settings is None:
-            from clusters import holding
             from clusters.kind.settings import KindSettings
+            from clusters.machine import holding
 
             recorded = holding.recorded_details("kind")
             settings = KindSettings.from_env(recorded=recorded).docker

@@ -7,11 +7,11 @@ from pathlib import Path
 
 from clusters import building
 from clusters import pins
-from clusters import processes
 from clusters.base import ClusterStatus
 from clusters.local import host
 from clusters.local import provider
 from clusters.local.settings import LocalSettings
+from clusters.machine import processes
 
 __all__ = ["LocalProvider"]
 

@@ -6,12 +6,12 @@ from pathlib import Path
 
 from clusters.local.pki import ETCD_CA
 from clusters.local.settings import LocalSettings
-from clusters.processes import Component
-from clusters.processes import Probe
-from clusters.processes import client_context
-from clusters.processes import http_probe
-from clusters.processes import insecure_context
-from clusters.processes import server_context
+from clusters.machine.processes import Component
+from clusters.machine.processes import Probe
+from clusters.machine.processes import client_context
+from clusters.machine.processes import http_probe
+from clusters.machine.processes import insecure_context
+from clusters.machine.processes import server_context
 from plumbing import commands
 from plumbing.waiting import NotYet
 

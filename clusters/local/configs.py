@@ -32,7 +32,7 @@ state = "{s.run_dir / "containerd" / "state"}"
 
 [plugins.'io.containerd.cri.v1.images']
   snapshotter = 'overlayfs'
-  # The suite's images are imported (clusters/images.py); a pull goes to the
+  # The suite's images are imported (clusters/images/archives.py); a pull goes to the
   # image's registry, or to a mirror with credentials that a `<host>/hosts.toml`
   # here names (mirror_hosts_toml; read at each pull, so no restart).
   [plugins.'io.containerd.cri.v1.images'.pinned_images]

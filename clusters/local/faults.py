@@ -19,12 +19,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from clusters import processes
 from clusters.base import ComponentRestart
 from clusters.errors import ClusterError
 from clusters.errors import RunError
 from clusters.local import components
 from clusters.local.settings import LocalSettings
+from clusters.machine import processes
 from plumbing import commands
 
 logger = logging.getLogger(__name__)

@@ -18,14 +18,12 @@ from dataclasses import field
 from pathlib import Path
 
 from clusters import building
-from clusters import images
-from clusters import interrupting
-from clusters import marker
 from clusters import pins
-from clusters import processes
+from clusters.access import marker
 from clusters.errors import ClusterError
 from clusters.errors import Interrupted
 from clusters.errors import RunError
+from clusters.images import archives
 from clusters.local import addons
 from clusters.local import components
 from clusters.local import configs
@@ -33,6 +31,8 @@ from clusters.local import host
 from clusters.local import kubeapi
 from clusters.local import pki
 from clusters.local.settings import LocalSettings
+from clusters.machine import interrupting
+from clusters.machine import processes
 from plumbing import commands
 from plumbing import mounts
 
@@ -98,7 +98,7 @@ def ensure_image(
     context.mkdir(parents=True)
     (context / "Dockerfile").write_text(dockerfile)
     shutil.copy2(binary, context / binary.name)
-    images.build_image(context=context, tag=tag, output=out)
+    archives.build_image(context=context, tag=tag, output=out)
     return out
 
 
@@ -111,7 +111,7 @@ def import_image(s: LocalSettings, ctr_path: Path, archive: Path) -> str:
         log_path=log,
         error=RunError,
     )
-    ref = images.image_name(archive)
+    ref = archives.image_name(archive)
     commands.run(
         [*ctr, "images", "label", ref, "io.cri-containerd.pinned=pinned"],
         log_path=log,

@@ -64,7 +64,7 @@ def locate_cluster(cluster: ClusterChoice) -> tuple[str, str]:
 
 def check_marker(clients: kube.Clients, *, allow_foreign: bool) -> dict[str, str]:
     """The marker's data; ClusterRefused unless the cluster is WPC's or allowed."""
-    from clusters import marker
+    from clusters.access import marker
     from clusters.errors import MarkerMissingError
 
     try:
@@ -137,7 +137,7 @@ def cluster_block(
     the current one of the file the run's clients read: for `wpc run
     --provider existing`, the context the user chose (`wpc.run.targeting`).
     """
-    from clusters import kubeconfigs
+    from clusters.access import kubeconfigs
 
     block = {
         "provider": "existing" if cluster.kubeconfig is not None else cluster.provider,

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from chaos.history import History
-from chaos.history import parse_line
+from chaos.history.records import History
+from chaos.history.records import parse_line
 
 T0 = 1_700_000_000.0
 WF_LABEL = "workflows.argoproj.io/workflow"

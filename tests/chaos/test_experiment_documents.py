@@ -4,7 +4,7 @@ We test these aspects, per document in chaos/experiments/:
 
 - chaoslib accepts it (syntax, and every python activity's module, function
   and arguments);
-- it declares the `wpc` extension (name, layouts), the `chaos.control`
+- it declares the `wpc` extension (name, layouts), the `chaos.lifecycle.control`
   control and the common configuration keys;
 - its steady-state hypothesis checks the cluster and the controller;
 - its method begins with `begin_experiment`, proves the vulnerable state and
@@ -95,7 +95,7 @@ def test_the_document_is_a_valid_wpc_experiment(path):
     assert declared.name == path.stem
     assert set(experiment["configuration"]) == set(KEYS)
     assert [c["provider"]["module"] for c in experiment["controls"]] == [
-        "chaos.control"
+        "chaos.lifecycle.control"
     ]
     assert _funcs(experiment["steady-state-hypothesis"]["probes"]) == [
         "cluster_is_healthy",

@@ -1,4 +1,4 @@
-"""Images the cluster proofs use, built with clusters.images and cached by content.
+"""Images the cluster proofs use, built with clusters.images.archives and cached by content.
 
 The toolbox is the suite's own tools image (busybox + the probe helper), so the
 proofs and the conformance scenarios exercise the same binaries.
@@ -11,8 +11,8 @@ import uuid
 from pathlib import Path
 
 from clusters import building
-from clusters import images
 from clusters import pins
+from clusters.images import archives
 from clusters.local.settings import LocalSettings
 from conformance import tools
 from plumbing import commands
@@ -31,7 +31,7 @@ def _cache() -> Path:
 def toolbox_archive() -> Path:
     """The suite's tools image as an OCI archive."""
     out = _cache() / "cluster-proofs" / "toolbox.tar"
-    images.build_image(
+    archives.build_image(
         context=tools.prepare_context(_cache()), tag=TOOLBOX_TAG, output=out
     )
     return out
@@ -58,7 +58,7 @@ def data_image(ctx: Path, out: Path, tag: str, text: str) -> Path:
     (ctx / "data").mkdir(parents=True)
     (ctx / "data" / "hello.txt").write_text(text)
     (ctx / "Dockerfile").write_text("FROM scratch\nCOPY data/ /data/\n")
-    images.build_image(context=ctx, tag=tag, output=out)
+    archives.build_image(context=ctx, tag=tag, output=out)
     return out
 
 

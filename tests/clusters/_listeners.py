@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from clusters import processes
+from clusters.machine import processes
 
 LISTEN = "0A"
 

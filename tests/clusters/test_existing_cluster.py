@@ -12,7 +12,7 @@ the default context, it would have failed to connect.
 The user's kubectl is on PATH (the local provider's, put first). The existing
 provider has no node access, so the images the run builds go to a
 registry it is given (`WPC_EXISTING_REGISTRY`, a real one on 127.0.0.1 as in
-test_registry.py); the local cluster's containerd has no mirror of `wpc.local`,
+images/test_registry.py); the local cluster's containerd has no mirror of `wpc.local`,
 so the reference's own `prepare` commands first load the same images into the
 node through the local provider, and the pods find them there.
 """
@@ -29,8 +29,8 @@ from typing import Any
 import pytest
 import yaml
 
-from clusters import kubeconfigs
-from clusters import registry
+from clusters.access import kubeconfigs
+from clusters.images import registry
 from conformance.harness.timeouts import Timeouts
 from conformance.implementations import driving
 from conformance.implementations import preparing

@@ -26,10 +26,10 @@ from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
 from clusters import docker
-from clusters import marker
 from clusters import operating
 from clusters import pins
 from clusters import providers
+from clusters.access import marker
 from clusters.corefile import COREFILE
 from clusters.docker import daemons
 from clusters.kind import running_clusters

@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from clusters import docker
-from clusters import holding
 from clusters import kind
 from clusters import operating
 from clusters.docker.settings import DockerSettings
@@ -26,6 +25,7 @@ from clusters.kind import KindProvider
 from clusters.kind import KindSettings
 from clusters.kind.dormant import containers_dir
 from clusters.kind.dormant import dormant_clusters
+from clusters.machine import holding
 
 
 def _record(s: DockerSettings, cid: str, labels: object) -> None:

@@ -25,7 +25,6 @@ import pytest
 import yaml
 
 from clusters import docker
-from clusters import holding
 from clusters import operating
 from clusters import pins
 from clusters import providers
@@ -34,6 +33,7 @@ from clusters.kind import KindProvider
 from clusters.kind import KindSettings
 from clusters.kind import configs
 from clusters.kind import settings as kind_settings
+from clusters.machine import holding
 from plumbing import commands
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -19,13 +19,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from clusters import holding
 from clusters import providers
 from clusters.errors import ProviderError
 from clusters.kind import KindProvider
 from clusters.kind import KindSettings
 from clusters.kind import configs
 from clusters.kind import probes
+from clusters.machine import holding
 
 
 def test_the_config_has_one_control_plane_n_workers_and_no_default_cni():

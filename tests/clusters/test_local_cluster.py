@@ -26,9 +26,9 @@ import pytest
 from kubernetes.client.exceptions import ApiException
 
 from clusters import cli as clusters_cli
-from clusters import registry
-from clusters import registryauth
 from clusters.existing import ExistingProvider
+from clusters.images import registry
+from clusters.images import registryauth
 from clusters.local import configs
 from clusters.local.settings import LocalSettings
 from conformance.harness import kube

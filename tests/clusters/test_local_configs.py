@@ -17,12 +17,12 @@ import pytest
 import yaml
 from cryptography import x509
 
-from clusters import processes
 from clusters.errors import ComponentStartError
 from clusters.local import addons
 from clusters.local import configs
 from clusters.local import pki
 from clusters.local.settings import LocalSettings
+from clusters.machine import processes
 from plumbing.gobuilding import BuildSettings
 from plumbing.waiting import NotYet
 

@@ -27,7 +27,7 @@ from plumbing.waiting import until
 from tests.clusters.conftest import CLUSTER
 
 # In `make test` again (38 s): the rollback race that once left containerd running (a
-# signal inside Popen) is fixed and pinned by tests/clusters/test_start_interrupted.py.
+# signal inside Popen) is fixed and pinned by tests/clusters/machine/test_start_interrupted.py.
 pytestmark = [pytest.mark.cluster, pytest.mark.recreates_cluster]
 
 CLI = [sys.executable, "-m", "clusters"]

@@ -28,12 +28,12 @@ import yaml
 from cryptography import x509
 from cryptography.x509.oid import ExtendedKeyUsageOID
 
-from clusters import processes
 from clusters.local import components
 from clusters.local import configs
 from clusters.local import host
 from clusters.local import pki
 from clusters.local.settings import LocalSettings
+from clusters.machine import processes
 from plumbing.gobuilding import BuildSettings
 
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from clusters import images
 from clusters import providers
 from clusters._cli_providers import host_is_cgroup_v1
 from clusters.base import ClusterProvider
 from clusters.errors import ProviderError
+from clusters.images import archives
 from clusters.k3d import K3dProvider
 from clusters.k3d import config as k3d_config
 from clusters.kind import config as kind_config
@@ -88,7 +88,7 @@ def test_cgroup_version_detection(tmp_path):
 def test_the_existing_provider_refuses_to_load_images_into_other_clusters(tmp_path):
     kc = tmp_path / "kubeconfig"
     kc.write_text("apiVersion: v1\ncurrent-context: prod\n")
-    archive = images.build_image(
+    archive = archives.build_image(
         context=_context(tmp_path), tag="wpc.local/t:1", output=tmp_path / "t.tar"
     )
     existing = providers.get("existing")

@@ -22,7 +22,7 @@ from conformance.implementations.contexts import RunContext
 from conformance.report import documents
 from conformance.report import html
 from conformance.report import ledger
-from tests.clusters.test_kubeconfigs import kubeconfig
+from tests.clusters.access.test_kubeconfigs import kubeconfig
 from tests.conformance.test_merging import committed_run
 
 BLOCK = {

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from types import SimpleNamespace
 
-from clusters import images as oci
+from clusters.images import archives as oci
 from conformance.implementations import images
 from conformance.implementations import preparing
 

@@ -41,9 +41,9 @@ from pathlib import Path
 from typing import IO
 
 from clusters import docker
-from clusters import processes
 from clusters.docker import cli as docker_cli
 from clusters.kind import rootfs
+from clusters.machine import processes
 from plumbing.gobuilding import BuildSettings
 
 REPO = Path(__file__).resolve().parents[2]

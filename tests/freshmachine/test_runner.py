@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from clusters import processes
+from clusters.machine import processes
 from tests.freshmachine import runner
 
 

@@ -22,9 +22,9 @@ from typing import Any
 
 import yaml
 
-from chaos import junit as chaos_junit
 from chaos.errors import ReportError
-from chaos.report import validate_report
+from chaos.reporting import junit_xml as chaos_junit
+from chaos.reporting.chaos_report import validate_report
 from conformance.errors import DataError
 from conformance.report import schemafiles
 from wpc.diff.comparing import ChaosDiff

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from clusters import kubeconfigs
+from clusters.access import kubeconfigs
 from conformance.errors import CommandError
 from conformance.exitcodes import ExitCode
 from conformance.implementations import profiles

@@ -187,8 +187,8 @@ def _provider(values: Mapping[str, Any], host: Host, problems: list[str]) -> Non
         return
     if provider == "existing":
         # Its kubeconfig and context: `_cluster`.
-        from clusters import registry
         from clusters.errors import ClusterError
+        from clusters.images import registry
 
         try:
             registry.from_env(host.environ)

@@ -4,7 +4,7 @@ The local, kind and k3d providers use their own cluster (`clusters up` makes it
 when absent). `--provider existing` uses the user's, found as kubectl finds it:
 `--cluster PATH` names one kubeconfig file (kubectl's `--kubeconfig`), else the
 `KUBECONFIG` list, merged, else ~/.kube/config; the context is `--context`, else
-the current one (`clusters.kubeconfigs`). `--kubeconfig F` is used as it is, or,
+the current one (`clusters.access.kubeconfigs`). `--kubeconfig F` is used as it is, or,
 with `--context`, that context of F in the same way.
 
 A chosen context is written alone to a private file that lives as long as the
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from clusters import kubeconfigs
+from clusters.access import kubeconfigs
 from clusters.errors import KubeconfigError
 from conformance.errors import DataError
 from conformance.plugin import options

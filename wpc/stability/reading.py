@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from chaos import junit as chaos_junit
+from chaos.reporting import junit_xml as chaos_junit
 from chaos.suite import experimenting
 from conformance.errors import DataError
 from conformance.report import documents

@@ -31,14 +31,14 @@ import pytest
 import yaml
 
 from chaos import cli
-from chaos import finishing
-from chaos.report_html import render_index
+from chaos.lifecycle import judging
+from chaos.reporting.index_page import render_index
 from chaos.suite import experimenting
 from chaos.suite import experiments
 from chaos.suite import parallel
 from conformance.errors import DataError
-from tests.chaos.test_finishing import CONTEXT
-from tests.chaos.test_finishing import _result
+from tests.chaos.lifecycle.test_judging import CONTEXT
+from tests.chaos.lifecycle.test_judging import _result
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -75,7 +75,7 @@ def test_exactly_the_node_experiments_are_marked_node_fault():
 
 def _add(path: str, layout: str, index: int) -> None:
     result = _result("passed", layout=layout)
-    finishing.add_to_report(
+    judging.add_to_report(
         Path(path), CONTEXT, type(result)(**{**vars(result), "name": f"e{index}"})
     )
 
@@ -145,7 +145,7 @@ def test_the_html_page_links_the_timelines_relatively(tmp_path: Path):
     (run / "timeline.html").write_text("<html></html>")
     path = tmp_path / "chaos-reference.yaml"
     result = _result("failed")
-    finishing.add_to_report(
+    judging.add_to_report(
         path,
         CONTEXT,
         type(result)(**{**vars(result), "timeline_path": str(run / "timeline.html")}),
@@ -180,7 +180,7 @@ def test_the_page_escapes_what_it_shows(tmp_path: Path):
 
 def test_the_summary_lists_each_experiment_and_the_page(tmp_path: Path):
     path = tmp_path / "chaos-reference.yaml"
-    finishing.add_to_report(path, CONTEXT, _result("passed"))
+    judging.add_to_report(path, CONTEXT, _result("passed"))
     lines = parallel.summary(path)
     assert lines[1].split()[:3] == ["e", "legacy", "passed"]
     assert lines[-1].endswith(str(path.with_suffix(".html")))
@@ -196,7 +196,7 @@ def test_the_summary_reads_the_report_named_after_the_profile_not_its_path(
     profile.parent.mkdir()
     profile.write_text((ROOT / "conformance/profiles/argo-workflows.yaml").read_text())
     reports = tmp_path / "reports"
-    finishing.add_to_report(reports / "chaos-argo-workflows.yaml", CONTEXT, _result())
+    judging.add_to_report(reports / "chaos-argo-workflows.yaml", CONTEXT, _result())
     ran: list[list[parallel.Phase]] = []
     monkeypatch.setattr(
         parallel, "run_phases", lambda phases, r, extra: ran.append(phases) or [0]

@@ -118,8 +118,8 @@ def report(
 
 def chaos_case(name: str, layout: str, outcome: str = "passed") -> Any:
     """One ChaosReport entry: experiment `name` in `layout` with `outcome`."""
-    from chaos.report import Check
-    from chaos.report import ExperimentResult
+    from chaos.reporting.chaos_report import Check
+    from chaos.reporting.chaos_report import ExperimentResult
 
     good = outcome == "passed"
     return ExperimentResult(
@@ -143,8 +143,8 @@ def chaos_case(name: str, layout: str, outcome: str = "passed") -> Any:
 
 def chaos_report(cases: dict[tuple[str, str], str]) -> dict[str, Any]:
     """A valid ChaosReport with one entry per (experiment, layout) -> outcome."""
-    from chaos.report import RunContext
-    from chaos.report import build_report
+    from chaos.reporting.chaos_report import RunContext
+    from chaos.reporting.chaos_report import build_report
 
     context = RunContext(
         date="2026-01-01T00:00:00+00:00",

@@ -27,8 +27,8 @@ import yaml
 from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
 from plumbing import forwarding
-from tests.clusters.test_kubeconfigs import kubeconfig
-from tests.clusters.test_kubeconfigs import one_context
+from tests.clusters.access.test_kubeconfigs import kubeconfig
+from tests.clusters.access.test_kubeconfigs import one_context
 from wpc import suite_cli as cli
 from wpc.run import launching
 from wpc.run import targeting

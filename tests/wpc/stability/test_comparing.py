@@ -13,7 +13,7 @@
 - UNSTABLE (17) is distinct from pytest's codes and WPC's others, and the
   README's exit-code table documents it; `wpc stability` reaches the verb.
 
-Reports are made here (`tests.wpc.diff.builders`, `chaos.finishing`), none committed.
+Reports are made here (`tests.wpc.diff.builders`, `chaos.lifecycle.judging`), none committed.
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ from typing import Any
 import pytest
 import yaml
 
-from chaos import finishing
+from chaos.lifecycle import judging
 from conformance.exitcodes import ExitCode
 from conformance.report import documents
-from tests.chaos.test_finishing import CONTEXT
-from tests.chaos.test_finishing import _result
+from tests.chaos.lifecycle.test_judging import CONTEXT
+from tests.chaos.lifecycle.test_judging import _result
 from tests.wpc.diff.builders import entry
 from tests.wpc.diff.builders import report
 from wpc import cli as wpc_cli
@@ -134,8 +134,8 @@ def test_chaos_runs_compare_case_by_case(tmp_path: Path, capsys):
     paths = []
     for index, outcome in enumerate(("passed", "failed"), start=1):
         path = tmp_path / f"run-{index}" / "chaos-reference.yaml"
-        finishing.add_to_report(path, CONTEXT, _result(outcome, layout="initless"))
-        finishing.add_to_report(path, CONTEXT, _result("passed"))
+        judging.add_to_report(path, CONTEXT, _result(outcome, layout="initless"))
+        judging.add_to_report(path, CONTEXT, _result("passed"))
         paths.append(str(path))
 
     assert stability(*paths) == ExitCode.UNSTABLE
@@ -199,7 +199,7 @@ def test_runs_of_different_code_or_selection_are_refused(
 
 def test_a_chaos_report_and_a_suite_report_are_refused(tmp_path: Path, capsys):
     chaos = tmp_path / "chaos-reference.yaml"
-    finishing.add_to_report(chaos, CONTEXT, _result())
+    judging.add_to_report(chaos, CONTEXT, _result())
     (suite,) = write(tmp_path, suite_run())
 
     assert stability(suite, str(chaos)) == ExitCode.INVALID_INPUT

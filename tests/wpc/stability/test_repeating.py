@@ -28,12 +28,12 @@ from typing import Any
 import pytest
 import yaml
 
-from chaos import finishing
+from chaos.lifecycle import judging
 from chaos.suite import parallel
 from conformance.exitcodes import ExitCode
 from conformance.report import documents
-from tests.chaos.test_finishing import CONTEXT
-from tests.chaos.test_finishing import _result
+from tests.chaos.lifecycle.test_judging import CONTEXT
+from tests.chaos.lifecycle.test_judging import _result
 from tests.wpc.stability.test_comparing import _interrupted
 from tests.wpc.stability.test_comparing import suite_run
 from wpc import cli
@@ -220,9 +220,9 @@ def chaos_runs(monkeypatch: pytest.MonkeyPatch, outcomes: list[str]) -> list[Pat
     def run_phases(phases: Any, reports: Path, extra: Any) -> list[int]:
         if reports not in seen:
             seen.append(reports)
-            path = finishing.report_path(reports, "reference")
+            path = judging.report_path(reports, "reference")
             outcome = outcomes[len(seen) - 1]
-            finishing.add_to_report(path, CONTEXT, _result(outcome, layout="initless"))
+            judging.add_to_report(path, CONTEXT, _result(outcome, layout="initless"))
         return [0]
 
     monkeypatch.setattr(parallel, "run_phases", run_phases)
@@ -233,8 +233,8 @@ def chaos_runs(monkeypatch: pytest.MonkeyPatch, outcomes: list[str]) -> list[Pat
 def test_chaos_runs_each_in_its_directory_and_their_cases_are_compared(
     tmp_path: Path, monkeypatch, capsys
 ):
-    stale = finishing.report_path(tmp_path / "run-2-of-2", "reference")
-    finishing.add_to_report(stale, CONTEXT, _result("passed", layout="legacy"))
+    stale = judging.report_path(tmp_path / "run-2-of-2", "reference")
+    judging.add_to_report(stale, CONTEXT, _result("passed", layout="legacy"))
     seen = chaos_runs(monkeypatch, ["passed", "failed"])
 
     argv = ["chaos", "run", "--reports", str(tmp_path), "--repeat", "2"]
