@@ -256,15 +256,27 @@ class KindProvider:
             }
         )
         commands.capture([*kubectl, "apply", "-f", "-"], stdin=body, error=RunError)
-        # The reload plugin would notice within a minute or so; a restart is
-        # immediate. The DNS check that follows cannot tell old pods from new
-        # (both answer), so the rollout is what proves every pod runs ours.
         timeout = int(self.settings.coredns_restart_timeout)
-        for verb in (["restart"], ["status", f"--timeout={timeout}s"]):
-            commands.capture(
-                [*kubectl, "-n", "kube-system", "rollout", *verb, "deployment/coredns"],
-                error=RunError,
-            )
+        system = [*kubectl, "-n", "kube-system"]
+        # A Ready node need not run kube-proxy yet; a CoreDNS pod put there cannot
+        # reach the API server's Service address, and its `ready` plugin waits for
+        # the kubernetes plugin's first list. Wait for kube-proxy everywhere first.
+        # The reload plugin would notice the Corefile within a minute or so; a
+        # restart is immediate. The DNS check that follows cannot tell old pods
+        # from new (both answer), so the rollout is what proves every pod runs ours.
+        for verb, workload in (
+            (["status", f"--timeout={timeout}s"], "daemonset/kube-proxy"),
+            (["restart"], "deployment/coredns"),
+            (["status", f"--timeout={timeout}s"], "deployment/coredns"),
+        ):
+            try:
+                commands.capture([*system, "rollout", *verb, workload], error=RunError)
+            except RunError as exc:
+                raise RunError(
+                    command=exc.command,
+                    returncode=exc.returncode,
+                    output=f"{exc.output}\n{_system_pods(system)}",
+                ) from exc
 
     def delete(self, cluster: str) -> None:
         """Delete the cluster like `rm -f`; raise if anything of ours is left."""
@@ -410,3 +422,16 @@ def _nodes_if_up(s: KindSettings, cluster: str) -> list[str]:
         if docker.answering(s.docker)
         else []
     )
+
+
+def _system_pods(system: list[str]) -> str:
+    """kube-system's pods (node, readiness) and its latest events: a failed rollout's evidence."""
+    said = []
+    for what in (
+        ["get", "pods", "-o", "wide"],
+        ["get", "events", "--sort-by=.lastTimestamp"],
+    ):
+        done = commands.attempt([*system, *what], timeout=30)
+        lines = (done.stdout + done.stderr).splitlines()[-25:]
+        said.append(f"$ kubectl -n kube-system {' '.join(what)}\n" + "\n".join(lines))
+    return "\n".join(said)

@@ -93,10 +93,12 @@ class KindSettings:
     nodes_ready_timeout: float = 240.0
     """Seconds from `kind create cluster` returning to every node Ready (the pod
     network starts on each node once its kubelet has credentials)."""
-    coredns_restart_timeout: float = 120.0
-    """Seconds, once every node is Ready, for the restarted CoreDNS Deployment (two
-    replicas) to have every pod on WPC's Corefile and Ready (`kubectl rollout
-    status --timeout`); a loaded 2-core machine starts them slowest."""
+    coredns_restart_timeout: float = 240.0
+    """Seconds, once every node is Ready, for kube-proxy to run on every node and
+    then for the restarted CoreDNS Deployment (two replicas) to have every pod on
+    WPC's Corefile and Ready (each a `kubectl rollout status --timeout`). Unloaded,
+    the CoreDNS rollout takes 36-43 s; a CI run on the loaded 2-core machine once
+    ran out of 120 s with "1 of 2 updated replicas are available"."""
     dns_timeout: float = 120.0
     """Seconds for CoreDNS to answer through the kube-dns Service, three times in a row."""
     docker_mode: str = "own"

@@ -29,6 +29,7 @@ from clusters import operating
 from clusters import pins
 from clusters import providers
 from clusters.errors import ProviderError
+from clusters.errors import RunError
 from clusters.kind import KindProvider
 from clusters.kind import KindSettings
 from clusters.kind import configs
@@ -239,7 +240,7 @@ def test_up_in_host_mode_passes_the_given_image_and_starts_no_engine(fake, tmp_p
     ]
 
 
-def test_the_coredns_restart_is_waited_for_after_the_nodes_and_before_dns(
+def test_the_coredns_restart_is_waited_for_after_the_nodes_and_kube_proxy_before_dns(
     fake, tmp_path
 ):
     s = replace(
@@ -254,6 +255,7 @@ def test_the_coredns_restart_is_waited_for_after_the_nodes_and_before_dns(
     ]
     assert order == [
         "readiness.nodes_ready",
+        "rollout status --timeout=77s daemonset/kube-proxy",
         "rollout restart deployment/coredns",
         "rollout status --timeout=77s deployment/coredns",
         "readiness.dns_answers",
@@ -352,3 +354,32 @@ def test_node_image_prints_the_pinned_image_of_a_kubernetes_minor(capsys):
     err = capsys.readouterr().err
     assert "invalid choice: '1.20'" in err
     assert "'1.35', '1.36'" in err
+
+
+def test_a_coredns_rollout_that_runs_out_says_where_the_pods_are(
+    fake, tmp_path, monkeypatch
+):
+    # CI once ran out of this bound with no word of which pod was not Ready.
+    answer = fake.capture
+
+    def capture(command: Sequence[str], **kw: Any) -> str:
+        argv = [str(a) for a in command]
+        if argv[-2:] == ["--timeout=240s", "deployment/coredns"]:
+            fake._record(command, None)
+            raise RunError(command=argv, returncode=1, output="timed out waiting")
+        return str(answer(command, **kw))
+
+    def attempt(command: Sequence[str], **_: Any) -> subprocess.CompletedProcess[str]:
+        fake._record(command, None)
+        said = "coredns-x 0/1 Running wpc-kind-worker2\n"
+        if "events" in command:
+            said = "Warning Unhealthy pod/coredns-x Readiness probe failed\n"
+        return subprocess.CompletedProcess(list(command), 0, said, "")
+
+    monkeypatch.setattr(commands, "capture", capture)
+    monkeypatch.setattr(commands, "attempt", attempt)
+    s = host_settings(tmp_path, WPC_KIND_NODE_IMAGE=IMAGE_136)
+    with pytest.raises(RunError) as failed:
+        KindProvider(s).create("wpc-kind", retain=True)
+    assert "coredns-x 0/1 Running wpc-kind-worker2" in failed.value.output
+    assert "Readiness probe failed" in str(failed.value)
