@@ -166,12 +166,15 @@ def test_an_empty_signal_file_is_left_for_the_writer_to_finish(paths, clock):
     assert looks == [True, False]
 
 
-def _gone_or_zombie(pid: int) -> bool:
+def _exited(pid: int) -> str | NotYet:
+    """Gone or a zombie; a process still in its exit (files closed, the pipe's
+    reader already at EOF, not yet a zombie) reads as running for a moment."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except FileNotFoundError:
-        return True
-    return stat.rsplit(")", 1)[1].split()[0] == "Z"
+        return "gone"
+    state = stat.rsplit(")", 1)[1].split()[0]
+    return "a zombie" if state == "Z" else NotYet(f"pid {pid} in state {state}")
 
 
 def test_a_forwarded_signal_reaches_the_commands_background_job_too(paths, clock):
@@ -206,7 +209,12 @@ def test_a_forwarded_signal_reaches_the_commands_background_job_too(paths, clock
     job = int(bg.read_text())
     try:
         assert code == 3
-        assert _gone_or_zombie(job), "the background job did not get the SIGTERM"
+        until(
+            lambda: _exited(job),
+            timeout=5,
+            describe="the background job to die of the forwarded SIGTERM",
+            interval=0.01,
+        )
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.kill(job, signal.SIGKILL)
