@@ -162,7 +162,7 @@ negative-controls: setup
 	$(PY) -m clusters up --provider local --name $(CLUSTER)
 	$(PY) -m pytest -m "negative" $(if $(SHARD),--wpc-shard $(SHARD)) $(PYTEST_ARGS)
 
-# The report shows the suite's two scores side by side (conformance/report/scores.py),
+# The report shows the suite's two scores side by side (conformance/report/scores/summary.py),
 # each from the last run here, else from the committed result (docs/results/), which
 # the report marks STALE when it was measured on other code or another spec.
 COMMITTED_NEGATIVE_CONTROLS ?= docs/results/negative-controls-2026-11-25/negative-controls.yaml

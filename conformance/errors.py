@@ -1,7 +1,7 @@
 """Errors raised by the conformance suite.
 
 One root, so callers can catch everything this package raises; the outcome
-mapping (`conformance.report.outcomes`) turns each branch into a test outcome::
+mapping (`conformance.report.items.outcomes`) turns each branch into a test outcome::
 
     ConformanceError
     ├── DataError        a data file (profile, divergences, marker) is invalid;

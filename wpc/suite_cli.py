@@ -43,7 +43,7 @@ from conformance.implementations import variables
 from conformance.implementations.contexts import ClusterChoice
 from conformance.plugin import listing
 from conformance.plugin import options
-from conformance.report import html
+from conformance.report.rendering import html
 from conformance.spec import SpecError
 from plumbing import textfiles
 from wpc import summary_cli

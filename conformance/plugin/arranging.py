@@ -20,9 +20,9 @@ from conformance.harness import locking
 from conformance.plugin import keys
 from conformance.plugin import runs
 from conformance.plugin import scheduling
-from conformance.report import durations
-from conformance.report.itemkeys import item_key
-from conformance.report.results import scenario_of
+from conformance.report.items.itemkeys import item_key
+from conformance.report.items.records import scenario_of
+from conformance.report.runs import durations
 
 SELECTION_OUTPUT = "wpc_selection"
 """The `workeroutput` key carrying a worker's selection fingerprint to the controller."""
@@ -56,7 +56,7 @@ def unit_of(item: pytest.Item, seconds: float) -> scheduling.Unit:
 
 
 def key_of(item: pytest.Item) -> str:
-    """The item's stable key (`conformance.report.itemkeys`)."""
+    """The item's stable key (`conformance.report.items.itemkeys`)."""
     return item_key(
         short_name=item.stash[keys.DECLARATION].short_name,
         nodeid=item.nodeid,

@@ -19,9 +19,9 @@ from conformance.errors import DataError
 from conformance.plugin import keys
 from conformance.plugin import markers
 from conformance.plugin import runs
-from conformance.report import identity
-from conformance.report import words
-from conformance.report.results import scenario_of
+from conformance.report.items import identity
+from conformance.report.items.records import scenario_of
+from conformance.report.runs import words
 from conformance.spec import Spec
 
 SUITE_DIR = identity.SUITE_DIR

@@ -23,13 +23,13 @@ from conformance.harness import kube
 from conformance.harness import namespaces
 from conformance.plugin import runs
 from conformance.plugin import writing
-from conformance.report import ledger
-from conformance.report import phases
-from conformance.report import reruns
-from conformance.report import scores
-from conformance.report import verdicts
-from conformance.report.itemkeys import item_key
-from conformance.report.results import TestRecord
+from conformance.report.items import phases
+from conformance.report.items import reruns
+from conformance.report.items.itemkeys import item_key
+from conformance.report.items.records import TestRecord
+from conformance.report.rendering import verdicttable
+from conformance.report.runs import ledger
+from conformance.report.scores import summary
 
 logger = logging.getLogger(__name__)
 
@@ -145,16 +145,16 @@ class Finisher:
         """The verdict table, reruns, the suite's two scores and slowest items, then paths.
 
         Reruns: every item that needed one ("Needed a rerun: N"). The synthetic
-        and historical scores (`report.scores`) each say STALE when measured on
+        and historical scores (`report.scores.summary`) each say STALE when measured on
         other code or another spec, and "not carried" when not given.
         """
         run = runs.of(self.config)
         records = run.results.records()
-        table = verdicts.table(records, interrupted=run.interruption)
+        table = verdicttable.table(records, interrupted=run.interruption)
         if records:
             table += ["", *reruns.summary(records)]
         if table:
-            table += ["", *scores.lines(run.mutation_score, run.historical_score)]
+            table += ["", *summary.lines(run.mutation_score, run.historical_score)]
             table += ["", *slowest(records)]
         lines = run.written
         if table or lines:

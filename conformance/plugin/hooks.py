@@ -61,20 +61,20 @@ from conformance.plugin import runs
 from conformance.plugin import selecting
 from conformance.plugin.keys import WORKERINPUT_KEY
 from conformance.plugin.settings import RunSettings
-from conformance.report import historical
-from conformance.report import mutation
-from conformance.report import provenance
-from conformance.report.outcomes import Outcome
-from conformance.report.outcomes import classify
-from conformance.report.outcomes import failed_clauses
-from conformance.report.outcomes import failure_kind
-from conformance.report.results import DECLARATION_ATTR
-from conformance.report.results import EVIDENCE_ATTR
-from conformance.report.results import FAILURE_ATTR
-from conformance.report.results import OBSERVATIONS_ATTR
-from conformance.report.results import OUTCOME_ATTR
-from conformance.report.results import PHASES_ATTR
-from conformance.report.results import scenario_of
+from conformance.report.items.outcomes import Outcome
+from conformance.report.items.outcomes import classify
+from conformance.report.items.outcomes import failed_clauses
+from conformance.report.items.outcomes import failure_kind
+from conformance.report.items.records import DECLARATION_ATTR
+from conformance.report.items.records import EVIDENCE_ATTR
+from conformance.report.items.records import FAILURE_ATTR
+from conformance.report.items.records import OBSERVATIONS_ATTR
+from conformance.report.items.records import OUTCOME_ATTR
+from conformance.report.items.records import PHASES_ATTR
+from conformance.report.items.records import scenario_of
+from conformance.report.scores import historical
+from conformance.report.scores import mutation
+from conformance.report.scores import provenance
 
 logger = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from conformance.plugin.markers import Declaration
 DECLARATION = pytest.StashKey[Declaration]()
 LAYOUT = pytest.StashKey[str]()
 TEST_ID = pytest.StashKey[str]()
-"""The item's stable identity (`conformance.report.identity`), e.g. `HelloWorld[legacy]`."""
+"""The item's stable identity (`conformance.report.items.identity`), e.g. `HelloWorld[legacy]`."""
 SUPPORT = pytest.StashKey[str]()
 """"Core", or "Extended" when one of the test's features is."""
 OBSERVATIONS = pytest.StashKey[Observations]()

@@ -33,7 +33,7 @@ from conformance.plugin import collection
 from conformance.plugin import keys
 from conformance.plugin import runs
 from conformance.plugin import selecting
-from conformance.report.results import scenario_of
+from conformance.report.items.records import scenario_of
 
 RUNS = "run"
 SKIPPED = "skip"
@@ -46,7 +46,7 @@ class Entry:
     """One test in one layout, and what a run would do with it."""
 
     test_id: str
-    """Its stable identity (`conformance.report.identity`), as reports key it."""
+    """Its stable identity (`conformance.report.items.identity`), as reports key it."""
     short_name: str
     layout: str
     status: str

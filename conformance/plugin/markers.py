@@ -16,7 +16,7 @@ from typing import Any
 
 from conformance import contract
 from conformance.errors import DataError
-from conformance.report import identity
+from conformance.report.items import identity
 from conformance.spec import Spec
 
 MARKER = "conformance"

@@ -38,8 +38,8 @@ from conformance.implementations.contexts import Environment
 from conformance.plugin import collection
 from conformance.plugin import scheduling
 from conformance.plugin.settings import RunSettings
-from conformance.report import divergences
-from conformance.report import durations
+from conformance.report.runs import divergences
+from conformance.report.runs import durations
 
 DEFAULT_IMPLEMENTATION = "reference"
 PREFIX = "--wpc-"

@@ -23,8 +23,8 @@ from conformance.implementations import profiles
 from conformance.implementations.contexts import RunContext
 from conformance.plugin.markers import Declaration
 from conformance.plugin.settings import RunSettings
-from conformance.report.documents import ScenarioDiff
-from conformance.report.results import Results
+from conformance.report.items.records import Results
+from conformance.report.runs.documents import ScenarioDiff
 from conformance.spec import Spec
 
 PLUGIN_NAME = "wpc-run"

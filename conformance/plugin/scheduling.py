@@ -38,7 +38,7 @@ class Unit:
     """One item to schedule."""
 
     key: str
-    """Its stable name (`conformance.report.itemkeys`), unique in the selection."""
+    """Its stable name (`conformance.report.items.itemkeys`), unique in the selection."""
     seconds: float
     blocks: tuple[str, ...] = ()
     """Names of what it must share a shard with (its scenario, a lock group)."""

@@ -31,7 +31,7 @@ from conformance.plugin import keys
 from conformance.plugin import options
 from conformance.plugin import runs
 from conformance.plugin.markers import Declaration
-from conformance.report.results import scenario_of
+from conformance.report.items.records import scenario_of
 from conformance.spec import Spec
 
 DEST = "wpc_select"

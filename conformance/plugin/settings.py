@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conformance.implementations.contexts import ClusterChoice
 from conformance.plugin.scheduling import Shard
-from conformance.report.durations import DEFAULT_PATH as DEFAULT_DURATIONS
+from conformance.report.runs.durations import DEFAULT_PATH as DEFAULT_DURATIONS
 
 
 @dataclass(frozen=True)

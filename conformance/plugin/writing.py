@@ -18,19 +18,19 @@ import pytest
 
 from conformance.plugin import reproducing
 from conformance.plugin import runs
-from conformance.report import divergences
-from conformance.report import documents
-from conformance.report import durations
-from conformance.report import html
-from conformance.report import junit
-from conformance.report import ledger
-from conformance.report.outcomes import FailureKind
-from conformance.report.outcomes import Outcome
-from conformance.report.results import DECLARATION_ATTR
-from conformance.report.results import FAILURE_ATTR
-from conformance.report.results import OUTCOME_ATTR
-from conformance.report.results import TestRecord
-from conformance.report.results import scenario_of
+from conformance.report.items.outcomes import FailureKind
+from conformance.report.items.outcomes import Outcome
+from conformance.report.items.records import DECLARATION_ATTR
+from conformance.report.items.records import FAILURE_ATTR
+from conformance.report.items.records import OUTCOME_ATTR
+from conformance.report.items.records import TestRecord
+from conformance.report.items.records import scenario_of
+from conformance.report.rendering import html
+from conformance.report.rendering import junit
+from conformance.report.runs import divergences
+from conformance.report.runs import documents
+from conformance.report.runs import durations
+from conformance.report.runs import ledger
 
 
 def scenario_diffs(config: pytest.Config) -> list[documents.ScenarioDiff]:

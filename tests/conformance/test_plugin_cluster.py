@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from conformance.harness import kube
-from conformance.report import documents
+from conformance.report.runs import documents
 from tests.conformance.conftest import DIVERGENCES
 from tests.conformance.conftest import PROFILE
 from tests.conformance.conftest import SPEC

@@ -22,12 +22,12 @@ import yaml
 
 from conformance.errors import HarnessError
 from conformance.errors import WaitTimeout
-from conformance.report import documents
-from conformance.report.outcomes import FailureKind
-from conformance.report.outcomes import Outcome
-from conformance.report.outcomes import failed_clauses
-from conformance.report.outcomes import failure_kind
-from conformance.report.results import TestRecord
+from conformance.report.items.outcomes import FailureKind
+from conformance.report.items.outcomes import Outcome
+from conformance.report.items.outcomes import failed_clauses
+from conformance.report.items.outcomes import failure_kind
+from conformance.report.items.records import TestRecord
+from conformance.report.runs import documents
 from plumbing import errors as plumbing_errors
 from tests.conformance.conftest import wpc_args
 

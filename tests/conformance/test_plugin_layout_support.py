@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conformance.report import documents
+from conformance.report.runs import documents
 from tests.conformance.conftest import FAKE_CLUSTER_CONFTEST
 from tests.conformance.conftest import wpc_args
 

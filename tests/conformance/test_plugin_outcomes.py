@@ -18,8 +18,8 @@ import yaml
 from conformance.errors import CommandError
 from conformance.errors import HarnessError
 from conformance.errors import WaitTimeout
-from conformance.report import outcomes
-from conformance.report.outcomes import Outcome
+from conformance.report.items import outcomes
+from conformance.report.items.outcomes import Outcome
 from tests.conformance.conftest import wpc_args
 
 CASES = textwrap.dedent(

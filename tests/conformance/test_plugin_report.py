@@ -31,7 +31,7 @@ import pytest
 import yaml
 
 from conformance import contract
-from conformance.report import documents
+from conformance.report.runs import documents
 from tests.conformance.conftest import FAKE_CLUSTER_CONFTEST
 from tests.conformance.conftest import mutation_score
 from tests.conformance.conftest import negative_report

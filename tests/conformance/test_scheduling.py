@@ -24,7 +24,7 @@ import yaml
 from conformance.errors import DataError
 from conformance.plugin import scheduling
 from conformance.plugin.scheduling import Unit
-from conformance.report import durations
+from conformance.report.runs import durations
 from tests.conformance.conftest import wpc_args
 
 REFERENCE_RUN = Path(

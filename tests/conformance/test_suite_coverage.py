@@ -17,7 +17,7 @@ from typing import Any
 from conformance import spec
 from conformance.plugin import collection
 from conformance.plugin import markers
-from conformance.report import ledger
+from conformance.report.runs import ledger
 
 SUITE = collection.SUITE_DIR
 

@@ -19,7 +19,7 @@ from types import SimpleNamespace
 import pytest
 
 from conformance.plugin import scheduling
-from conformance.report import durations
+from conformance.report.runs import durations
 from tests.negative import controls
 from tests.negative import sharding
 

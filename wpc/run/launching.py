@@ -28,7 +28,7 @@ from conformance.implementations import profiles
 from conformance.plugin import collection
 from conformance.plugin import listing
 from conformance.plugin import options
-from conformance.report import html
+from conformance.report.rendering import html
 from wpc.run import targeting
 
 logger = logging.getLogger(__name__)

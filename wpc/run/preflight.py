@@ -28,9 +28,9 @@ from conformance.implementations import checking
 from conformance.implementations import profiles
 from conformance.implementations import variables
 from conformance.plugin import scheduling
-from conformance.report import durations
-from conformance.report import historical
-from conformance.report import mutation
+from conformance.report.runs import durations
+from conformance.report.scores import historical
+from conformance.report.scores import mutation
 from wpc.run import targeting
 
 LOCAL_TOOLS = {

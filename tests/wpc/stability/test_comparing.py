@@ -27,7 +27,7 @@ import yaml
 
 from chaos import finishing
 from conformance.exitcodes import ExitCode
-from conformance.report import documents
+from conformance.report.runs import documents
 from tests.chaos.test_finishing import CONTEXT
 from tests.chaos.test_finishing import _result
 from tests.wpc.diff.builders import entry

@@ -31,7 +31,7 @@ import yaml
 from chaos import finishing
 from chaos.suite import parallel
 from conformance.exitcodes import ExitCode
-from conformance.report import documents
+from conformance.report.runs import documents
 from tests.chaos.test_finishing import CONTEXT
 from tests.chaos.test_finishing import _result
 from tests.wpc.stability.test_comparing import _interrupted
