@@ -41,8 +41,8 @@ from conformance.implementations import preparing
 from conformance.implementations import profiles
 from conformance.implementations import variables
 from conformance.implementations.contexts import ClusterChoice
-from conformance.plugin import listing
-from conformance.plugin import options
+from conformance.plugin.selection import listing
+from conformance.plugin.selection import options
 from conformance.report.rendering import html
 from conformance.spec import SpecError
 from plumbing import textfiles

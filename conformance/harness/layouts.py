@@ -5,7 +5,7 @@ once. The suite therefore asks the profile for one controller instance per
 layout, each with its own `instanceID`, and every workflow a test submits
 carries `workflows.argoproj.io/controller-instanceid=<id>` of its layout's
 instance. A test that must flip the layout mid-flight asks for a dedicated
-instance instead (see `conformance.plugin.fixtures.dedicated_instance`). The layout
+instance instead (see `conformance.plugin.items.fixtures.dedicated_instance`). The layout
 names themselves are Argo vocabulary (`conformance.contract`).
 """
 

@@ -1,7 +1,7 @@
 """Where an item's time goes: named phases, timed by one context manager.
 
 The plugin gives each suite item a `Phases` recorder (kept in the item's stash,
-`conformance.plugin.keys.PHASES`) and makes it this process's current one while
+`conformance.plugin.state.keys.PHASES`) and makes it this process's current one while
 the item runs (`recording`). The harness marks what it does with `timed(name)`:
 submitting a Workflow, waiting for the contract's event, reading what happened,
 installing a private controller, changing its configuration, restarting it.

@@ -21,8 +21,8 @@ from conformance.errors import HarnessError
 from conformance.harness import kube
 from conformance.harness import namespaces
 from conformance.harness.timeouts import Timeouts
-from conformance.plugin import fixtures
-from conformance.plugin import keys
+from conformance.plugin.items import fixtures
+from conformance.plugin.state import keys
 
 SESSION = "s-1"
 

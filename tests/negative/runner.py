@@ -41,7 +41,7 @@ from conformance.implementations import preparing
 from conformance.implementations import profiles
 from conformance.implementations.contexts import ClusterChoice
 from conformance.implementations.contexts import Environment
-from conformance.plugin import collection
+from conformance.plugin.selection import collection
 from plumbing.waiting import Clock
 from plumbing.waiting import NotYet
 from reference_impl import common

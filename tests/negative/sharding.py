@@ -6,7 +6,7 @@ session. Here the items are put longest first by the faults' recorded seconds
 (`tests/negative/durations.json`, keyed by fault, in the durations file format
 of `conformance.report.runs.durations`), and `--wpc-shard I/N` keeps a deterministic,
 duration-balanced part of them. The order and the packing are the suite's own
-(`conformance.plugin.scheduling`): one rule for conformance runs and negative
+(`conformance.plugin.state.scheduling`): one rule for conformance runs and negative
 controls. A fault's items stay in one shard. Items that are not a fault's
 (no `control` parameter, or not marked `negative`) are left as they were.
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from conformance.errors import DataError
-from conformance.plugin import scheduling
+from conformance.plugin.state import scheduling
 from conformance.report.runs import durations
 
 DURATIONS = Path(__file__).with_name("durations.json")

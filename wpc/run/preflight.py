@@ -27,7 +27,7 @@ from conformance.harness import timeouts
 from conformance.implementations import checking
 from conformance.implementations import profiles
 from conformance.implementations import variables
-from conformance.plugin import scheduling
+from conformance.plugin.state import scheduling
 from conformance.report.runs import durations
 from conformance.report.scores import historical
 from conformance.report.scores import mutation

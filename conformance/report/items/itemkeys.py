@@ -3,7 +3,7 @@
 A node ID carries the test file's path, which moves when the suite is
 reorganised and differs between checkouts; the durations file
 (`conformance.report.runs.durations`) and the shard assignment
-(`conformance.plugin.scheduling`) key items by this name instead:
+(`conformance.plugin.state.scheduling`) key items by this name instead:
 `ShortName[layout]::test_function`. One function, so the report's own item
 identity can replace it in one place.
 """

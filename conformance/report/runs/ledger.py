@@ -4,7 +4,7 @@ Built from the markers of the collected tests against the spec, in both
 directions: a clause no test names is *uncovered* (a MUST clause without a
 test is a gap the report shows first), and a clause checked in fewer layouts
 than it applies to is *partially covered*. Unknown clause IDs in markers never
-get this far: they are collection errors (`conformance.plugin.markers`).
+get this far: they are collection errors (`conformance.plugin.state.markers`).
 """
 
 from __future__ import annotations

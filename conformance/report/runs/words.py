@@ -36,7 +36,7 @@ MEANINGS = {
 }
 """Each word in one phrase, for the pages and tables that show it."""
 UNCLAIMED = "implementation does not claim"
-"""How every "not claimed" skip reason starts (`conformance.plugin.collection`)."""
+"""How every "not claimed" skip reason starts (`conformance.plugin.selection.collection`)."""
 
 
 def word(

@@ -27,7 +27,7 @@ import yaml
 from conformance import spec as specs
 from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
-from conformance.plugin import scheduling
+from conformance.plugin.state import scheduling
 from conformance.report import merging
 from conformance.report.items.itemkeys import item_key
 from conformance.report.items.outcomes import FailureKind
@@ -122,7 +122,7 @@ def report_of(
     session: str,
     shard: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A report as the plugin writes it (`conformance.plugin.writing.document`)."""
+    """A report as the plugin writes it (`conformance.plugin.reporting.writing.document`)."""
     spec = specs.load()
     declared = {
         r.scenario: Declared(r.short_name, tuple(r.clauses), ("legacy", "initless"))

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from conformance import spec
-from conformance.plugin.markers import Declaration
+from conformance.plugin.state.markers import Declaration
 from conformance.report.runs import ledger
 from tests.conformance.conftest import SPEC
 

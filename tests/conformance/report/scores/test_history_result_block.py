@@ -24,8 +24,8 @@ from conformance.report.scores import historical
 from conformance.report.scores import provenance
 from tests.conformance.conftest import wpc_args
 from tests.conformance.conftest import write_yaml
-from tests.conformance.test_plugin_report import FINALIZER
-from tests.conformance.test_plugin_report import run_with_report
+from tests.conformance.plugin.test_plugin_report import FINALIZER
+from tests.conformance.plugin.test_plugin_report import run_with_report
 from tests.wpc.history.builders import MEASURED
 from tests.wpc.history.builders import history_result
 from wpc import suite_cli as conformance_cli

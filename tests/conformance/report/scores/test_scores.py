@@ -23,8 +23,8 @@ from conformance.report.scores import mutation
 from conformance.report.scores import provenance
 from conformance.report.scores import summary
 from tests.conformance.conftest import write_yaml
-from tests.conformance.test_plugin_report import FINALIZER
-from tests.conformance.test_plugin_report import run_with_report
+from tests.conformance.plugin.test_plugin_report import FINALIZER
+from tests.conformance.plugin.test_plugin_report import run_with_report
 from tests.wpc.history.builders import history_result
 
 ROOT = Path(__file__).resolve().parents[4]

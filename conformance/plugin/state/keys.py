@@ -1,6 +1,6 @@
 """What the plugin keeps on each item, in typed `item.stash` keys.
 
-Run-wide facts live on the run object (`conformance.plugin.runs`); these are
+Run-wide facts live on the run object (`conformance.plugin.state.runs`); these are
 the per-test ones: the validated declaration, the layout, the recorder of
 observations, the namespace and the start time.
 """
@@ -11,7 +11,7 @@ import pytest
 
 from conformance.harness.observations import Observations
 from conformance.harness.timing import Phases
-from conformance.plugin.markers import Declaration
+from conformance.plugin.state.markers import Declaration
 
 DECLARATION = pytest.StashKey[Declaration]()
 LAYOUT = pytest.StashKey[str]()

@@ -35,9 +35,9 @@ from conformance.harness import layouts
 from conformance.harness import timeouts
 from conformance.implementations import variables
 from conformance.implementations.contexts import Environment
-from conformance.plugin import collection
-from conformance.plugin import scheduling
-from conformance.plugin.settings import RunSettings
+from conformance.plugin.selection import collection
+from conformance.plugin.state import scheduling
+from conformance.plugin.state.settings import RunSettings
 from conformance.report.runs import divergences
 from conformance.report.runs import durations
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.plugin import options
+from conformance.plugin.selection import options
 from tests.conformance.conftest import DIVERGENCES
 from tests.conformance.conftest import PROFILE
 from tests.conformance.conftest import SPEC

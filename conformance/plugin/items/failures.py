@@ -14,9 +14,9 @@ import time
 import pytest
 
 from conformance.harness import evidence
-from conformance.plugin import attaching
-from conformance.plugin import keys
-from conformance.plugin import runs
+from conformance.plugin.items import attaching
+from conformance.plugin.state import keys
+from conformance.plugin.state import runs
 
 
 def collect(item: pytest.Item) -> list[str]:

@@ -23,8 +23,8 @@ import pytest
 
 from conformance.errors import DataError
 from conformance.implementations import profiles
-from conformance.plugin import collection
-from conformance.plugin import options
+from conformance.plugin.selection import collection
+from conformance.plugin.selection import options
 
 OUTPUTS = frozenset({"wpc_report", "wpc_junit", "wpc_update_durations"})
 """Options that say where the run writes, not what it runs or how it judges."""

@@ -1,4 +1,4 @@
-"""We test these aspects of the report's `reproduce` line (`conformance.plugin.reproducing`):
+"""We test these aspects of the report's `reproduce` line (`conformance.plugin.reporting.reproducing`):
 
 - it is the portable `wpc run` command: a bundled profile by its name, a profile
   below the run's directory by its relative path, the options that change what
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conformance.plugin import reproducing
+from conformance.plugin.reporting import reproducing
 from tests.conformance.conftest import DIVERGENCES
 from tests.conformance.conftest import PROFILE
 from tests.conformance.conftest import SPEC

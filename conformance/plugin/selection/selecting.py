@@ -27,10 +27,10 @@ from fnmatch import fnmatchcase
 import pytest
 
 from conformance.exitcodes import ExitCode
-from conformance.plugin import keys
-from conformance.plugin import options
-from conformance.plugin import runs
-from conformance.plugin.markers import Declaration
+from conformance.plugin.selection import options
+from conformance.plugin.state import keys
+from conformance.plugin.state import runs
+from conformance.plugin.state.markers import Declaration
 from conformance.report.items.records import scenario_of
 from conformance.spec import Spec
 

@@ -8,7 +8,7 @@ from dataclasses import field
 from pathlib import Path
 
 from conformance.implementations.contexts import ClusterChoice
-from conformance.plugin.scheduling import Shard
+from conformance.plugin.state.scheduling import Shard
 from conformance.report.runs.durations import DEFAULT_PATH as DEFAULT_DURATIONS
 
 

@@ -22,8 +22,8 @@ import pytest
 import yaml
 
 from conformance.errors import DataError
-from conformance.plugin import scheduling
-from conformance.plugin.scheduling import Unit
+from conformance.plugin.state import scheduling
+from conformance.plugin.state.scheduling import Unit
 from conformance.report.runs import durations
 from tests.conformance.conftest import wpc_args
 

@@ -7,7 +7,7 @@ controller instances stayed on the cluster), end-of-run sweep or report. Here
 the first SIGINT, SIGTERM or SIGHUP raises KeyboardInterrupt, pytest's own way
 to stop: the running test stops, pytest tears its fixtures down and finishes
 the session, and the reporting process sweeps and writes the report, marked
-`interrupted` (`conformance.plugin.finishing`).
+`interrupted` (`conformance.plugin.reporting.finishing`).
 
 Two exceptions keep the clean-up whole:
 
@@ -39,7 +39,7 @@ from typing import Any
 
 import pytest
 
-from conformance.plugin import runs
+from conformance.plugin.state import runs
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 PLUGIN_NAME = "wpc-interrupter"

@@ -4,7 +4,7 @@ One typed object instead of a stash key per fact. `pytest_configure` makes it
 when the suite is active and registers it as a plugin named `wpc-run`, the way
 pytest-xdist registers its session object; an inactive plugin registers
 nothing, so `get()` returning None is what "inactive" means. Per-item facts
-stay in typed `item.stash` keys (`conformance.plugin.keys`).
+stay in typed `item.stash` keys (`conformance.plugin.state.keys`).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from conformance.harness import kube
 from conformance.harness.timeouts import Timeouts
 from conformance.implementations import profiles
 from conformance.implementations.contexts import RunContext
-from conformance.plugin.markers import Declaration
-from conformance.plugin.settings import RunSettings
+from conformance.plugin.state.markers import Declaration
+from conformance.plugin.state.settings import RunSettings
 from conformance.report.items.records import Results
 from conformance.report.runs.documents import ScenarioDiff
 from conformance.spec import Spec
@@ -54,7 +54,7 @@ class Run:
     """The layout comparisons of this run (reporting process)."""
     leaks: list[str] = field(default_factory=list)
     interrupted_by: str | None = None
-    """What stopped the run early: a signal's name (`conformance.plugin.interrupting`)
+    """What stopped the run early: a signal's name (`conformance.plugin.reporting.interrupting`)
     or pytest's reason; None while nothing has."""
     interruption: dict[str, Any] | None = None
     """The report's `interrupted` block, made at session finish (reporting process)."""

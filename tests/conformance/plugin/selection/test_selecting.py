@@ -21,7 +21,7 @@ import yaml
 
 from conformance.exitcodes import ExitCode
 from conformance.implementations import preparing
-from conformance.plugin import listing
+from conformance.plugin.selection import listing
 from plumbing import forwarding
 from tests.conformance.conftest import wpc_args
 from wpc import cli as wpc_cli

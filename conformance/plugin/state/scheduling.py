@@ -1,7 +1,7 @@
 """Longest first, and shards of equal length: the order and split of a selection.
 
 Pure functions over `Unit`s (an item's key, its expected seconds, and the
-block it must stay in); `conformance.plugin.arranging` applies them to pytest
+block it must stay in); `conformance.plugin.selection.arranging` applies them to pytest
 items.
 
 Order: longest first, so that `--dist load` hands the long items out first;

@@ -4,11 +4,11 @@ Registered by `conformance.plugin.hooks` only in the pytest-xdist controller (or
 only process): it folds every report into the run's `Results`, runs the layout
 divergence checks after the test loop, sweeps namespaces the run left behind,
 writes the ConformanceReport and JUnit XML, and enforces
-`--require-must-coverage`. An interrupted run (`conformance.plugin.interrupting`)
+`--require-must-coverage`. An interrupted run (`conformance.plugin.reporting.interrupting`)
 gets all of that too, after pytest's teardown, with its report marked
 `interrupted`: the tests that ran, those cut short, which are not counted, and
 how many were collected. The run's state lives on the run object
-(`conformance.plugin.runs`); only the tests under way are kept here.
+(`conformance.plugin.state.runs`); only the tests under way are kept here.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import pytest
 
 from conformance.harness import kube
 from conformance.harness import namespaces
-from conformance.plugin import runs
-from conformance.plugin import writing
+from conformance.plugin.reporting import writing
+from conformance.plugin.state import runs
 from conformance.report.items import phases
 from conformance.report.items import reruns
 from conformance.report.items.itemkeys import item_key

@@ -29,10 +29,10 @@ import pytest
 from conformance import contract
 from conformance.errors import ConformanceError
 from conformance.exitcodes import ExitCode
-from conformance.plugin import collection
-from conformance.plugin import keys
-from conformance.plugin import runs
-from conformance.plugin import selecting
+from conformance.plugin.selection import collection
+from conformance.plugin.selection import selecting
+from conformance.plugin.state import keys
+from conformance.plugin.state import runs
 from conformance.report.items.records import scenario_of
 
 RUNS = "run"

@@ -16,9 +16,9 @@ import pytest
 
 from conformance import contract
 from conformance.errors import DataError
-from conformance.plugin import keys
-from conformance.plugin import markers
-from conformance.plugin import runs
+from conformance.plugin.state import keys
+from conformance.plugin.state import markers
+from conformance.plugin.state import runs
 from conformance.report.items import identity
 from conformance.report.items.records import scenario_of
 from conformance.report.runs import words

@@ -46,10 +46,10 @@ from conformance.implementations import driving
 from conformance.implementations import profiles
 from conformance.implementations import sweeping
 from conformance.implementations.contexts import RunContext
-from conformance.plugin import deferring
-from conformance.plugin import keys
-from conformance.plugin import markers
-from conformance.plugin import runs
+from conformance.plugin.items import deferring
+from conformance.plugin.state import keys
+from conformance.plugin.state import markers
+from conformance.plugin.state import runs
 
 UNLABELLED_WORKFLOWS_LOCK = "unlabelled_workflows_lock"
 """The fixture of tests that create Workflows without the instance label."""
@@ -63,7 +63,7 @@ def wpc_layout(request: pytest.FixtureRequest) -> str | None:
 
 @pytest.fixture(scope="session")
 def wpc_run(pytestconfig: pytest.Config) -> runs.Run:
-    """This process's run object (`conformance.plugin.runs`)."""
+    """This process's run object (`conformance.plugin.state.runs`)."""
     return runs.of(pytestconfig)
 
 
@@ -321,7 +321,7 @@ def dedicated_instance(
 ) -> Iterator[Controller]:
     """A private controller instance (installed now, uninstalled after the test).
 
-    The uninstall runs in the background (`conformance.plugin.deferring`), except
+    The uninstall runs in the background (`conformance.plugin.items.deferring`), except
     for a test holding the unlabelled-workflows lock: its instance may run without
     `instanceID`, serving every unlabelled Workflow, until it is gone.
     """

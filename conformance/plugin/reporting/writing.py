@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from conformance.plugin import reproducing
-from conformance.plugin import runs
+from conformance.plugin.reporting import reproducing
+from conformance.plugin.state import runs
 from conformance.report.items.outcomes import FailureKind
 from conformance.report.items.outcomes import Outcome
 from conformance.report.items.records import DECLARATION_ATTR

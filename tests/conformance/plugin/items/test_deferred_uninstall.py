@@ -2,7 +2,7 @@
 
 Uninstalling a private controller instance took about 10 s of each such test's
 cleanup (16 items of a reference run, ~170 s of item time). The fixture now
-hands it to `conformance.plugin.deferring.Background` and the next test starts;
+hands it to `conformance.plugin.items.deferring.Background` and the next test starts;
 a test holding the unlabelled-workflows lock (its instance may run without
 `instanceID`) still waits for it. `Background.join` waits for every step and
 returns those that failed, logged, instead of raising into an unrelated test.
@@ -15,8 +15,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from conformance.plugin import deferring
-from conformance.plugin import fixtures
+from conformance.plugin.items import deferring
+from conformance.plugin.items import fixtures
 
 
 class Driver:

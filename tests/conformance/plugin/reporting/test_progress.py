@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance.plugin import progress
+from conformance.plugin.reporting import progress
 from tests.conformance.conftest import wpc_args
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[4]
 
 
 class Clock:
@@ -88,7 +88,7 @@ def test_a_run_prints_heartbeat_lines(suite: pytest.Pytester, monkeypatch) -> No
 
 
 FAST_BEAT_CONFTEST = (
-    "\nfrom conformance.plugin import progress\nprogress.INTERVAL = 0.05\n"
+    "\nfrom conformance.plugin.reporting import progress\nprogress.INTERVAL = 0.05\n"
 )
 """Appended to the fake cluster's conftest: a child process cannot be monkeypatched."""
 

@@ -1,9 +1,9 @@
 """The selection's order and shard, applied to the collected items.
 
-After collection and every deselection (`conformance.plugin.collection`, `-k`,
+After collection and every deselection (`conformance.plugin.selection.collection`, `-k`,
 `-m`) every process that collects (each pytest-xdist worker, or the only
 process) keeps the items of its shard (`--wpc-shard I/N`) and puts them longest first, by the durations
-file; both are decided by `conformance.plugin.scheduling`, from the same
+file; both are decided by `conformance.plugin.state.scheduling`, from the same
 inputs in every process, so every worker collects the same list. Items the
 run skips as not claimed take no time. A scenario's layouts stay in one shard
 (its layout diff needs both), and so do the items that take one of the
@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from conformance.harness import locking
-from conformance.plugin import keys
-from conformance.plugin import runs
-from conformance.plugin import scheduling
+from conformance.plugin.state import keys
+from conformance.plugin.state import runs
+from conformance.plugin.state import scheduling
 from conformance.report.items.itemkeys import item_key
 from conformance.report.items.records import scenario_of
 from conformance.report.runs import durations

@@ -22,7 +22,7 @@ from conformance.report.runs import documents
 from tests.conformance.conftest import FAKE_CLUSTER_CONFTEST
 from tests.conformance.conftest import wpc_args
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 REASON = "no init-less layout in this source"
 HELLO = textwrap.dedent(
     """

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from conformance import spec
-from conformance.plugin import attaching
+from conformance.plugin.items import attaching
 from tests.conformance.conftest import wpc_args
 
 PHASED = """
