@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 IMPLEMENTATION ?= reference
 LAYOUT ?= both
-# What LAYOUT may be: conformance/harness/layouts.SELECTIONS (a test keeps the two
+# What LAYOUT may be: conformance/harness/instances/layouts.SELECTIONS (a test keeps the two
 # equal). Refused here, with the words every command uses, before any target has
 # brought a cluster up for a typo.
 LAYOUTS := legacy initless both

@@ -56,7 +56,7 @@ from chaos.settings import ChaosSettings
 from chaos.timeline import FaultWindow
 from chaos.timeline import write_timeline
 from chaos.violations import Violation
-from conformance.harness import kube
+from conformance.harness.cluster import kube
 from conformance.implementations.profiles import Profile
 
 logger = logging.getLogger(__name__)

@@ -33,8 +33,8 @@ from conformance.errors import ClusterRefused
 from conformance.errors import ConformanceError
 from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
-from conformance.harness import layouts
-from conformance.harness.timeouts import Timeouts
+from conformance.harness.cluster.timeouts import Timeouts
+from conformance.harness.instances import layouts
 from conformance.implementations import exporting
 from conformance.implementations import images
 from conformance.implementations import preparing

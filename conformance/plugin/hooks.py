@@ -42,8 +42,8 @@ from conformance.errors import ClusterRefused
 from conformance.errors import ConformanceError
 from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
-from conformance.harness import timing
-from conformance.harness.timeouts import Timeouts
+from conformance.harness.cluster import timing
+from conformance.harness.cluster.timeouts import Timeouts
 from conformance.implementations import profiles
 from conformance.implementations.contexts import RunContext
 from conformance.plugin import hookspecs

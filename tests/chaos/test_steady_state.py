@@ -37,7 +37,7 @@ from chaos import instances
 from chaos import probes
 from chaos import sessions
 from chaos.errors import Unexpected
-from conformance.harness.timeouts import Timeouts
+from conformance.harness.cluster.timeouts import Timeouts
 from conformance.implementations import preparing
 from tests.chaos.histories import HistoryBuilder
 from tests.chaos.histories import pod

@@ -65,7 +65,7 @@ SWEEP_NOTING_CONFTEST = textwrap.dedent(
     from pathlib import Path
     from types import SimpleNamespace
 
-    from conformance.harness import kube
+    from conformance.harness.cluster import kube
 
     HERE = Path(__file__).parent
 

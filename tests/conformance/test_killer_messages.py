@@ -28,8 +28,8 @@ from typing import Any
 import pytest
 
 from conformance import spec as specs
-from conformance.harness import executing
-from conformance.harness.timeouts import Timeouts
+from conformance.harness.cluster.timeouts import Timeouts
+from conformance.harness.inspecting import executing
 from conformance.report.items.outcomes import FailureKind
 from conformance.report.items.outcomes import failed_clauses
 from conformance.report.items.outcomes import failure_kind

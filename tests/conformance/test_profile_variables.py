@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from conformance.errors import DataError
-from conformance.harness import layouts
+from conformance.harness.instances import layouts
 from conformance.implementations import driving
 from conformance.implementations import profiles
 from conformance.plugin.selection import options

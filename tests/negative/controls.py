@@ -25,7 +25,7 @@ import jsonschema
 import yaml
 
 from conformance import spec as specs
-from conformance.harness import kube
+from conformance.harness.cluster import kube
 from conformance.plugin.selection import collection
 from conformance.plugin.state import markers
 

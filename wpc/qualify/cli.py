@@ -17,7 +17,7 @@ from pathlib import Path
 
 from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
-from conformance.harness import layouts
+from conformance.harness.instances import layouts
 from conformance.plugin.state import scheduling
 from wpc.diff import cli as diff_cli
 from wpc.qualify import builds

@@ -22,8 +22,8 @@ from typing import Any
 
 from clusters import providers
 from conformance.errors import DataError
-from conformance.harness import layouts
-from conformance.harness import timeouts
+from conformance.harness.cluster import timeouts
+from conformance.harness.instances import layouts
 from conformance.implementations import checking
 from conformance.implementations import profiles
 from conformance.implementations import variables

@@ -27,7 +27,7 @@ from allure_commons.types import ParameterMode
 from allure_commons.types import Severity
 
 from conformance import spec
-from conformance.harness import timing
+from conformance.harness.cluster import timing
 
 SEVERITIES = {
     "MUST": Severity.CRITICAL,
@@ -46,7 +46,7 @@ STEP_TITLES = {
     timing.WAIT: "wait",
     timing.OBSERVE: "observe",
 }
-"""Each timed phase of the harness (`conformance.harness.timing`) as a step title."""
+"""Each timed phase of the harness (`conformance.harness.cluster.timing`) as a step title."""
 
 
 def title(short_name: str, clauses: Iterable[str]) -> str:

@@ -1,7 +1,7 @@
 """Failure evidence of one suite item, collected by the process that ran it.
 
 `collect()` writes what the harness can gather about the item's namespace and
-its controller instance (`conformance.harness.evidence`) under
+its controller instance (`conformance.harness.inspecting.evidence`) under
 `<reports>/evidence-<implementation>/<node id>/`, attaches each file to allure
 and returns the paths for the report.
 """
@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conformance.harness import evidence
+from conformance.harness.inspecting import evidence
 from conformance.plugin.items import attaching
 from conformance.plugin.state import keys
 from conformance.plugin.state import runs

@@ -12,7 +12,7 @@ without the instance label, or run a controller without `instanceID`), and
 what the profile says: `profile`, `images` (by role) and
 `controller_selector` (an instance's controller pods). `scene` bundles
 `kube_clients`, `namespace`, `timeouts` and `manifest`, which nearly every
-scenario asks for (`conformance.harness.scenes`). No scenario reads the
+scenario asks for (`conformance.harness.stage.scenes`). No scenario reads the
 plugin's state; these fixtures are its only window onto the run.
 """
 
@@ -30,18 +30,18 @@ import pytest
 
 from conformance import contract
 from conformance.errors import HarnessError
-from conformance.harness import executing
-from conformance.harness import kube
-from conformance.harness import layouts
-from conformance.harness import locking
-from conformance.harness import namespaces
-from conformance.harness import scenes
-from conformance.harness import secrets
-from conformance.harness import servers
-from conformance.harness import workflows as workflow_ops
-from conformance.harness.controllers import Controller
-from conformance.harness.observations import Observations
-from conformance.harness.timeouts import Timeouts
+from conformance.harness.cluster import kube
+from conformance.harness.cluster.timeouts import Timeouts
+from conformance.harness.inspecting import executing
+from conformance.harness.instances import layouts
+from conformance.harness.instances import locking
+from conformance.harness.instances.controllers import Controller
+from conformance.harness.stage import namespaces
+from conformance.harness.stage import scenes
+from conformance.harness.stage import secrets
+from conformance.harness.stage import servers
+from conformance.harness.workload import workflows as workflow_ops
+from conformance.harness.workload.observations import Observations
 from conformance.implementations import driving
 from conformance.implementations import profiles
 from conformance.implementations import sweeping

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from conformance.harness import kube
-from conformance.harness import namespaces
+from conformance.harness.cluster import kube
+from conformance.harness.stage import namespaces
 from conformance.plugin.reporting import writing
 from conformance.plugin.state import runs
 from conformance.report.items import phases

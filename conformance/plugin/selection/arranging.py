@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.harness import locking
+from conformance.harness.instances import locking
 from conformance.plugin.state import keys
 from conformance.plugin.state import runs
 from conformance.plugin.state import scheduling

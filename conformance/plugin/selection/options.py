@@ -31,8 +31,8 @@ from typing import Any
 import pytest
 
 from conformance.errors import DataError
-from conformance.harness import layouts
-from conformance.harness import timeouts
+from conformance.harness.cluster import timeouts
+from conformance.harness.instances import layouts
 from conformance.implementations import variables
 from conformance.implementations.contexts import Environment
 from conformance.plugin.selection import collection

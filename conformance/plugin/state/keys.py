@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.harness.observations import Observations
-from conformance.harness.timing import Phases
+from conformance.harness.cluster.timing import Phases
+from conformance.harness.workload.observations import Observations
 from conformance.plugin.state.markers import Declaration
 
 DECLARATION = pytest.StashKey[Declaration]()
@@ -24,7 +24,7 @@ NAMESPACE = pytest.StashKey[str]()
 STARTED = pytest.StashKey[float]()
 """Wall-clock start of the test (time.time()), for the controller-log window."""
 PHASES = pytest.StashKey[Phases]()
-"""What the harness timed while the item ran (`conformance.harness.timing`)."""
+"""What the harness timed while the item ran (`conformance.harness.cluster.timing`)."""
 
 WORKERINPUT_KEY = "wpc_run_context"
 """The `workerinput` key carrying the RunContext to pytest-xdist workers."""

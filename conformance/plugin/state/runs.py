@@ -17,8 +17,8 @@ import pytest
 
 from conformance import contract
 from conformance.errors import HarnessError
-from conformance.harness import kube
-from conformance.harness.timeouts import Timeouts
+from conformance.harness.cluster import kube
+from conformance.harness.cluster.timeouts import Timeouts
 from conformance.implementations import profiles
 from conformance.implementations.contexts import RunContext
 from conformance.plugin.state.markers import Declaration

@@ -8,7 +8,7 @@ Order: longest first, so that `--dist load` hands the long items out first;
 equals keep their collection order. Both depend only on the code and the
 durations file, so every pytest-xdist worker collects the same order (xdist
 refuses workers whose collections differ). Items that must not overlap on a
-cluster keep their host-wide lock (`conformance.harness.locking`), as before:
+cluster keep their host-wide lock (`conformance.harness.instances.locking`), as before:
 the order does not serialise anything.
 
 Shards (`--wpc-shard I/N`): greedy longest-processing-time packing. Blocks,

@@ -1,6 +1,6 @@
 """An item's phases as the report records them, and the slowest items of a run.
 
-Workers time what the harness does (`conformance.harness.timing`) and hand it
+Workers time what the harness does (`conformance.harness.cluster.timing`) and hand it
 over per pytest phase (setup, call, teardown) with each TestReport; the record
 keeps both (`TestRecord.phase_durations`, `TestRecord.phase_parts`). The
 report's `phases` of an item are:
@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from conformance.harness import timing
+from conformance.harness.cluster import timing
 
 SETUP_PARTS = (timing.INSTALL, timing.CONFIG_CHANGE, timing.RESTART)
 BODY = (timing.SUBMIT, timing.WAIT, timing.OBSERVE)

@@ -18,7 +18,7 @@ import textwrap
 import pytest
 import yaml
 
-from conformance.harness import kube
+from conformance.harness.cluster import kube
 from conformance.report.runs import documents
 from tests.conformance.conftest import DIVERGENCES
 from tests.conformance.conftest import PROFILE

@@ -182,7 +182,7 @@ def test_each_failed_item_has_its_kind_and_clauses_in_the_report(
 
 
 def test_a_wait_on_a_limit_the_clause_sets_fails_as_an_assertion_naming_it():
-    from conformance.harness import watching
+    from conformance.harness.cluster import watching
 
     with (
         pytest.raises(AssertionError) as caught,

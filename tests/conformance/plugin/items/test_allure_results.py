@@ -28,7 +28,7 @@ from tests.conformance.conftest import wpc_args
 
 PHASED = """
 import pytest
-from conformance.harness import timing
+from conformance.harness.cluster import timing
 
 @pytest.mark.conformance(short_name="Phased", clauses=["WPC-POD-001", "WPC-FINALIZER-001"])
 def test_phased(wpc_layout):

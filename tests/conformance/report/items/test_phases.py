@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conformance.harness import timing
+from conformance.harness.cluster import timing
 from conformance.report.items import phases
 from conformance.report.runs import documents
 from tests.conformance.conftest import wpc_args
@@ -104,7 +104,7 @@ TIMED_SUITE = textwrap.dedent(
     """
     import itertools
     import pytest
-    from conformance.harness import timing, watching
+    from conformance.harness.cluster import timing, watching
     from plumbing.waiting import NotYet
 
     def third_poll():
