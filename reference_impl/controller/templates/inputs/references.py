@@ -15,10 +15,10 @@ from typing import Any
 
 from reference_impl.controller import errors
 from reference_impl.controller.formats import substitution
-from reference_impl.controller.templates import arguments
-from reference_impl.controller.templates import conditions
-from reference_impl.controller.templates import loops
-from reference_impl.controller.templates import scopes
+from reference_impl.controller.templates.inputs import arguments
+from reference_impl.controller.templates.inputs import conditions
+from reference_impl.controller.templates.inputs import loops
+from reference_impl.controller.templates.inputs import scopes
 
 Json = dict[str, Any]
 

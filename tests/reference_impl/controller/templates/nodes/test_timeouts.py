@@ -13,8 +13,8 @@ import datetime
 import pytest
 
 from reference_impl.controller import errors
-from reference_impl.controller.templates import timeouts
-from reference_impl.controller.templates import validation
+from reference_impl.controller.templates.checks import validation
+from reference_impl.controller.templates.nodes import timeouts
 from tests.reference_impl.controller.conftest import NOW
 from tests.reference_impl.controller.conftest import FakeEffects
 from tests.reference_impl.controller.conftest import Harness

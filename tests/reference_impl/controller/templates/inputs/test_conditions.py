@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from reference_impl.controller import errors
-from reference_impl.controller.templates import conditions
+from reference_impl.controller.templates.inputs import conditions
 
 
 @pytest.mark.parametrize(

@@ -10,9 +10,9 @@ from typing import Any
 from reference_impl.controller import errors
 from reference_impl.controller.pods import podbuilding
 from reference_impl.controller.pods import retryhosts
-from reference_impl.controller.templates import timeouts
 from reference_impl.controller.templates.execution import ExecuteOptions
 from reference_impl.controller.templates.execution import TemplateError
+from reference_impl.controller.templates.nodes import timeouts
 
 if TYPE_CHECKING:
     from reference_impl.controller.templates.operation import Operation

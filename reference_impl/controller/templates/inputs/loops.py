@@ -19,7 +19,7 @@ from typing import Any
 from reference_impl.controller import errors
 from reference_impl.controller.formats import gojson
 from reference_impl.controller.formats import substitution
-from reference_impl.controller.templates import conditions
+from reference_impl.controller.templates.inputs import conditions
 
 Json = dict[str, Any]
 LOOP_FIELDS = ("withItems", "withParam", "withSequence")

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from reference_impl.controller.templates import inference
+from reference_impl.controller.templates.nodes import inference
 from tests.reference_impl.controller.conftest import pod_status
 from tests.reference_impl.controller.conftest import running
 from tests.reference_impl.controller.conftest import terminated

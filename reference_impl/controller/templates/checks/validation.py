@@ -15,9 +15,9 @@ from typing import Any
 from reference_impl import common
 from reference_impl.controller import errors
 from reference_impl.controller.formats import substitution
-from reference_impl.controller.templates import coverage
-from reference_impl.controller.templates import hooks
-from reference_impl.controller.templates import loops
+from reference_impl.controller.templates.checks import coverage
+from reference_impl.controller.templates.inputs import loops
+from reference_impl.controller.templates.nodes import hooks
 
 Json = dict[str, Any]
 

@@ -11,8 +11,8 @@ import pytest
 
 from reference_impl.controller import errors
 from reference_impl.controller.formats import gojson
-from reference_impl.controller.templates import loops
-from reference_impl.controller.templates import validation
+from reference_impl.controller.templates.checks import validation
+from reference_impl.controller.templates.inputs import loops
 from tests.reference_impl.controller.conftest import workflow
 
 

@@ -20,9 +20,9 @@ from typing import Any
 from reference_impl.controller import errors
 from reference_impl.controller.faults import Fault
 from reference_impl.controller.formats import timestamps
-from reference_impl.controller.templates import timeouts
 from reference_impl.controller.templates.execution import ExecuteOptions
 from reference_impl.controller.templates.execution import TemplateError
+from reference_impl.controller.templates.nodes import timeouts
 
 if TYPE_CHECKING:
     from reference_impl.controller.templates.operation import Operation

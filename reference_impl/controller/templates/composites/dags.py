@@ -15,18 +15,18 @@ from typing import Any
 
 from reference_impl.controller import errors
 from reference_impl.controller.formats import naming
-from reference_impl.controller.templates import conditions
-from reference_impl.controller.templates import depends
-from reference_impl.controller.templates import hooks
-from reference_impl.controller.templates import inference
-from reference_impl.controller.templates import loops
-from reference_impl.controller.templates import parallelism
-from reference_impl.controller.templates import references
-from reference_impl.controller.templates import scopes
-from reference_impl.controller.templates import timeouts
-from reference_impl.controller.templates import validation
+from reference_impl.controller.templates.checks import validation
+from reference_impl.controller.templates.composites import depends
 from reference_impl.controller.templates.execution import ExecuteOptions
 from reference_impl.controller.templates.execution import TemplateError
+from reference_impl.controller.templates.inputs import conditions
+from reference_impl.controller.templates.inputs import loops
+from reference_impl.controller.templates.inputs import references
+from reference_impl.controller.templates.inputs import scopes
+from reference_impl.controller.templates.nodes import hooks
+from reference_impl.controller.templates.nodes import inference
+from reference_impl.controller.templates.nodes import parallelism
+from reference_impl.controller.templates.nodes import timeouts
 
 if TYPE_CHECKING:
     from reference_impl.controller.templates.operation import Operation

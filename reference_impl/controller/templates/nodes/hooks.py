@@ -20,9 +20,9 @@ from typing import Any
 from reference_impl.controller import errors
 from reference_impl.controller.formats import naming
 from reference_impl.controller.formats import substitution
-from reference_impl.controller.templates import inference
-from reference_impl.controller.templates import scopes
 from reference_impl.controller.templates.execution import ExecuteOptions
+from reference_impl.controller.templates.inputs import scopes
+from reference_impl.controller.templates.nodes import inference
 
 if TYPE_CHECKING:
     from reference_impl.controller.templates.operation import Operation

@@ -19,7 +19,7 @@ import pytest
 
 from reference_impl.controller import errors
 from reference_impl.controller.faults import Fault
-from reference_impl.controller.templates import validation
+from reference_impl.controller.templates.checks import validation
 from tests.reference_impl.controller.conftest import NOW
 from tests.reference_impl.controller.conftest import Harness
 from tests.reference_impl.controller.conftest import settings
