@@ -5,7 +5,7 @@ of a pod (its ADDED event), every version a pod ever had, or pods that existed
 only between two controller restarts. `Recorder` lists once on entry (so
 nothing created after `__enter__` is missed), then watches from that list's
 resourceVersion in a background thread until exit, re-listing after 410 Gone
-(`harness.listwatch`, the engine chaos's history recorder shares).
+(`harness.cluster.listwatch`, the engine chaos's history recorder shares).
 Objects are stored as API JSON (camelCase dicts), for core and custom
 resources alike. A failure of the thread is raised on exit as a HarnessError.
 

@@ -245,7 +245,7 @@ def http_server(
     test_labels: dict[str, str],
     timeouts: Timeouts,
 ) -> Callable[..., str]:
-    """Start an HTTP server pod in the test's namespace (`harness.servers.start`)."""
+    """Start an HTTP server pod in the test's namespace (`harness.stage.servers.start`)."""
     return functools.partial(
         servers.start,
         kube_clients,

@@ -61,7 +61,7 @@ class Run:
     written: list[str] = field(default_factory=list)
     """Paths of the reports this run wrote, for the terminal summary."""
     durations: dict[str, float] = field(default_factory=dict)
-    """Expected seconds per item key, from --durations-file (`plugin.arranging`)."""
+    """Expected seconds per item key, from --durations-file (`plugin.selection.arranging`)."""
     selection: str | None = None
     """The whole selection's fingerprint, before --shard took its part."""
     _clients: kube.Clients | None = None

@@ -38,7 +38,7 @@ EVIDENCE_ATTR = "wpc_evidence"
 FAILURE_ATTR = "wpc_failure"
 """{"kind": FailureKind value, "clauses": [clause IDs]} of a failed or errored phase."""
 PHASES_ATTR = "wpc_phases"
-"""{phase name: seconds} the harness timed during this pytest phase (`harness.timing`)."""
+"""{phase name: seconds} the harness timed during this pytest phase (`harness.cluster.timing`)."""
 
 
 @dataclass

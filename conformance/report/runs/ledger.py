@@ -19,7 +19,7 @@ from conformance.spec import Spec
 
 
 class Declared(Protocol):
-    """What the ledger reads of a test's declaration (`plugin.markers.Declaration`)."""
+    """What the ledger reads of a test's declaration (`plugin.state.markers.Declaration`)."""
 
     @property
     def short_name(self) -> str:
