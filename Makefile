@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 IMPLEMENTATION ?= reference
 LAYOUT ?= both
-# What LAYOUT may be: conformance/harness/layouts.SELECTIONS (a test keeps the two
+# What LAYOUT may be: conformance/harness/instances/layouts.SELECTIONS (a test keeps the two
 # equal). Refused here, with the words every command uses, before any target has
 # brought a cluster up for a typo.
 LAYOUTS := legacy initless both
@@ -162,7 +162,7 @@ negative-controls: setup
 	$(PY) -m clusters up --provider local --name $(CLUSTER)
 	$(PY) -m pytest -m "negative" $(if $(SHARD),--wpc-shard $(SHARD)) $(PYTEST_ARGS)
 
-# The report shows the suite's two scores side by side (conformance/report/scores.py),
+# The report shows the suite's two scores side by side (conformance/report/scores/summary.py),
 # each from the last run here, else from the committed result (docs/results/), which
 # the report marks STALE when it was measured on other code or another spec.
 COMMITTED_NEGATIVE_CONTROLS ?= docs/results/negative-controls-2026-11-25/negative-controls.yaml

@@ -26,10 +26,10 @@ from typing import Any
 from chaos.declarations import Declaration
 from chaos.errors import SessionError
 from chaos.settings import ChaosSettings
-from conformance.harness import kube
-from conformance.harness import workflows as workflow_ops
-from conformance.harness.layouts import Instance
-from conformance.harness.timeouts import Timeouts
+from conformance.harness.cluster import kube
+from conformance.harness.cluster.timeouts import Timeouts
+from conformance.harness.instances.layouts import Instance
+from conformance.harness.workload import workflows as workflow_ops
 from conformance.implementations import driving
 from conformance.implementations import profiles
 

@@ -16,8 +16,8 @@ from typing import Any
 
 from conformance import contract
 from conformance.errors import DataError
-from conformance.harness import layouts
-from conformance.harness.timeouts import checked_scale
+from conformance.harness.cluster.timeouts import checked_scale
+from conformance.harness.instances import layouts
 from conformance.implementations import variables
 
 KEYS = (

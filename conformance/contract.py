@@ -10,7 +10,7 @@ is one edit. These are facts of the contract between a controller and its pods
 from __future__ import annotations
 
 # The two pod layouts. Argo picks one controller-wide; the suite runs one
-# controller instance per layout (see `conformance.harness.layouts`).
+# controller instance per layout (see `conformance.harness.instances.layouts`).
 TOOLS_IMAGE = "wpc.local/wpc-tools:0.1.0"
 """The suite's own tools image (busybox + probe): scenarios run their main
 containers from it, so every implementation is judged with the same tools. The

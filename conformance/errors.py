@@ -1,7 +1,7 @@
 """Errors raised by the conformance suite.
 
 One root, so callers can catch everything this package raises; the outcome
-mapping (`conformance.report.outcomes`) turns each branch into a test outcome::
+mapping (`conformance.report.items.outcomes`) turns each branch into a test outcome::
 
     ConformanceError
     ├── DataError        a data file (profile, divergences, marker) is invalid;
@@ -15,7 +15,7 @@ mapping (`conformance.report.outcomes`) turns each branch into a test outcome::
     │   │   └── InstanceTaken  another controller serves, or another run holds, an
     │   │                      instance ID of the run (`conformance.implementations.ownership`)
     │   └── ResourceGone a watch's resourceVersion was compacted (HTTP 410);
-    │                    internal: the recorders' engine (`harness.listwatch`)
+    │                    internal: the recorders' engine (`harness.cluster.listwatch`)
     │                    answers it by listing again
     ├── WaitTimeout      an awaited state was not reached in time  -> outcome "failed"
     │                    (also an AssertionError: the implementation did not do

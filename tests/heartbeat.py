@@ -3,7 +3,7 @@
 Why: pytest prints nothing while a test runs, and `make test`'s cluster stages hold
 tests of minutes (a kind cluster made and deleted, a negative control's suite run, a
 chaos experiment), so a CI log could not tell slow from hung. The suite's own
-heartbeat (`conformance.plugin.progress.Heartbeat`: tests done, failed, the elapsed
+heartbeat (`conformance.plugin.reporting.progress.Heartbeat`: tests done, failed, the elapsed
 time and the longest-running tests) is reused as it is.
 
 Scope: a session that collected at least one test with a `SLOW_MARKERS` marker, in
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.plugin import progress
+from conformance.plugin.reporting import progress
 
 SLOW_MARKERS = frozenset({"cluster", "kind", "negative", "chaos", "stress"})
 """Markers of tests that run on a real cluster, each for up to minutes."""

@@ -16,7 +16,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 CONFTEST = """
-from conformance.plugin import progress
+from conformance.plugin.reporting import progress
 
 progress.INTERVAL = 0.05  # a child process cannot be monkeypatched
 """

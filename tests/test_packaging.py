@@ -104,7 +104,7 @@ def test_wheel_carries_the_report_pages_templates(wheel):
         "plumbing/templates/page.html.j2",
         "plumbing/templates/page.css",
         "plumbing/templates/macros.html.j2",
-        "conformance/report/templates/report.html.j2",
+        "conformance/report/rendering/templates/report.html.j2",
         "chaos/reporting/templates/chaos.html.j2",
     } <= names
 

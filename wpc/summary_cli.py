@@ -1,4 +1,4 @@
-"""`summary`: a report as a CI job shows it (`conformance.report.jobsummary`).
+"""`summary`: a report as a CI job shows it (`conformance.report.rendering.jobsummary`).
 
 summary REPORT [--markdown]   the verdict table and failures as Markdown, for
                               `>> "$GITHUB_STEP_SUMMARY"`
@@ -12,8 +12,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from conformance.report import html
-from conformance.report import jobsummary
+from conformance.report.rendering import html
+from conformance.report.rendering import jobsummary
 
 DESCRIPTION = (
     "Print a ConformanceReport (a run's, or the merge of its shards) as a CI job "

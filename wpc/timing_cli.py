@@ -4,7 +4,7 @@ merge REPORT... -o OUT   shard reports (`run --shard I/N`) joined into the repor
                          HTML and JUnit XML of the whole selection
                          (`conformance.report.merging`)
 bench-suite REPORT       wall time, sum of item times, packing efficiency and the
-                         slowest items of a run (`conformance.report.suitetimes`)
+                         slowest items of a run (`conformance.report.runs.suitetimes`)
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ import sys
 from pathlib import Path
 
 from conformance.errors import DataError
-from conformance.report import documents
-from conformance.report import html
-from conformance.report import junit
 from conformance.report import merging
-from conformance.report import suitetimes
+from conformance.report.rendering import html
+from conformance.report.rendering import junit
+from conformance.report.runs import documents
+from conformance.report.runs import suitetimes
 
 MERGE_DESCRIPTION = (
     "Join the reports of `run --shard 1/N` ... `--shard N/N` into the report of the "

@@ -10,7 +10,7 @@ only way to learn about deletions that happened while no watch was open.
 `stop()` (or leaving the `with` block) interrupts the watches and joins the
 threads; a thread that failed is reported then as a `RecorderError`, because
 a history with a silent gap would make the invariants lie. The listing and
-watching is `conformance.harness.listwatch`, the engine the suite's recorder
+watching is `conformance.harness.cluster.listwatch`, the engine the suite's recorder
 shares; this module decides what a history line is and which kinds it records.
 """
 
@@ -30,11 +30,11 @@ from typing import TextIO
 from chaos.errors import RecorderError
 from chaos.history.records import dump_line
 from conformance import contract
-from conformance.harness.listwatch import KubeSource
-from conformance.harness.listwatch import Listing
-from conformance.harness.listwatch import ListWatch
-from conformance.harness.listwatch import Source
-from conformance.harness.listwatch import WatchEvent
+from conformance.harness.cluster.listwatch import KubeSource
+from conformance.harness.cluster.listwatch import Listing
+from conformance.harness.cluster.listwatch import ListWatch
+from conformance.harness.cluster.listwatch import Source
+from conformance.harness.cluster.listwatch import WatchEvent
 
 logger = logging.getLogger(__name__)
 

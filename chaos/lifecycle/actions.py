@@ -18,12 +18,12 @@ from chaos.activities import activity
 from chaos.history.recording import HistoryRecorder
 from chaos.lifecycle import ending
 from chaos.lifecycle import servers
-from conformance.harness import executing
-from conformance.harness import kube
-from conformance.harness import namespaces
-from conformance.harness import secrets
-from conformance.harness import servers as harness_servers
-from conformance.harness import workflows as workflow_ops
+from conformance.harness.cluster import kube
+from conformance.harness.inspecting import executing
+from conformance.harness.stage import namespaces
+from conformance.harness.stage import secrets
+from conformance.harness.stage import servers as harness_servers
+from conformance.harness.workload import workflows as workflow_ops
 
 logger = logging.getLogger(__name__)
 

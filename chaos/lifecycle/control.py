@@ -43,8 +43,8 @@ from chaos.lifecycle import instances
 from chaos.lifecycle import judging
 from chaos.lifecycle import probes
 from chaos.settings import ChaosSettings
-from conformance.harness import kube
-from conformance.harness.timeouts import Timeouts
+from conformance.harness.cluster import kube
+from conformance.harness.cluster.timeouts import Timeouts
 from conformance.implementations import preparing
 
 logger = logging.getLogger(__name__)

@@ -19,8 +19,8 @@ from chaos.argo import STATUS_FINALIZER
 from chaos.argo import WORKFLOW_TERMINAL
 from chaos.sessions import Session
 from conformance import contract
-from conformance.harness import namespaces
-from conformance.harness.watching import until
+from conformance.harness.cluster.watching import until
+from conformance.harness.stage import namespaces
 from plumbing.errors import WaitTimeout
 from plumbing.waiting import NotYet
 

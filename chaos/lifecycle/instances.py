@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 from chaos.settings import ChaosSettings
-from conformance.harness import kube
-from conformance.harness.layouts import Instance
-from conformance.harness.timeouts import Timeouts
+from conformance.harness.cluster import kube
+from conformance.harness.cluster.timeouts import Timeouts
+from conformance.harness.instances.layouts import Instance
 from conformance.implementations import driving
 from conformance.implementations import preparing
 from conformance.implementations import profiles

@@ -56,7 +56,7 @@ from chaos.sessions import ENDED
 from chaos.sessions import Session
 from chaos.sessions import Wait
 from chaos.settings import ChaosSettings
-from conformance.harness import kube
+from conformance.harness.cluster import kube
 from conformance.implementations.profiles import Profile
 
 logger = logging.getLogger(__name__)

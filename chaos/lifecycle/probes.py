@@ -29,8 +29,8 @@ from chaos import sessions
 from chaos.activities import activity
 from chaos.controller import pods as controller_pods
 from chaos.errors import Unexpected
-from conformance.harness.timeouts import Timeouts
-from conformance.harness.watching import until
+from conformance.harness.cluster.timeouts import Timeouts
+from conformance.harness.cluster.watching import until
 from plumbing.errors import WaitTimeout
 from plumbing.waiting import NotYet
 from plumbing.waiting import describe_observation

@@ -5,7 +5,7 @@ held (the client waits for a response that does not come yet), so the
 supervisor (init-less) or `init` (legacy) stays in its download, before
 `main` runs, for as long as the experiment needs. Once `/tmp/open` exists in
 the server pod, every request, held or new, gets a small file (`ok`). Built
-on the suite's HTTP server pods (`conformance.harness.servers`), from the
+on the suite's HTTP server pods (`conformance.harness.stage.servers`), from the
 suite's tools image.
 """
 

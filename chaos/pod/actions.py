@@ -14,9 +14,9 @@ from chaos.pod import finding
 from chaos.pod import polling
 from conformance.errors import HarnessError
 from conformance.harness import NotYet
-from conformance.harness import executing
-from conformance.harness import namespaces
 from conformance.harness import until
+from conformance.harness.inspecting import executing
+from conformance.harness.stage import namespaces
 
 logger = logging.getLogger(__name__)
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from chaos.sessions import Session
 from conformance import contract
-from conformance.harness import pods as pod_readers
-from conformance.harness.workflows import workflow_pods
+from conformance.harness.workload import pods as pod_readers
+from conformance.harness.workload.workflows import workflow_pods
 
 RETRY_SUFFIX = re.compile(r"\(\d+\)$")
 """A retry attempt's node is `<step>(<n>)`; its pod belongs to the step."""

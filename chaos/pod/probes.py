@@ -27,8 +27,8 @@ from chaos.pod import polling
 from conformance import contract
 from conformance.errors import HarnessError
 from conformance.harness import NotYet
-from conformance.harness import executing
-from conformance.harness import pods as pod_readers
+from conformance.harness.inspecting import executing
+from conformance.harness.workload import pods as pod_readers
 
 __all__ = [
     "container_is_terminated",
@@ -276,7 +276,7 @@ def workflow_has_running_pods(
 ) -> int:
     """Wait until `count` pods of the workflow have `main` running (in-flight pods)."""
     session = sessions.current(configuration)
-    from conformance.harness.workflows import workflow_pods
+    from conformance.harness.workload.workflows import workflow_pods
 
     def running() -> list[Any] | NotYet:
         pods = workflow_pods(

@@ -183,7 +183,7 @@ def leaks(name: str, target: Target, *, layout: str) -> list[str]:
     """
     from chaos.lifecycle import instances
     from chaos.settings import ChaosSettings
-    from conformance.harness import kube
+    from conformance.harness.cluster import kube
 
     settings = ChaosSettings(provider=target.provider, cluster=target.cluster)
     clients = kube.connect(instances.locate(settings)[0])

@@ -35,9 +35,9 @@ from chaos.lifecycle import judging
 from chaos.settings import ChaosSettings
 from chaos.settings import parse_vars
 from chaos.suite import experimenting
-from conformance.harness import layouts
-from conformance.harness import locking
-from conformance.harness.timeouts import Timeouts
+from conformance.harness.cluster.timeouts import Timeouts
+from conformance.harness.instances import layouts
+from conformance.harness.instances import locking
 
 
 def _layouts() -> tuple[str, ...]:

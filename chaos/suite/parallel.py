@@ -46,7 +46,7 @@ import yaml
 from chaos.suite import experimenting
 from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
-from conformance.harness import layouts
+from conformance.harness.instances import layouts
 
 TESTS = Path(__file__).with_name("experiments.py")
 """The suite's pytest module, given by path: its name need not match `test_*.py`."""

@@ -14,7 +14,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from conformance.harness import layouts
+from conformance.harness.instances import layouts
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from typing import Any
 from conformance import contract
 from conformance.errors import CommandError
 from conformance.errors import HarnessError
-from conformance.harness import layouts
-from conformance.harness import timing
+from conformance.harness.cluster import timing
+from conformance.harness.instances import layouts
 from conformance.implementations import profiles
 from plumbing import commands
 
@@ -33,7 +33,7 @@ CONTROL_PHASES = {
     "setStatusFinalizer": timing.CONFIG_CHANGE,
     "setConfig": timing.CONFIG_CHANGE,
 }
-"""The item phase (`conformance.harness.timing`) each per-instance command counts as;
+"""The item phase (`conformance.harness.cluster.timing`) each per-instance command counts as;
 uninstalling is part of the item's cleanup (pytest's teardown)."""
 
 

@@ -33,8 +33,8 @@ from collections.abc import Iterable
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from conformance.harness import kube
-from conformance.harness import locking
+from conformance.harness.cluster import kube
+from conformance.harness.instances import locking
 from conformance.implementations import records
 
 logger = logging.getLogger(__name__)

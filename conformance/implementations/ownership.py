@@ -47,11 +47,11 @@ from typing import Any
 from conformance import contract
 from conformance.errors import ClusterRefused
 from conformance.errors import WaitTimeout
-from conformance.harness import kube
-from conformance.harness import namespaces
-from conformance.harness.layouts import Instance
-from conformance.harness.timeouts import Timeouts
-from conformance.harness.watching import until
+from conformance.harness.cluster import kube
+from conformance.harness.cluster.timeouts import Timeouts
+from conformance.harness.cluster.watching import until
+from conformance.harness.instances.layouts import Instance
+from conformance.harness.stage import namespaces
 from conformance.implementations import leases
 from conformance.implementations import profiles
 from conformance.implementations import records

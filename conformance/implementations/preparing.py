@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from conformance.errors import ClusterRefused
-from conformance.harness import kube
-from conformance.harness import locking
-from conformance.harness.layouts import Instance
-from conformance.harness.timeouts import Timeouts
+from conformance.harness.cluster import kube
+from conformance.harness.cluster.timeouts import Timeouts
+from conformance.harness.instances import locking
+from conformance.harness.instances.layouts import Instance
 from conformance.implementations import driving
 from conformance.implementations import images
 from conformance.implementations import leases

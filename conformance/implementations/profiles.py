@@ -36,7 +36,7 @@ import yaml
 from conformance import contract
 from conformance.errors import DataError
 from conformance.errors import HarnessError
-from conformance.harness.layouts import Instance
+from conformance.harness.instances.layouts import Instance
 from plumbing import textfiles
 
 PROFILES_DIR = Path(__file__).parent.parent / "profiles"

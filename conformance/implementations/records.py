@@ -28,7 +28,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from conformance.harness import kube
+from conformance.harness.cluster import kube
 
 logger = logging.getLogger(__name__)
 

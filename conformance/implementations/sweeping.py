@@ -24,11 +24,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from conformance.harness import kube
-from conformance.harness import locking
-from conformance.harness import namespaces
-from conformance.harness.layouts import Instance
-from conformance.harness.timeouts import Timeouts
+from conformance.harness.cluster import kube
+from conformance.harness.cluster.timeouts import Timeouts
+from conformance.harness.instances import locking
+from conformance.harness.instances.layouts import Instance
+from conformance.harness.stage import namespaces
 from conformance.implementations import driving
 from conformance.implementations import profiles
 

@@ -17,11 +17,11 @@ or the only process without xdist):
                             --wpc-select), skipped
     pytest_sessionstart     reporting process, once: pytest_wpc_prepare_run
                             (cluster marker, install, environment fingerprint)
-    a signal                every process (`conformance.plugin.interrupting`):
+    a signal                every process (`conformance.plugin.reporting.interrupting`):
                             SIGINT, SIGTERM, SIGHUP stop the run as Ctrl-C does
     makereport              the process running the test: outcome mapping,
                             observations, failure evidence
-    after the test loop     reporting process (`conformance.plugin.finishing`): layout
+    after the test loop     reporting process (`conformance.plugin.reporting.finishing`): layout
                             divergence checks, leak sweep, ConformanceReport,
                             JUnit XML (after the last teardown, also when
                             interrupted)
@@ -42,39 +42,39 @@ from conformance.errors import ClusterRefused
 from conformance.errors import ConformanceError
 from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
-from conformance.harness import timing
-from conformance.harness.timeouts import Timeouts
+from conformance.harness.cluster import timing
+from conformance.harness.cluster.timeouts import Timeouts
 from conformance.implementations import profiles
 from conformance.implementations.contexts import RunContext
-from conformance.plugin import arranging
-from conformance.plugin import attaching
-from conformance.plugin import collection
-from conformance.plugin import failures
-from conformance.plugin import finishing
 from conformance.plugin import hookspecs
-from conformance.plugin import interrupting
-from conformance.plugin import keys
-from conformance.plugin import markers
-from conformance.plugin import options
-from conformance.plugin import progress
-from conformance.plugin import runs
-from conformance.plugin import selecting
-from conformance.plugin.keys import WORKERINPUT_KEY
-from conformance.plugin.settings import RunSettings
-from conformance.report import historical
-from conformance.report import mutation
-from conformance.report import provenance
-from conformance.report.outcomes import Outcome
-from conformance.report.outcomes import classify
-from conformance.report.outcomes import failed_clauses
-from conformance.report.outcomes import failure_kind
-from conformance.report.results import DECLARATION_ATTR
-from conformance.report.results import EVIDENCE_ATTR
-from conformance.report.results import FAILURE_ATTR
-from conformance.report.results import OBSERVATIONS_ATTR
-from conformance.report.results import OUTCOME_ATTR
-from conformance.report.results import PHASES_ATTR
-from conformance.report.results import scenario_of
+from conformance.plugin.items import attaching
+from conformance.plugin.items import failures
+from conformance.plugin.reporting import finishing
+from conformance.plugin.reporting import interrupting
+from conformance.plugin.reporting import progress
+from conformance.plugin.selection import arranging
+from conformance.plugin.selection import collection
+from conformance.plugin.selection import options
+from conformance.plugin.selection import selecting
+from conformance.plugin.state import keys
+from conformance.plugin.state import markers
+from conformance.plugin.state import runs
+from conformance.plugin.state.keys import WORKERINPUT_KEY
+from conformance.plugin.state.settings import RunSettings
+from conformance.report.items.outcomes import Outcome
+from conformance.report.items.outcomes import classify
+from conformance.report.items.outcomes import failed_clauses
+from conformance.report.items.outcomes import failure_kind
+from conformance.report.items.records import DECLARATION_ATTR
+from conformance.report.items.records import EVIDENCE_ATTR
+from conformance.report.items.records import FAILURE_ATTR
+from conformance.report.items.records import OBSERVATIONS_ATTR
+from conformance.report.items.records import OUTCOME_ATTR
+from conformance.report.items.records import PHASES_ATTR
+from conformance.report.items.records import scenario_of
+from conformance.report.scores import historical
+from conformance.report.scores import mutation
+from conformance.report.scores import provenance
 
 logger = logging.getLogger(__name__)
 
@@ -87,7 +87,7 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """Register the suite's options (see `conformance.plugin.options`)."""
+    """Register the suite's options (see `conformance.plugin.selection.options`)."""
     options.add(parser)
 
 
@@ -175,7 +175,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # Every process: SIGTERM and SIGHUP stop a worker's tests as Ctrl-C does.
     interrupting.register(config, run)
     config.pluginmanager.register(arranging.Arranger(), "wpc-arranger")
-    from conformance.plugin import fixtures
+    from conformance.plugin.items import fixtures
 
     config.pluginmanager.register(fixtures, "wpc-fixtures")
     if not _is_worker(config):
@@ -227,7 +227,7 @@ def pytest_collection_modifyitems(
 ) -> None:
     """Deselect unselected layouts, skip unclaimed features, remember declarations.
 
-    The order and the shard come last (`conformance.plugin.arranging.Arranger`).
+    The order and the shard come last (`conformance.plugin.selection.arranging.Arranger`).
     """
     if not _active(config):
         return

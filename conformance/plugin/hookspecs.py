@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from conformance.harness.timeouts import Timeouts
+    from conformance.harness.cluster.timeouts import Timeouts
     from conformance.implementations import profiles
     from conformance.implementations.contexts import RunContext
-    from conformance.plugin.settings import RunSettings
+    from conformance.plugin.state.settings import RunSettings
 
 
 @pytest.hookspec(firstresult=True)

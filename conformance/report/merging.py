@@ -28,11 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from conformance.errors import DataError
-from conformance.report import documents
-from conformance.report import html
-from conformance.report import words
-from conformance.report.outcomes import Outcome
-from conformance.report.results import TestRecord
+from conformance.report.items.outcomes import Outcome
+from conformance.report.items.records import TestRecord
+from conformance.report.rendering import html
+from conformance.report.runs import documents
+from conformance.report.runs import words
 
 SAME = (
     ("suite", ("suite",), "code (suite version and commit) or spec version"),

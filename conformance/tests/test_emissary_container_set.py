@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.harness import pods
+from conformance.harness.workload import pods
 
 DEPENDENCY_FAILED = 'dependency "c" exited with non-zero code: 2'
 

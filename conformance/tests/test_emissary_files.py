@@ -27,9 +27,9 @@ from typing import Any
 import pytest
 
 from conformance.harness import NotYet
-from conformance.harness import kube
-from conformance.harness import pods
 from conformance.harness import until
+from conformance.harness.cluster import kube
+from conformance.harness.workload import pods
 
 NODE_NAME = "workflows.argoproj.io/node-name"
 DIRECTORY = "777 directory"

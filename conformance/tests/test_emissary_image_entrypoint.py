@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
-from conformance.harness import kube
-from conformance.harness.workflows import step_pods
+from conformance.harness.cluster import kube
+from conformance.harness.workload.workflows import step_pods
 
 ENTRYPOINT = ["sh", "-c"]
 CMD = ["printf 'ran %s' 'image cmd' > /tmp/out; cat /tmp/out"]

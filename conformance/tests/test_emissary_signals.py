@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 
 from conformance.harness import NotYet
-from conformance.harness import pods
 from conformance.harness import until
-from conformance.harness.workflows import step_pods
+from conformance.harness.workload import pods
+from conformance.harness.workload.workflows import step_pods
 
 STEPS = ("term", "usr1")
 

@@ -21,7 +21,7 @@ import pytest
 from conformance import contract
 from conformance.harness import NotYet
 from conformance.harness import until
-from conformance.harness import watching
+from conformance.harness.cluster import watching
 
 COMPLETED_LABEL = "workflows.argoproj.io/completed"
 NODE_ID = "workflows.argoproj.io/node-id"

@@ -24,10 +24,10 @@ import pytest
 
 from conformance import contract
 from conformance.harness import NotYet
-from conformance.harness import kube
 from conformance.harness import until
-from conformance.harness import watching
-from conformance.harness.workflows import workflow_pods
+from conformance.harness.cluster import kube
+from conformance.harness.cluster import watching
+from conformance.harness.workload.workflows import workflow_pods
 
 GRACE = 5
 NODE_ID = "workflows.argoproj.io/node-id"

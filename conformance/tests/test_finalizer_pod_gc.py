@@ -27,9 +27,9 @@ from typing import Any
 import pytest
 
 from conformance.harness import NotYet
-from conformance.harness import kube
-from conformance.harness import recording
 from conformance.harness import until
+from conformance.harness.cluster import kube
+from conformance.harness.inspecting import recording
 
 DELAY = 20
 NODE_NAME = "workflows.argoproj.io/node-name"

@@ -20,10 +20,10 @@ import pytest
 
 from conformance import contract
 from conformance.harness import NotYet
-from conformance.harness import kube
 from conformance.harness import until
-from conformance.harness.workflows import named_node
-from conformance.harness.workflows import step_pods
+from conformance.harness.cluster import kube
+from conformance.harness.workload.workflows import named_node
+from conformance.harness.workload.workflows import step_pods
 
 GRACE = 5
 

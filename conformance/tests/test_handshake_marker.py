@@ -41,11 +41,11 @@ import pytest
 from conformance.harness import HarnessError
 from conformance.harness import NotYet
 from conformance.harness import WaitTimeout
-from conformance.harness import executing
-from conformance.harness import kube
 from conformance.harness import until
-from conformance.harness.pods import terminated
-from conformance.harness.timeouts import Timeouts
+from conformance.harness.cluster import kube
+from conformance.harness.cluster.timeouts import Timeouts
+from conformance.harness.inspecting import executing
+from conformance.harness.workload.pods import terminated
 
 CHUNKS = 33
 """Seconds the server takes to send the artifact: more than the 30 s rules."""

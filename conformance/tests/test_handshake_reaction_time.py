@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from conformance.harness import pods
+from conformance.harness.workload import pods
 
 STATUS = "/var/run/argo/status"
 REACTION = 2.0

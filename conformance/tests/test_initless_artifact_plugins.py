@@ -27,10 +27,10 @@ import pytest
 
 from conformance import contract
 from conformance.harness import NotYet
-from conformance.harness import kube
 from conformance.harness import until
-from conformance.harness.workflows import Workflows
-from conformance.harness.workflows import workflow_pods
+from conformance.harness.cluster import kube
+from conformance.harness.workload.workflows import Workflows
+from conformance.harness.workload.workflows import workflow_pods
 
 PLUGIN = "wpc-plugin"
 CONTAINER = f"artifact-plugin-{PLUGIN}"

@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from conformance.harness import servers
+from conformance.harness.stage import servers
 
 """Serves file.txt ($FILE_TEXT) and dir.tgz (a.txt, sub/b.txt) on port 8080."""
 

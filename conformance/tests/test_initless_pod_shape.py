@@ -31,8 +31,8 @@ from __future__ import annotations
 import pytest
 
 from conformance import contract
-from conformance.harness import pods
-from conformance.harness import shapes
+from conformance.harness.workload import pods
+from conformance.harness.workload import shapes
 
 EMISSARY = contract.EMISSARY[contract.INITLESS]
 SIDECARS = ["side-a", "side-b"]

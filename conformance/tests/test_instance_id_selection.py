@@ -28,7 +28,7 @@ import pytest
 
 from conformance import contract
 from conformance.harness import NotYet
-from conformance.harness import recording
+from conformance.harness.inspecting import recording
 
 EXECUTOR_CONTAINERS = ("init", "wait", "supervisor")
 WORKFLOW_LABEL = "workflows.argoproj.io/workflow"

@@ -20,9 +20,9 @@ from __future__ import annotations
 import pytest
 
 from conformance import contract
-from conformance.harness import pods
-from conformance.harness import recording
-from conformance.harness import workflows as workflow_ops
+from conformance.harness.inspecting import recording
+from conformance.harness.workload import pods
+from conformance.harness.workload import workflows as workflow_ops
 
 WORKFLOW_LABEL = "workflows.argoproj.io/workflow"
 NODE_ID = "workflows.argoproj.io/node-id"

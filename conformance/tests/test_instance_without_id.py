@@ -30,8 +30,8 @@ import pytest
 
 from conformance import contract
 from conformance.harness import NotYet
-from conformance.harness import recording
-from conformance.harness.controllers import Controller
+from conformance.harness.inspecting import recording
+from conformance.harness.instances.controllers import Controller
 
 WORKFLOW_LABEL = "workflows.argoproj.io/workflow"
 

@@ -1,7 +1,7 @@
 """KillInjectedSidecar: containers added by an admission webhook are stopped by exec.
 
 We test these aspects, with the suite's injecting webhook
-(`conformance.harness.injecting`) appending a container `injected` whose shell PID 1
+(`conformance.harness.stage.injecting`) appending a container `injected` whose shell PID 1
 traps SIGTERM, appends `TERM` to its termination log and exits 143:
 
 - `default`: once `main` has exited, the controller delivers SIGTERM to the
@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from conformance.harness import injecting
-from conformance.harness import pods
+from conformance.harness.stage import injecting
+from conformance.harness.workload import pods
 
 INJECTED_COMMAND = [
     "/bin/sh",

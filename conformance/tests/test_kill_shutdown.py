@@ -25,12 +25,12 @@ import pytest
 
 from conformance import contract
 from conformance.harness import NotYet
-from conformance.harness import executing
-from conformance.harness import kube
-from conformance.harness import pods
 from conformance.harness import until
-from conformance.harness.timeouts import Timeouts
-from conformance.harness.workflows import workflow_pods
+from conformance.harness.cluster import kube
+from conformance.harness.cluster.timeouts import Timeouts
+from conformance.harness.inspecting import executing
+from conformance.harness.workload import pods
+from conformance.harness.workload.workflows import workflow_pods
 
 GRACE = 5
 SIGKILL_WINDOW = 10

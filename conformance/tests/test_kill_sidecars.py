@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.harness import pods
-from conformance.harness.workflows import named_node
+from conformance.harness.workload import pods
+from conformance.harness.workload.workflows import named_node
 
 GRACE = 5
 """terminationGracePeriodSeconds set by the manifest's podSpecPatch."""

@@ -27,12 +27,12 @@ import pytest
 from conformance import contract
 from conformance.harness import HarnessError
 from conformance.harness import NotYet
-from conformance.harness import executing
-from conformance.harness import layouts
-from conformance.harness import pods
 from conformance.harness import until
-from conformance.harness import watching
-from conformance.harness import workflows as workflow_ops
+from conformance.harness.cluster import watching
+from conformance.harness.inspecting import executing
+from conformance.harness.instances import layouts
+from conformance.harness.workload import pods
+from conformance.harness.workload import workflows as workflow_ops
 
 VALUE = "crossed the layout switch"
 PROBE = "layout-switch-keeps-in-flight-pods-probe.yaml"

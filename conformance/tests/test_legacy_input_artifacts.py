@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.harness import shapes
+from conformance.harness.workload import shapes
 
 MOUNTED = {"/inputs/file.txt": "file", "/inputs/deep/nested.txt": "nested"}
 ON_VOLUME = "/data/onvolume.txt"

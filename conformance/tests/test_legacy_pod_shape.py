@@ -33,8 +33,8 @@ from typing import Any
 import pytest
 
 from conformance import contract
-from conformance.harness import pods
-from conformance.harness import shapes
+from conformance.harness.workload import pods
+from conformance.harness.workload import shapes
 
 EMISSARY = contract.EMISSARY[contract.LEGACY]
 SIDECARS = ["side-a", "side-b"]

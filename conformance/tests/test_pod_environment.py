@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 
 from conformance import contract
-from conformance.harness import pods
+from conformance.harness.workload import pods
 
 EXECUTOR_CONTAINERS = ("init", "wait", "supervisor")
 EMISSARY = contract.EMISSARY

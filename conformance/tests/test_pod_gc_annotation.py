@@ -19,7 +19,7 @@ import copy
 
 import pytest
 
-from conformance.harness import recording
+from conformance.harness.inspecting import recording
 
 ANNOTATION = "workflows.argoproj.io/pod-gc-strategy"
 CASES = {

@@ -24,7 +24,7 @@ import json
 
 import pytest
 
-from conformance.harness import servers
+from conformance.harness.stage import servers
 
 """Serves file.txt ($FILE_TEXT) and dir.tgz (a.txt, sub/b.txt) on port 8080."""
 FILE_TEXT = "wpc input artifact: the same in every layout, for the comparison\n"

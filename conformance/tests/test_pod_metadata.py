@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from conformance.harness import recording
+from conformance.harness.inspecting import recording
 
 PREFIX = "workflows.argoproj.io/"
 USER_KEYS = ("wpc.dev/both", "wpc.dev/workflow-only", "wpc.dev/template-only")

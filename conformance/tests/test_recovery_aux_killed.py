@@ -21,8 +21,8 @@ import pytest
 
 from conformance import contract
 from conformance.harness import NotYet
-from conformance.harness import kube
 from conformance.harness import until
+from conformance.harness.cluster import kube
 
 AUX = {contract.LEGACY: "wait", contract.INITLESS: "supervisor"}
 TOO_LITTLE = "12Mi"

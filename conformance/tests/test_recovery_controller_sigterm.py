@@ -26,11 +26,11 @@ import pytest
 
 from conformance.harness import HarnessError
 from conformance.harness import NotYet
-from conformance.harness import kube
-from conformance.harness import recording
-from conformance.harness import stopping
 from conformance.harness import until
-from conformance.harness.pods import owning_deployment
+from conformance.harness.cluster import kube
+from conformance.harness.inspecting import recording
+from conformance.harness.instances import stopping
+from conformance.harness.workload.pods import owning_deployment
 
 logger = logging.getLogger(__name__)
 

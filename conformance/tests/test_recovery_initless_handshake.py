@@ -19,7 +19,7 @@ import pytest
 
 from conformance.harness import NotYet
 from conformance.harness import until
-from conformance.harness.workflows import workflow_pods
+from conformance.harness.workload.workflows import workflow_pods
 
 ANSWER = "42"
 

@@ -24,11 +24,11 @@ import pytest
 
 from conformance.harness import HarnessError
 from conformance.harness import NotYet
-from conformance.harness import kube
-from conformance.harness import recording
 from conformance.harness import until
-from conformance.harness.pods import owning_deployment
-from conformance.harness.workflows import step_pods
+from conformance.harness.cluster import kube
+from conformance.harness.inspecting import recording
+from conformance.harness.workload.pods import owning_deployment
+from conformance.harness.workload.workflows import step_pods
 
 logger = logging.getLogger(__name__)
 REPLICAS = 2

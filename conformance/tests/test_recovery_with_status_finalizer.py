@@ -38,11 +38,11 @@ import pytest
 
 from conformance import contract
 from conformance.harness import NotYet
-from conformance.harness import kube
-from conformance.harness import recording
 from conformance.harness import until
-from conformance.harness.workflows import assert_succeeded
-from conformance.harness.workflows import step_pods
+from conformance.harness.cluster import kube
+from conformance.harness.inspecting import recording
+from conformance.harness.workload.workflows import assert_succeeded
+from conformance.harness.workload.workflows import step_pods
 
 GRACE = 5
 STEPS = ("deleted-down", "finish-down")

@@ -13,8 +13,8 @@ import pytest
 
 from conformance import contract
 from conformance.harness import NotYet
-from conformance.harness import recording
 from conformance.harness import until
+from conformance.harness.inspecting import recording
 
 WORKFLOW = "workflows.argoproj.io/workflow"
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from conformance.harness.workflows import named_node
+from conformance.harness.workload.workflows import named_node
 
 
 def _parameters(node: dict[str, Any]) -> dict[str, str]:

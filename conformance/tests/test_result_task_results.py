@@ -38,10 +38,10 @@ import pytest
 
 from conformance.harness import HarnessError
 from conformance.harness import NotYet
-from conformance.harness import kube
-from conformance.harness import recording
 from conformance.harness import until
-from conformance.harness.timeouts import Timeouts
+from conformance.harness.cluster import kube
+from conformance.harness.cluster.timeouts import Timeouts
+from conformance.harness.inspecting import recording
 
 API_VERSION = "argoproj.io/v1alpha1"
 WORKFLOW = "workflows.argoproj.io/workflow"

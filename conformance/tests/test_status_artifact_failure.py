@@ -27,10 +27,10 @@ import pytest
 
 from conformance import contract
 from conformance.harness import NotYet
-from conformance.harness import kube
-from conformance.harness import pods
-from conformance.harness import recording
 from conformance.harness import until
+from conformance.harness.cluster import kube
+from conformance.harness.inspecting import recording
+from conformance.harness.workload import pods
 
 SERVER = "mkdir -p /www && exec httpd -f -p 8080 -h /www"
 CAUSE_PREFIX = "failed to load non-plugin input artifacts: "

@@ -46,9 +46,9 @@ from typing import Any
 
 import pytest
 
-from conformance.harness import kube
-from conformance.harness.workflows import Workflows
-from conformance.harness.workflows import workflow_pods
+from conformance.harness.cluster import kube
+from conformance.harness.workload.workflows import Workflows
+from conformance.harness.workload.workflows import workflow_pods
 
 STATUS = "/var/run/argo/status"
 NEVER_APPEARED = "supervisor presumed dead: status marker never appeared within 30s"

@@ -26,8 +26,8 @@ import pytest
 
 from conformance.harness import HarnessError
 from conformance.harness import NotYet
-from conformance.harness import recording
 from conformance.harness import until
+from conformance.harness.inspecting import recording
 
 KUBELET_DEADLINE = "Pod was active on the node longer than the specified deadline"
 NODE_ID = "workflows.argoproj.io/node-id"

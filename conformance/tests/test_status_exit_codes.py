@@ -32,7 +32,7 @@ from typing import Any
 
 import pytest
 
-from conformance.harness import pods
+from conformance.harness.workload import pods
 
 ARMED = "touch /shared/armed; "
 WAIT_ARMED = (

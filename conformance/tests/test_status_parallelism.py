@@ -26,8 +26,8 @@ import pytest
 
 from conformance import contract
 from conformance.harness import NotYet
-from conformance.harness import recording
 from conformance.harness import until
+from conformance.harness.inspecting import recording
 
 ON_EXIT = "workflows.argoproj.io/on-exit"
 

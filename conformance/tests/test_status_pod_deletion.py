@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 
 from conformance.harness import NotYet
-from conformance.harness import kube
-from conformance.harness import namespaces
 from conformance.harness import until
+from conformance.harness.cluster import kube
+from conformance.harness.stage import namespaces
 
 NODE_ID = "workflows.argoproj.io/node-id"
 

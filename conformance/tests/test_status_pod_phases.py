@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 
 from conformance.harness import NotYet
-from conformance.harness import executing
-from conformance.harness import kube
 from conformance.harness import until
+from conformance.harness.cluster import kube
+from conformance.harness.inspecting import executing
 
 MISSING_IMAGE = "wpc.local/wpc-no-such-image:0.0.0"
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.harness.workflows import workflow_pods
+from conformance.harness.workload.workflows import workflow_pods
 
 NODE_ID = "workflows.argoproj.io/node-id"
 

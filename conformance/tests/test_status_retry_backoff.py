@@ -30,8 +30,8 @@ import pytest
 
 from conformance import contract
 from conformance.harness import NotYet
-from conformance.harness import recording
 from conformance.harness import until
+from conformance.harness.inspecting import recording
 
 DURATION = 5
 """retryStrategy.backoff.duration of status-retry-backoff.yaml, in seconds."""

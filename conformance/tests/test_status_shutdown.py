@@ -24,9 +24,9 @@ import pytest
 
 from conformance import contract
 from conformance.harness import NotYet
-from conformance.harness import kube
-from conformance.harness import recording
 from conformance.harness import until
+from conformance.harness.cluster import kube
+from conformance.harness.inspecting import recording
 
 WORKFLOW = "workflows.argoproj.io/workflow"
 ON_EXIT = "workflows.argoproj.io/on-exit"

@@ -41,9 +41,9 @@ import pytest
 
 from conformance import contract
 from conformance.harness import NotYet
-from conformance.harness import kube
-from conformance.harness import recording
 from conformance.harness import until
+from conformance.harness.cluster import kube
+from conformance.harness.inspecting import recording
 
 ON_EXIT = "workflows.argoproj.io/on-exit"
 STRATEGIES = ("Stop", "Terminate")

@@ -41,11 +41,11 @@ import pytest
 from conformance import contract
 from conformance.harness import HarnessError
 from conformance.harness import NotYet
-from conformance.harness import executing
-from conformance.harness import recording
-from conformance.harness import scenes
 from conformance.harness import until
-from conformance.harness import workflows as workflow_ops
+from conformance.harness.inspecting import executing
+from conformance.harness.inspecting import recording
+from conformance.harness.stage import scenes
+from conformance.harness.workload import workflows as workflow_ops
 
 logger = logging.getLogger(__name__)
 

@@ -33,9 +33,9 @@ from typing import Any
 import pytest
 
 from conformance import contract
-from conformance.harness import kube
-from conformance.harness.workflows import Workflows
-from conformance.harness.workflows import workflow_pods
+from conformance.harness.cluster import kube
+from conformance.harness.workload.workflows import Workflows
+from conformance.harness.workload.workflows import workflow_pods
 
 RESERVED = ("wait", "supervisor", "artifact-plugin-wpc")
 # An image no registry can serve, whose look-up fails on every machine the same way:

@@ -4,5 +4,5 @@
 from the upstream source checkout, `uses` finds which scenario or corpus workflow sets a
 field, `document` renders docs/reference-coverage.md; `python -m reference_impl.coverage`
 regenerates the committed path list and the document. The classification itself lives in
-`reference_impl.controller.templates.coverage`, which validation uses.
+`reference_impl.controller.templates.checks.coverage`, which validation uses.
 """

@@ -3,7 +3,7 @@
 `fields` derives the field paths from upstream's CRD in the upstream checkout and writes
 reference_impl/coverage/crd-fields.txt; `doc` writes docs/reference-coverage.md from the
 committed paths. Run `fields` after upstream moves, classify what is new in
-`reference_impl/controller/templates/coverage.py`, then run `doc`.
+`reference_impl/controller/templates/checks/coverage.py`, then run `doc`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import logging
 import sys
 from pathlib import Path
 
-from reference_impl.controller.templates import coverage
+from reference_impl.controller.templates.checks import coverage
 from reference_impl.coverage import crdfields
 from reference_impl.coverage import document
 from reference_impl.coverage import upstream

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from reference_impl.controller.templates import coverage
+from reference_impl.controller.templates.checks import coverage
 
 SOURCES = (
     "conformance/tests/manifests",

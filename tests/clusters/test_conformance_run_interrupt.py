@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conformance.harness import kube
+from conformance.harness.cluster import kube
 from plumbing.waiting import NotYet
 from plumbing.waiting import until
 

@@ -31,7 +31,7 @@ import yaml
 
 from clusters.access import kubeconfigs
 from clusters.images import registry
-from conformance.harness.timeouts import Timeouts
+from conformance.harness.cluster.timeouts import Timeouts
 from conformance.implementations import driving
 from conformance.implementations import preparing
 from conformance.implementations import profiles

@@ -31,10 +31,10 @@ from clusters.images import registry
 from clusters.images import registryauth
 from clusters.local import configs
 from clusters.local.settings import LocalSettings
-from conformance.harness import kube
-from conformance.harness.injecting import CONTAINER
-from conformance.harness.injecting import injected_sidecar
-from conformance.harness.timeouts import Timeouts
+from conformance.harness.cluster import kube
+from conformance.harness.cluster.timeouts import Timeouts
+from conformance.harness.stage.injecting import CONTAINER
+from conformance.harness.stage.injecting import injected_sidecar
 from plumbing.waiting import NotYet
 from plumbing.waiting import until
 from tests.clusters import _images

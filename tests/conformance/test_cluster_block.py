@@ -19,11 +19,11 @@ from conformance import spec as specs
 from conformance.implementations import preparing
 from conformance.implementations.contexts import ClusterChoice
 from conformance.implementations.contexts import RunContext
-from conformance.report import documents
-from conformance.report import html
-from conformance.report import ledger
+from conformance.report.rendering import html
+from conformance.report.runs import documents
+from conformance.report.runs import ledger
 from tests.clusters.access.test_kubeconfigs import kubeconfig
-from tests.conformance.test_merging import committed_run
+from tests.conformance.report.test_merging import committed_run
 
 BLOCK = {
     "provider": "existing",

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conformance.errors import HarnessError
-from conformance.harness import layouts
+from conformance.harness.instances import layouts
 from conformance.implementations import driving
 from conformance.implementations import profiles
 from tests.conformance.test_implementations import KNOWN

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conformance.exitcodes import ExitCode
-from conformance.report import schemafiles
+from conformance.report.scores import schemafiles
 from wpc import cli as wpc_cli
 from wpc import suite_cli as cli
 from wpc.run import launching

@@ -21,7 +21,7 @@ import pytest
 
 from conformance.errors import ClusterRefused
 from conformance.exitcodes import ExitCode
-from conformance.harness.timeouts import Timeouts
+from conformance.harness.cluster.timeouts import Timeouts
 from conformance.implementations import driving
 from conformance.implementations import preparing
 from conformance.implementations import profiles
@@ -291,7 +291,7 @@ def test_a_run_takes_the_record_over_once_its_owner_is_proven_dead(
 
 
 def test_a_run_killed_on_this_host_is_dead_at_once(monkeypatch, tmp_path, caplog):
-    from conformance.harness import locking
+    from conformance.harness.instances import locking
 
     cluster = Cluster(monkeypatch, tmp_path)
     monkeypatch.setattr(locking, "default_directory", lambda: tmp_path / "locks")

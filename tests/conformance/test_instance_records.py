@@ -19,7 +19,7 @@ from typing import ClassVar
 
 import pytest
 
-from conformance.harness import kube
+from conformance.harness.cluster import kube
 from conformance.implementations import leases
 from conformance.implementations import records
 from plumbing.waiting import NotYet

@@ -42,7 +42,7 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.report import documents
+from conformance.report.runs import documents
 from tests.conformance.conftest import FAKE_CLUSTER_CONFTEST
 from tests.conformance.conftest import alone
 from tests.conformance.conftest import wait_while_running
@@ -65,7 +65,7 @@ SWEEP_NOTING_CONFTEST = textwrap.dedent(
     from pathlib import Path
     from types import SimpleNamespace
 
-    from conformance.harness import kube
+    from conformance.harness.cluster import kube
 
     HERE = Path(__file__).parent
 

@@ -28,11 +28,11 @@ from typing import Any
 import pytest
 
 from conformance import spec as specs
-from conformance.harness import executing
-from conformance.harness.timeouts import Timeouts
-from conformance.report.outcomes import FailureKind
-from conformance.report.outcomes import failed_clauses
-from conformance.report.outcomes import failure_kind
+from conformance.harness.cluster.timeouts import Timeouts
+from conformance.harness.inspecting import executing
+from conformance.report.items.outcomes import FailureKind
+from conformance.report.items.outcomes import failed_clauses
+from conformance.report.items.outcomes import failure_kind
 from conformance.tests import test_handshake_marker as handshake
 from conformance.tests import test_layout_switch_keeps_in_flight_pods as layout_switch
 from conformance.tests import test_status_aux_faults as aux_faults

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from conformance.errors import DataError
-from conformance.harness.timeouts import Timeouts
+from conformance.harness.cluster.timeouts import Timeouts
 from conformance.implementations import driving
 from conformance.implementations import leases
 from conformance.implementations import profiles

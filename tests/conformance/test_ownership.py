@@ -23,9 +23,9 @@ from types import SimpleNamespace
 import pytest
 
 from conformance.errors import ClusterRefused
-from conformance.harness import kube
-from conformance.harness.layouts import Instance
-from conformance.harness.timeouts import Timeouts
+from conformance.harness.cluster import kube
+from conformance.harness.cluster.timeouts import Timeouts
+from conformance.harness.instances.layouts import Instance
 from conformance.implementations import leases
 from conformance.implementations import ownership
 from conformance.implementations import profiles

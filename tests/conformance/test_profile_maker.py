@@ -16,7 +16,7 @@ import yaml
 
 from conformance.errors import DataError
 from conformance.implementations import profiles
-from conformance.report import documents
+from conformance.report.runs import documents
 from tests.conformance.conftest import wpc_args
 from tests.conformance.test_implementations import KNOWN
 from tests.conformance.test_implementations import write_profile

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from conformance.errors import DataError
-from conformance.harness import layouts
+from conformance.harness.instances import layouts
 from conformance.implementations import driving
 from conformance.implementations import profiles
-from conformance.plugin import options
+from conformance.plugin.selection import options
 from tests.conformance.conftest import wpc_args
 from tests.conformance.test_implementations import KNOWN
 from tests.conformance.test_implementations import write_profile

@@ -16,7 +16,7 @@ import ast
 import pytest
 
 from conformance import harness
-from conformance.plugin import collection
+from conformance.plugin.selection import collection
 
 ALLOWED = ("conformance.harness", "conformance.contract")
 PROJECT = ("conformance", "plumbing", "clusters", "chaos", "reference_impl")

@@ -15,9 +15,9 @@ import ast
 from typing import Any
 
 from conformance import spec
-from conformance.plugin import collection
-from conformance.plugin import markers
-from conformance.report import ledger
+from conformance.plugin.selection import collection
+from conformance.plugin.state import markers
+from conformance.report.runs import ledger
 
 SUITE = collection.SUITE_DIR
 

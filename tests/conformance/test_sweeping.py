@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from conformance.harness import kube
-from conformance.harness import locking
-from conformance.harness.timeouts import Timeouts
+from conformance.harness.cluster import kube
+from conformance.harness.cluster.timeouts import Timeouts
+from conformance.harness.instances import locking
 from conformance.implementations import sweeping
 
 
@@ -115,7 +115,7 @@ def test_dead_runs_are_swept_and_the_rest_left(monkeypatch):
 
 
 def test_a_private_instance_is_labelled_for_the_sweep():
-    from conformance.harness.layouts import Instance
+    from conformance.harness.instances.layouts import Instance
 
     labels = sweeping.private_instance_labels(
         session_id="s",

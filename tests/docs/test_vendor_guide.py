@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from conformance.implementations import preparing
-from conformance.plugin import listing
+from conformance.plugin.selection import listing
 from wpc import cli as wpc_cli
 from wpc.run import targeting
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from conformance.report.provenance import Provenance
+from conformance.report.scores.provenance import Provenance
 from tests.negative import controls
 from tests.negative import runner
 from tests.negative import scoring

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from conformance import spec as specs
-from conformance.report import provenance
+from conformance.report.scores import provenance
 from tests.negative import batching
 from tests.negative import controls
 from tests.negative import runner

@@ -25,9 +25,9 @@ import jsonschema
 import yaml
 
 from conformance import spec as specs
-from conformance.harness import kube
-from conformance.plugin import collection
-from conformance.plugin import markers
+from conformance.harness.cluster import kube
+from conformance.plugin.selection import collection
+from conformance.plugin.state import markers
 
 TABLE_PATH = Path(__file__).with_name("controls.yaml")
 SCHEMA_PATH = Path(__file__).with_name("controls.schema.json")

@@ -34,14 +34,14 @@ from typing import Any
 
 from conformance.errors import ConformanceError
 from conformance.errors import WaitTimeout
-from conformance.harness import watching
-from conformance.harness.timeouts import Timeouts
+from conformance.harness.cluster import watching
+from conformance.harness.cluster.timeouts import Timeouts
 from conformance.implementations import driving
 from conformance.implementations import preparing
 from conformance.implementations import profiles
 from conformance.implementations.contexts import ClusterChoice
 from conformance.implementations.contexts import Environment
-from conformance.plugin import collection
+from conformance.plugin.selection import collection
 from plumbing.waiting import Clock
 from plumbing.waiting import NotYet
 from reference_impl import common
@@ -168,7 +168,7 @@ def read_lease(target: Target) -> LeaseReader:
     from kubernetes import client
     from kubernetes.client.exceptions import ApiException
 
-    from conformance.harness import kube
+    from conformance.harness.cluster import kube
 
     api = kube.connect(target.kubeconfig).api
     leases = client.CoordinationV1Api(api)

@@ -16,7 +16,7 @@ where a clause counts when a killed fault breaks it and a killer's failed assert
 names it (the clauses a killer's marker cites do not count). Beside it, the
 fault-level score (killed, total, score, survivors). A conformance run of the
 reference implementation given `--negative-controls` copies both into its
-ConformanceReport's `mutationScore` (`conformance.report.mutation`, which also owns
+ConformanceReport's `mutationScore` (`conformance.report.scores.mutation`, which also owns
 the summary's schema: the suite must not import these tests).
 """
 
@@ -28,8 +28,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from conformance.report import mutation
-from conformance.report.provenance import Provenance
+from conformance.report.scores import mutation
+from conformance.report.scores.provenance import Provenance
 from tests.negative.controls import PENDING
 from tests.negative.controls import Control
 from tests.negative.controls import TestRef

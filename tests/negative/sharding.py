@@ -4,9 +4,9 @@
 the order of the session's items; a long fault started last holds the whole
 session. Here the items are put longest first by the faults' recorded seconds
 (`tests/negative/durations.json`, keyed by fault, in the durations file format
-of `conformance.report.durations`), and `--wpc-shard I/N` keeps a deterministic,
+of `conformance.report.runs.durations`), and `--wpc-shard I/N` keeps a deterministic,
 duration-balanced part of them. The order and the packing are the suite's own
-(`conformance.plugin.scheduling`): one rule for conformance runs and negative
+(`conformance.plugin.state.scheduling`): one rule for conformance runs and negative
 controls. A fault's items stay in one shard. Items that are not a fault's
 (no `control` parameter, or not marked `negative`) are left as they were.
 """
@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from conformance.errors import DataError
-from conformance.plugin import scheduling
-from conformance.report import durations
+from conformance.plugin.state import scheduling
+from conformance.report.runs import durations
 
 DURATIONS = Path(__file__).with_name("durations.json")
 """Seconds per fault; refreshed by a session run with `--wpc-update-durations`."""

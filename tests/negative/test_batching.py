@@ -15,7 +15,7 @@ import os
 
 import yaml
 
-from conformance.report.provenance import Provenance
+from conformance.report.scores.provenance import Provenance
 from reference_impl.controller import faults
 from tests.negative import batching
 from tests.negative import controls

@@ -27,8 +27,8 @@ import pytest
 from conformance import contract
 from conformance import spec as specs
 from conformance.implementations import profiles
-from conformance.plugin import collection
-from conformance.plugin import markers
+from conformance.plugin.selection import collection
+from conformance.plugin.state import markers
 from tests.negative import controls
 from tests.negative import runner
 from tests.negative.controls import ControlsError

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from conformance.report.provenance import Provenance
+from conformance.report.scores.provenance import Provenance
 from tests.negative import results
 from tests.negative import scoring
 from tests.negative.controls import Control

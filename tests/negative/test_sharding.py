@@ -4,7 +4,7 @@
   it does not know counts as the mean of those it knows); other items stay first,
   as they were;
 - `--wpc-shard I/N` keeps a duration-balanced part, the same packing as the
-  conformance runs' (`conformance.plugin.scheduling.assign`): the N shards
+  conformance runs' (`conformance.plugin.state.scheduling.assign`): the N shards
   together are the whole selection, each item in exactly one; a fault's items
   share a shard;
 - a malformed shard is a usage error naming the flag;
@@ -18,8 +18,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from conformance.plugin import scheduling
-from conformance.report import durations
+from conformance.plugin.state import scheduling
+from conformance.report.runs import durations
 from tests.negative import controls
 from tests.negative import sharding
 

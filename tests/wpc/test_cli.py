@@ -200,7 +200,7 @@ def test_every_verb_refuses_a_bad_layout_alike(capsys, verb):
     # Failed before: argparse's "invalid choice", in each verb's own order of the
     # choices, and bench's "--layout --layout must be ..."; the plugin's ini key,
     # WPC_CHAOS_LAYOUT and the Makefile said it otherwise or not at all. Now
-    # conformance.harness.layouts says it once.
+    # conformance.harness.instances.layouts says it once.
     with pytest.raises(SystemExit) as exited:
         cli.main([*verb, "--layout", "sideways"])
     assert exited.value.code == 2

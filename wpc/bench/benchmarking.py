@@ -28,8 +28,8 @@ from kubernetes.client.exceptions import ApiException
 from conformance import contract
 from conformance.errors import BenchError
 from conformance.errors import WaitTimeout
-from conformance.harness import kube
-from conformance.harness.workflows import Workflows
+from conformance.harness.cluster import kube
+from conformance.harness.workload.workflows import Workflows
 from wpc.bench import moments
 from wpc.bench import samples
 from wpc.bench import streaming

@@ -12,8 +12,8 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from conformance.harness import layouts
-from conformance.harness.timeouts import checked_scale
+from conformance.harness.cluster.timeouts import checked_scale
+from conformance.harness.instances import layouts
 from conformance.implementations import variables
 from conformance.implementations.contexts import ClusterChoice
 from wpc.bench import reporting

@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from conformance.errors import HarnessError
-from conformance.harness import kube
-from conformance.harness import namespaces
-from conformance.harness.layouts import Instance
-from conformance.harness.watching import until
+from conformance.harness.cluster import kube
+from conformance.harness.cluster.watching import until
+from conformance.harness.instances.layouts import Instance
+from conformance.harness.stage import namespaces
 from conformance.implementations import driving
 from conformance.implementations import profiles
 from plumbing.waiting import NotYet

@@ -33,7 +33,7 @@ class LayoutResult:
     boot_epoch: float = 0.0
     """This host's wall-clock time of boot, measured when the layout started."""
     evidence: str | None = None
-    """Directory of the namespace's evidence (`harness.evidence`), when any failed."""
+    """Directory of the namespace's evidence (`harness.inspecting.evidence`), when any failed."""
 
     @property
     def makespan(self) -> float | None:

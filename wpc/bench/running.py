@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from conformance.errors import DataError
-from conformance.harness import evidence
-from conformance.harness import kube
-from conformance.harness.workflows import Workflows
+from conformance.harness.cluster import kube
+from conformance.harness.inspecting import evidence
+from conformance.harness.workload.workflows import Workflows
 from conformance.implementations import driving
 from conformance.implementations import preparing
 from conformance.implementations import profiles

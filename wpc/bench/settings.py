@@ -2,7 +2,7 @@
 
 Every other wait (API requests, namespace deletion, a workflow's completion,
 profile commands) is one of the suite's named timeouts
-(`conformance.harness.timeouts.Timeouts`), so a slow machine is scaled once
+(`conformance.harness.cluster.timeouts.Timeouts`), so a slow machine is scaled once
 with `--timeout-scale` for the suite and the benchmark alike.
 """
 
@@ -13,7 +13,7 @@ from dataclasses import field
 from pathlib import Path
 
 from conformance import contract
-from conformance.harness.timeouts import Timeouts
+from conformance.harness.cluster.timeouts import Timeouts
 
 INSTANCE_PREFIX = "wpc-bench"
 """The benchmark installs its own instance per layout, `wpc-bench-<layout>`, so it

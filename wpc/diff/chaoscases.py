@@ -26,7 +26,7 @@ from chaos.errors import ReportError
 from chaos.reporting import junit_xml as chaos_junit
 from chaos.reporting.chaos_report import validate_report
 from conformance.errors import DataError
-from conformance.report import schemafiles
+from conformance.report.scores import schemafiles
 from wpc.diff.comparing import ChaosDiff
 from wpc.diff.comparing import ChaosSide
 from wpc.diff.comparing import Item

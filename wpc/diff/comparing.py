@@ -1,6 +1,6 @@
 """Two ConformanceReports in, one `ReportDiff` out: pure data, no I/O.
 
-Why items are keyed by test id (`conformance.report.identity`, never pytest's
+Why items are keyed by test id (`conformance.report.items.identity`, never pytest's
 node ID, which follows the directory a run started in) and layout: the same scenario runs once per
 layout and can regress in one only. A clause's verdict in a layout is the worst
 outcome of the tests citing it there (failed or error beats passed, and a
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
-from conformance.report import identity
+from conformance.report.items import identity
 
 NOT_RERUN = "not rerun"
 """Every differing item's rerun status until a cluster run (make qualify) reruns it."""
@@ -48,7 +48,7 @@ class Item:
     """One test in one layout, as a report recorded it."""
 
     test_id: str
-    """The stable identity (`conformance.report.identity`), mapped for old reports."""
+    """The stable identity (`conformance.report.items.identity`), mapped for old reports."""
     nodeid: str
     layout: str
     short_name: str

@@ -8,7 +8,7 @@ not), and `tests` gives each scenario's outcome per layout. This module lines
 two reports up on those two axes.
 
 Why scenarios are matched by the test id with the layout taken out
-(`conformance.report.results.scenario_of`) and not by short name: several
+(`conformance.report.items.records.scenario_of`) and not by short name: several
 tests share a short name (FinalizerDeletion, KillShutdown, ...), while the
 layout-free test id is what `layoutDivergences` itself records as `scenario`.
 
@@ -26,8 +26,8 @@ from typing import Any
 
 from conformance import contract
 from conformance.errors import DataError
-from conformance.report import identity
-from conformance.report.results import scenario_of
+from conformance.report.items import identity
+from conformance.report.items.records import scenario_of
 
 LAYOUTS = contract.LAYOUTS
 """The two layouts every scenario runs in, in the order they are shown."""

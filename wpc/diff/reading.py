@@ -15,9 +15,9 @@ import jsonschema
 import yaml
 
 from conformance.errors import DataError
-from conformance.report import documents
-from conformance.report import identity
-from conformance.report import schemafiles
+from conformance.report.items import identity
+from conformance.report.runs import documents
+from conformance.report.scores import schemafiles
 
 
 def read(path: Path) -> dict[str, Any]:

@@ -14,9 +14,9 @@ from pathlib import Path
 from conformance import contract
 from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
-from conformance.harness import layouts
-from conformance.harness.timeouts import Timeouts
-from conformance.harness.timeouts import checked_scale
+from conformance.harness.cluster.timeouts import Timeouts
+from conformance.harness.cluster.timeouts import checked_scale
+from conformance.harness.instances import layouts
 from conformance.implementations import variables
 from conformance.implementations.contexts import ClusterChoice
 from wpc.differential import images

@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from conformance.errors import HarnessError
-from conformance.harness import kube
-from conformance.harness.layouts import Instance
+from conformance.harness.cluster import kube
+from conformance.harness.instances.layouts import Instance
 from conformance.implementations import driving
 from conformance.implementations import preparing
 

@@ -26,12 +26,12 @@ from typing import Any
 
 from conformance.errors import DataError
 from conformance.errors import WaitTimeout
-from conformance.harness import kube
-from conformance.harness import namespaces
-from conformance.harness import secrets
-from conformance.harness.layouts import Instance
-from conformance.harness.timeouts import Timeouts
-from conformance.harness.workflows import Workflows
+from conformance.harness.cluster import kube
+from conformance.harness.cluster.timeouts import Timeouts
+from conformance.harness.instances.layouts import Instance
+from conformance.harness.stage import namespaces
+from conformance.harness.stage import secrets
+from conformance.harness.workload.workflows import Workflows
 from conformance.implementations import driving
 from conformance.implementations import leases
 from conformance.implementations import ownership

@@ -23,8 +23,8 @@ from pathlib import Path
 from conformance import spec
 from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
-from conformance.harness import layouts
-from conformance.report import provenance
+from conformance.harness.instances import layouts
+from conformance.report.scores import provenance
 from conformance.spec import SpecError
 from conformance.spec import history
 from conformance.spec import history_listing

@@ -28,7 +28,7 @@ from typing import Protocol
 
 from conformance.errors import CommandError
 from conformance.errors import ConformanceError
-from conformance.harness import layouts
+from conformance.harness.instances import layouts
 from conformance.spec.history import Fix
 from conformance.spec.history import History
 from wpc.diff import chaoscases

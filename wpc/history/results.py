@@ -5,7 +5,7 @@ fix is in the denominator, whatever stopped it from being caught: no scenario
 yet, not observable from outside the cluster, not run, not selected, missed or
 broken after the fix. Out-of-scope fixes are in neither count. The document is
 checked against `conformance/history-result.schema.json` before it is written,
-so a reader (`conformance.report.historical`) can trust it.
+so a reader (`conformance.report.scores.historical`) can trust it.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from typing import Any
 
 import yaml
 
-from conformance.report import documents
-from conformance.report import historical
-from conformance.report import provenance
+from conformance.report.runs import documents
+from conformance.report.scores import historical
+from conformance.report.scores import provenance
 from conformance.spec.history import Fix
 from wpc.history.plans import AFTER
 from wpc.history.plans import BEFORE

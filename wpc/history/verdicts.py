@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from conformance.report.verdicts import evidence_line
+from conformance.report.rendering.verdicttable import evidence_line
 from wpc.history.plans import BROKEN_AFTER
 from wpc.history.plans import CAUGHT
 from wpc.history.plans import MISSED

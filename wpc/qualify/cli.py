@@ -17,8 +17,8 @@ from pathlib import Path
 
 from conformance.errors import DataError
 from conformance.exitcodes import ExitCode
-from conformance.harness import layouts
-from conformance.plugin import scheduling
+from conformance.harness.instances import layouts
+from conformance.plugin.state import scheduling
 from wpc.diff import cli as diff_cli
 from wpc.qualify import builds
 from wpc.qualify import chaos_running

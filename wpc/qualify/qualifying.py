@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.errors import DataError
-from conformance.harness import layouts
+from conformance.harness.instances import layouts
 from wpc.diff import chaoscases
 from wpc.diff import comparing
 from wpc.diff import explaining

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Protocol
 
 from conformance.errors import CommandError
-from conformance.harness.timeouts import checked_scale
+from conformance.harness.cluster.timeouts import checked_scale
 from wpc.qualify.builds import Build
 from wpc.qualify.builds import profile_var_args
 

@@ -3,7 +3,7 @@
 The pytest plugin does the rest once pytest starts (cluster marker check,
 install, tests, reports). Kept to building argv lists; the report's
 `reproduce` line is the `wpc run` command they come from
-(`conformance.plugin.reproducing` reads it back from pytest's arguments).
+(`conformance.plugin.reporting.reproducing` reads it back from pytest's arguments).
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from clusters.access import kubeconfigs
 from conformance.errors import CommandError
 from conformance.exitcodes import ExitCode
 from conformance.implementations import profiles
-from conformance.plugin import collection
-from conformance.plugin import listing
-from conformance.plugin import options
-from conformance.report import html
+from conformance.plugin.selection import collection
+from conformance.plugin.selection import listing
+from conformance.plugin.selection import options
+from conformance.report.rendering import html
 from wpc.run import targeting
 
 logger = logging.getLogger(__name__)
@@ -38,7 +38,7 @@ logger = logging.getLogger(__name__)
 class RunRequest:
     """What `python -m conformance run` was asked for.
 
-    `options` holds the suite's options (`conformance.plugin.options.OPTIONS`,
+    `options` holds the suite's options (`conformance.plugin.selection.options.OPTIONS`,
     keyed by their `wpc_*` dest) as the CLI parsed them; they are passed on to
     pytest under their own spelling. The rest is the launcher's own.
     """
@@ -196,7 +196,7 @@ def list_tests(request: RunRequest) -> int:
     """Print what `run` would run and why anything would not; change nothing.
 
     No `clusters up`, no install, no cluster client: pytest collects the suite
-    in this process (`conformance.plugin.listing`).
+    in this process (`conformance.plugin.selection.listing`).
     """
     cluster = targeting.describe(
         request.options, request.context, targeting.Lookup.from_env()

@@ -22,15 +22,15 @@ from typing import Any
 
 from clusters import providers
 from conformance.errors import DataError
-from conformance.harness import layouts
-from conformance.harness import timeouts
+from conformance.harness.cluster import timeouts
+from conformance.harness.instances import layouts
 from conformance.implementations import checking
 from conformance.implementations import profiles
 from conformance.implementations import variables
-from conformance.plugin import scheduling
-from conformance.report import durations
-from conformance.report import historical
-from conformance.report import mutation
+from conformance.plugin.state import scheduling
+from conformance.report.runs import durations
+from conformance.report.scores import historical
+from conformance.report.scores import mutation
 from wpc.run import targeting
 
 LOCAL_TOOLS = {

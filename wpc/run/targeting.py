@@ -28,7 +28,7 @@ from typing import Any
 from clusters.access import kubeconfigs
 from clusters.errors import KubeconfigError
 from conformance.errors import DataError
-from conformance.plugin import options
+from conformance.plugin.selection import options
 
 EXISTING = "existing"
 CONTEXT = "wpc_context"

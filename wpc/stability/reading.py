@@ -1,7 +1,7 @@
 """One finished run, suite or chaos, as what the stability comparison needs of it.
 
 A ConformanceReport's items are its `tests`, keyed by their stable identity
-(`ShortName[layout]`, `conformance.report.identity`); a ChaosReport's are its
+(`ShortName[layout]`, `conformance.report.items.identity`); a ChaosReport's are its
 experiments, keyed the same way by experiment and layout
 (`controller-cut-off-from-apiserver[initless]`). Of each item the comparison
 keeps the outcome, the duration and, where it did not pass, what the report
@@ -23,9 +23,9 @@ import yaml
 from chaos.reporting import junit_xml as chaos_junit
 from chaos.suite import experimenting
 from conformance.errors import DataError
-from conformance.report import documents
-from conformance.report import identity
-from conformance.report import schemafiles
+from conformance.report.items import identity
+from conformance.report.runs import documents
+from conformance.report.scores import schemafiles
 from wpc.diff import chaoscases
 from wpc.diff import comparing
 from wpc.diff import reading as diff_reading

@@ -16,8 +16,8 @@ from typing import Any
 
 import yaml
 
-from conformance.report import documents
-from conformance.report import schemafiles
+from conformance.report.runs import documents
+from conformance.report.scores import schemafiles
 from plumbing import textfiles
 from wpc.stability.comparing import Item
 from wpc.stability.comparing import Stability

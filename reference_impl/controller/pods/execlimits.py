@@ -23,7 +23,7 @@ LIMIT = 131072
 """Upstream's `MaxEnvVarLen`; also Linux's MAX_ARG_STRLEN (bytes, the NUL included)."""
 _ENV_ENTRY = f"{common.ENV_TEMPLATE}="
 _UNSUPPORTED = "is not supported by the reference controller"
-"""The words of `templates.coverage.UNSUPPORTED` (pods sits below templates)."""
+"""The words of `templates.checks.coverage.UNSUPPORTED` (pods sits below templates)."""
 
 
 def check(pod: Json, template_name: str) -> None:

@@ -32,8 +32,8 @@ from reference_impl.controller.machinery.queueing import WorkQueue
 from reference_impl.controller.machinery.watching import Handlers
 from reference_impl.controller.machinery.watching import Informer
 from reference_impl.controller.runtime import reconciling
-from reference_impl.controller.templates import hooks
-from reference_impl.controller.templates import inference
+from reference_impl.controller.templates.nodes import hooks
+from reference_impl.controller.templates.nodes import inference
 from reference_impl.controller.templates.operation import Operation
 from reference_impl.controller.templates.operation import pod_node_id
 

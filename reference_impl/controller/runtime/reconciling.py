@@ -25,14 +25,14 @@ from reference_impl.controller.faults import Fault
 from reference_impl.controller.formats import durations
 from reference_impl.controller.formats import naming
 from reference_impl.controller.formats import timestamps
-from reference_impl.controller.templates import hooks
-from reference_impl.controller.templates import inference
-from reference_impl.controller.templates import parallelism
-from reference_impl.controller.templates import progress
-from reference_impl.controller.templates import suspends
-from reference_impl.controller.templates import validation
+from reference_impl.controller.templates.checks import validation
 from reference_impl.controller.templates.execution import ExecuteOptions
 from reference_impl.controller.templates.execution import TemplateError
+from reference_impl.controller.templates.nodes import hooks
+from reference_impl.controller.templates.nodes import inference
+from reference_impl.controller.templates.nodes import parallelism
+from reference_impl.controller.templates.nodes import progress
+from reference_impl.controller.templates.nodes import suspends
 from reference_impl.controller.templates.operation import Operation
 from reference_impl.controller.templates.operation import pod_node_id
 

@@ -20,19 +20,19 @@ from reference_impl.controller.config.configuration import ControllerConfig
 from reference_impl.controller.config.settings import ControllerSettings
 from reference_impl.controller.formats import naming
 from reference_impl.controller.formats import timestamps
-from reference_impl.controller.templates import arguments
-from reference_impl.controller.templates import dags
 from reference_impl.controller.templates import execution
-from reference_impl.controller.templates import inference
-from reference_impl.controller.templates import leaves
-from reference_impl.controller.templates import parallelism
-from reference_impl.controller.templates import retries
-from reference_impl.controller.templates import steps
-from reference_impl.controller.templates import suspends
-from reference_impl.controller.templates import timeouts
+from reference_impl.controller.templates.composites import dags
+from reference_impl.controller.templates.composites import steps
 from reference_impl.controller.templates.execution import ExecuteOptions
 from reference_impl.controller.templates.execution import TemplateError
 from reference_impl.controller.templates.execution import template_type
+from reference_impl.controller.templates.inputs import arguments
+from reference_impl.controller.templates.nodes import inference
+from reference_impl.controller.templates.nodes import leaves
+from reference_impl.controller.templates.nodes import parallelism
+from reference_impl.controller.templates.nodes import retries
+from reference_impl.controller.templates.nodes import suspends
+from reference_impl.controller.templates.nodes import timeouts
 
 Json = dict[str, Any]
 logger = logging.getLogger(__name__)

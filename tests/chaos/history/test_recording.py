@@ -13,8 +13,8 @@ from chaos.errors import RecorderError
 from chaos.history.recording import HistoryRecorder
 from chaos.history.records import load_history
 from conformance.errors import ResourceGone
-from conformance.harness.listwatch import Listing
-from conformance.harness.listwatch import WatchEvent
+from conformance.harness.cluster.listwatch import Listing
+from conformance.harness.cluster.listwatch import WatchEvent
 
 WAIT = 10.0  # a bound for Event.wait, never reached when the code works
 

@@ -9,8 +9,8 @@ from kubernetes.client.exceptions import ApiException
 
 from chaos.history.recording import namespace_sources
 from conformance.errors import ResourceGone
-from conformance.harness.listwatch import KubeSource
-from conformance.harness.listwatch import WatchEvent
+from conformance.harness.cluster.listwatch import KubeSource
+from conformance.harness.cluster.listwatch import WatchEvent
 
 
 class FakeApiClient:

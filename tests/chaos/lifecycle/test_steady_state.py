@@ -37,7 +37,7 @@ from chaos.lifecycle import control
 from chaos.lifecycle import instances
 from chaos.lifecycle import judging
 from chaos.lifecycle import probes
-from conformance.harness.timeouts import Timeouts
+from conformance.harness.cluster.timeouts import Timeouts
 from conformance.implementations import preparing
 from tests.chaos.histories import HistoryBuilder
 from tests.chaos.histories import pod

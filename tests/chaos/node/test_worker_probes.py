@@ -23,7 +23,7 @@ from chaos.errors import Unexpected
 from chaos.errors import Unsupported
 from chaos.node import placement
 from chaos.node import workers
-from conformance.harness.timeouts import Timeouts
+from conformance.harness.cluster.timeouts import Timeouts
 
 CONFIG = {sessions.SESSION_KEY: "test-workers"}
 CP = {"node-role.kubernetes.io/control-plane": ""}

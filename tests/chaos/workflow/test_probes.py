@@ -24,7 +24,7 @@ from chaos.errors import Inconclusive
 from chaos.errors import Unexpected
 from chaos.workflow import probes
 from conformance.errors import WaitTimeout
-from conformance.harness.timeouts import Timeouts
+from conformance.harness.cluster.timeouts import Timeouts
 from tests.chaos.histories import HistoryBuilder
 from tests.chaos.histories import pod
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from reference_impl.controller.templates import coverage
+from reference_impl.controller.templates.checks import coverage
 from reference_impl.coverage import __main__ as tool
 from reference_impl.coverage import crdfields
 from reference_impl.coverage import upstream

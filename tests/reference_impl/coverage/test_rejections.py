@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from reference_impl.controller import errors
-from reference_impl.controller.templates import coverage
-from reference_impl.controller.templates import validation
+from reference_impl.controller.templates.checks import coverage
+from reference_impl.controller.templates.checks import validation
 from reference_impl.coverage import __main__ as tool
 from tests.reference_impl.controller.conftest import workflow
 

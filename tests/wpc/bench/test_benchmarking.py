@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from conformance.errors import WaitTimeout
-from conformance.harness import kube
-from conformance.harness.layouts import Instance
+from conformance.harness.cluster import kube
+from conformance.harness.instances.layouts import Instance
 from wpc.bench import benchmarking
 from wpc.bench import moments
 from wpc.bench import streaming

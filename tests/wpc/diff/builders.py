@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.report import documents
+from conformance.report.runs import documents
 
 
 def entry(

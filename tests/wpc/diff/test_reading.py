@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from conformance.errors import DataError
-from conformance.report import documents
+from conformance.report.runs import documents
 from tests.wpc.diff.builders import entry
 from tests.wpc.diff.builders import report
 from wpc.diff import reading

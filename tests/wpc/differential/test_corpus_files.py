@@ -18,7 +18,7 @@ import yaml
 
 from conformance import contract
 from reference_impl.controller.errors import ValidationError
-from reference_impl.controller.templates import validation
+from reference_impl.controller.templates.checks import validation
 from wpc.differential import cli
 from wpc.differential import corpus
 from wpc.differential import images

@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from conformance.exitcodes import ExitCode
-from conformance.report import historical
+from conformance.report.scores import historical
 from tests.wpc.diff.builders import chaos_report
 from tests.wpc.history.builders import SIGTERM
 from tests.wpc.history.builders import GitRepo

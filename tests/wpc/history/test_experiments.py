@@ -28,8 +28,8 @@ import yaml
 
 from conformance.errors import CommandError
 from conformance.exitcodes import ExitCode
-from conformance.report import historical
-from conformance.report import provenance
+from conformance.report.scores import historical
+from conformance.report.scores import provenance
 from conformance.spec import SpecError
 from conformance.spec import history
 from tests.wpc.diff.builders import chaos_report

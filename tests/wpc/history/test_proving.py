@@ -26,8 +26,8 @@ import yaml
 
 from conformance.errors import CommandError
 from conformance.exitcodes import ExitCode
-from conformance.report import historical
-from conformance.report import provenance
+from conformance.report.scores import historical
+from conformance.report.scores import provenance
 from tests.wpc.history.builders import SIGTERM
 from tests.wpc.history.builders import WORKDIR
 from tests.wpc.history.builders import FakeRepo

@@ -104,7 +104,7 @@ def test_failing_command_carries_evidence(tmp_path):
 
 
 def test_run_forwards_its_options_to_pytest_prefixed():
-    from conformance.plugin import options
+    from conformance.plugin.selection import options
 
     args = cli.parser().parse_args(
         [

@@ -24,7 +24,7 @@ import pytest
 
 from conformance.exitcodes import ExitCode
 from conformance.implementations import preparing
-from conformance.plugin import listing
+from conformance.plugin.selection import listing
 from plumbing import forwarding
 from wpc import cli as wpc_cli
 from wpc import suite_cli as cli

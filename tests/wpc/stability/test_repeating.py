@@ -31,7 +31,7 @@ import yaml
 from chaos.lifecycle import judging
 from chaos.suite import parallel
 from conformance.exitcodes import ExitCode
-from conformance.report import documents
+from conformance.report.runs import documents
 from tests.chaos.lifecycle.test_judging import CONTEXT
 from tests.chaos.lifecycle.test_judging import _result
 from tests.wpc.stability.test_comparing import _interrupted

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from reference_impl.controller.pods import execlimits
-from reference_impl.controller.templates import coverage
+from reference_impl.controller.templates.checks import coverage
 from tests.reference_impl.controller.conftest import Harness
 from tests.reference_impl.controller.conftest import workflow
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from reference_impl.controller.templates import retries
+from reference_impl.controller.templates.nodes import retries
 from tests.reference_impl.controller.conftest import NOW
 from tests.reference_impl.controller.conftest import Harness
 from tests.reference_impl.controller.conftest import pod_status

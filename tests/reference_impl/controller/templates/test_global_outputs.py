@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from reference_impl.controller import errors
-from reference_impl.controller.templates import validation
+from reference_impl.controller.templates.checks import validation
 from tests.reference_impl.controller.conftest import Harness
 from tests.reference_impl.controller.conftest import workflow
 

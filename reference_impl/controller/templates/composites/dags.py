@@ -1,0 +1,451 @@
+"""DAG templates: tasks run when their dependencies allow (`dependencies` or `depends`).
+
+Mirrors Argo's `workflow/controller/dag.go`: node `<dag>.<task>` per task; a task whose
+`depends` condition is false is Omitted (`omitted: depends condition not met`); the DAG
+fails when a target task's branch failed (fail-fast by default) and fails at once when the
+workflow is shutting down (`depends` is evaluated in `depends`). A task whose `when` is
+false is Skipped; a looping task is a TaskGroup node `<dag>.<task>` whose children are the
+items `<dag>.<task>(<index>:<item>)` (#13).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from typing import Any
+
+from reference_impl.controller import errors
+from reference_impl.controller.formats import naming
+from reference_impl.controller.templates.checks import validation
+from reference_impl.controller.templates.composites import depends
+from reference_impl.controller.templates.execution import ExecuteOptions
+from reference_impl.controller.templates.execution import TemplateError
+from reference_impl.controller.templates.inputs import conditions
+from reference_impl.controller.templates.inputs import loops
+from reference_impl.controller.templates.inputs import references
+from reference_impl.controller.templates.inputs import scopes
+from reference_impl.controller.templates.nodes import hooks
+from reference_impl.controller.templates.nodes import inference
+from reference_impl.controller.templates.nodes import parallelism
+from reference_impl.controller.templates.nodes import timeouts
+
+if TYPE_CHECKING:
+    from reference_impl.controller.templates.operation import Operation
+
+Json = dict[str, Any]
+
+
+def execute(
+    op: Operation, node_name: str, template: Json, opts: ExecuteOptions
+) -> Json:
+    """Start every task whose turn has come, then assess the DAG; return its node."""
+    node = op.node(node_name) or op.init_node(
+        node_name,
+        node_type="DAG",
+        template_name=template["name"],
+        boundary_id=opts.boundary_id,
+        phase="Running",
+        hooked=opts.hooked,
+    )
+    dag = template["dag"]
+    tasks = {t["name"]: t for t in dag["tasks"]}
+    targets = str(dag.get("target") or "").split() or _leaf_tasks(dag["tasks"])
+    visited: set[str] = set()
+    inputs = scopes.input_params(template)
+    for target in targets:
+        _execute_task(op, node, tasks, target, visited, opts, inputs)
+    phase = _assess(
+        op,
+        node,
+        tasks,
+        targets,
+        fail_fast=dag.get("failFast", True) is not False,
+        shutdown=bool(op.shutdown) and not opts.on_exit,
+    )
+    if phase == "Running":
+        return node
+    _update_outbound(op, node, targets)
+    if phase in inference.FAILED_OR_ERROR:
+        return op.mark_node(node_name, phase)
+    scope = scopes.Scope(params={**op.global_params(), **inputs})
+    try:
+        for task in dag["tasks"]:
+            task_node = op.node(naming.task_name(node_name, task["name"]))
+            if task_node is not None:
+                _add_task(op, scope, node, task["name"], task_node)
+                op.export_outputs(task_node.get("outputs"))
+        outputs = scopes.template_outputs(template, scope)
+    except errors.WorkflowError as err:
+        return op.mark_node(node_name, "Error", str(err))
+    if outputs is not None:
+        node["outputs"] = outputs
+    return op.mark_node(node_name, "Succeeded")
+
+
+def _leaf_tasks(tasks: list[Json]) -> list[str]:
+    """Return the tasks nothing depends on, sorted as upstream's `findLeafTaskNames` does."""
+    depended = {d for t in tasks for d in validation.dependencies_of(t)}
+    return sorted(t["name"] for t in tasks if t["name"] not in depended)
+
+
+def _execute_task(
+    op: Operation,
+    dag_node: Json,
+    tasks: dict[str, Json],
+    name: str,
+    visited: set[str],
+    opts: ExecuteOptions,
+    inputs: dict[str, str],
+) -> None:
+    """Run a task once its dependencies allow (`executeDAGTask`).
+
+    `inputs` are the DAG template's input parameters, in every task's scope (`createScope`).
+    """
+    if name in visited:
+        return
+    visited.add(name)
+    task = tasks[name]
+    node_name = naming.task_name(dag_node["name"], name)
+    existing = op.node(node_name)
+    if existing is not None and inference.fulfilled(existing):
+        _run_exit_hook(op, dag_node, tasks, task, existing, inputs)
+        return
+    dependencies = validation.dependencies_of(task)
+    for dependency in dependencies:
+        _execute_task(op, dag_node, tasks, dependency, visited, opts, inputs)
+    if existing is None:
+        dependency_nodes = [
+            op.node(naming.task_name(dag_node["name"], d)) for d in dependencies
+        ]
+        if any(
+            d is None or not inference.fulfilled(d) or not hooks.hooks_fulfilled(op, d)
+            for d in dependency_nodes
+        ):
+            return
+        results = {
+            d: depends.task_results(n, op.nodes)
+            for d, n in zip(dependencies, dependency_nodes, strict=True)
+            if n
+        }
+        try:
+            proceed = (
+                depends.evaluate_depends(
+                    depends.depends_logic(task, tasks), results, tasks
+                )
+                if dependencies
+                else True
+            )
+        except errors.WorkflowError as err:
+            _skip(op, dag_node, tasks, task, "Error", str(err))
+            return
+        if not proceed:
+            _skip(
+                op,
+                dag_node,
+                tasks,
+                task,
+                "Omitted",
+                "omitted: depends condition not met",
+            )
+            return
+    scope = _scope(op, dag_node, tasks, inputs)
+    try:
+        resolved = references.resolve(task, scope)
+        expanded = references.expand(resolved, scope.params)
+    except errors.WorkflowError as err:
+        if existing is None:
+            _skip(op, dag_node, tasks, task, "Error", str(err))
+        return
+    group = existing if (existing or {}).get("type") == "TaskGroup" else None
+    if loops.has_loop(task):
+        if not expanded:
+            if existing is None:
+                _skip(op, dag_node, tasks, task, "Skipped", loops.EMPTY_MESSAGE)
+            return
+        if group is None:
+            _connect(op, dag_node, tasks, task, node_name, None)
+            group = op.init_node(
+                node_name,
+                node_type="TaskGroup",
+                template_name=str(task.get("template", "")),
+                boundary_id=dag_node["id"],
+                phase="Running",
+            )
+    if not _run_expanded(op, dag_node, tasks, task, expanded, group, opts):
+        return
+    if group is not None:
+        _complete_group(op, group, dag_node, expanded)
+        return
+    node = op.node(node_name)
+    if node is not None and inference.fulfilled(node):
+        _run_exit_hook(op, dag_node, tasks, task, node, inputs)
+
+
+def _run_exit_hook(
+    op: Operation,
+    dag_node: Json,
+    tasks: dict[str, Json],
+    task: Json,
+    node: Json,
+    inputs: dict[str, str],
+) -> None:
+    """Run a completed task's exit hook (`runOnExitNode`); the assessment waits for it.
+
+    A hook that cannot run errors the task's hook node, as upstream leaves it; a
+    parallelism limit holds it back until a later pass.
+    """
+    if node.get("phase") not in inference.COMPLETED:
+        return
+    hook = hooks.exit_hook(task, op.spec.get("arguments") or {})
+    if hook is None:
+        return
+    try:
+        hooks.run_on_exit(
+            op,
+            hook,
+            node,
+            boundary_id=dag_node["id"],
+            kind="tasks",
+            name=task["name"],
+            scope=_scope(op, dag_node, tasks, inputs),
+        )
+    except parallelism.ParallelismReached:
+        return
+    except errors.WorkflowError:
+        return  # the hook's node is marked Error; the DAG's assessment sees it
+
+
+def _run_expanded(
+    op: Operation,
+    dag_node: Json,
+    tasks: dict[str, Json],
+    task: Json,
+    expanded: list[Json],
+    group: Json | None,
+    opts: ExecuteOptions,
+) -> bool:
+    """Start the (expanded) task's nodes; False when the task must stop for this pass."""
+    child_opts = ExecuteOptions(boundary_id=dag_node["id"], on_exit=opts.on_exit)
+    for item in expanded:
+        child_name = naming.task_name(dag_node["name"], item["name"])
+        if op.node(child_name) is None:
+            _connect(op, dag_node, tasks, task, child_name, group)
+            when = str(item.get("when") or "")
+            try:
+                proceed = conditions.should_execute(when)
+            except errors.WorkflowError as err:
+                _init_skipped(op, dag_node, task, child_name, "Error", str(err))
+                continue
+            if not proceed:
+                message = conditions.skipped_message(when)
+                _init_skipped(op, dag_node, task, child_name, "Skipped", message)
+                continue
+        args = item.get("arguments") or {}
+        try:
+            op.execute_template(child_name, item.get("template", ""), args, child_opts)
+        except parallelism.ParallelismReached as reached:
+            if reached.node is None:
+                return False
+        except timeouts.TimedOut:
+            return False  # the node is already Failed with `timeout`, as upstream leaves it
+        except TemplateError as err:
+            op.mark_node(child_name, "Error", f"task '{child_name}' errored: {err}")
+            return False
+    return True
+
+
+def _complete_group(
+    op: Operation, group: Json, dag_node: Json, expanded: list[Json]
+) -> None:
+    """Give a TaskGroup its phase once every item is done: the last failure, else Succeeded."""
+    phase = "Succeeded"
+    for item in expanded:
+        child = op.node(naming.task_name(dag_node["name"], item["name"]))
+        if child is None or not inference.fulfilled(child):
+            return
+        if child.get("phase") in inference.FAILED_OR_ERROR:
+            phase = str(child["phase"])
+    op.mark_node(group["name"], phase)
+
+
+def _scope(
+    op: Operation, dag_node: Json, tasks: dict[str, Json], inputs: dict[str, str]
+) -> scopes.Scope:
+    """Return what a task can see: the DAG's inputs and the finished tasks.
+
+    Upstream's `createScope` and `buildLocalScopeFromTask`.
+    """
+    scope = scopes.Scope(
+        params={**op.global_params(), **inputs}, artifacts=op.global_artifacts()
+    )
+    for other in tasks:
+        other_node = op.node(naming.task_name(dag_node["name"], other))
+        if other_node is None or not inference.fulfilled(other_node):
+            continue
+        _add_task(op, scope, dag_node, other, other_node)
+    return scope
+
+
+def _add_task(
+    op: Operation, scope: scopes.Scope, dag_node: Json, name: str, node: Json
+) -> None:
+    if node.get("type") == "TaskGroup":
+        children = scopes.loop_children(
+            op.nodes, boundary_id=dag_node["id"], prefix=node["name"]
+        )
+        scopes.add_aggregate(scope, kind="tasks", name=name, children=children)
+    scopes.add_node(scope, op.nodes, kind="tasks", name=name, node=node)
+
+
+def _init_skipped(
+    op: Operation, dag_node: Json, task: Json, name: str, phase: str, message: str
+) -> None:
+    op.init_node(
+        name,
+        node_type="Skipped",
+        template_name=str(task.get("template", "")),
+        boundary_id=dag_node["id"],
+        phase=phase,
+        message=message,
+    )
+
+
+def _skip(
+    op: Operation,
+    dag_node: Json,
+    tasks: dict[str, Json],
+    task: Json,
+    phase: str,
+    message: str,
+) -> None:
+    node_name = naming.task_name(dag_node["name"], task["name"])
+    _init_skipped(op, dag_node, task, node_name, phase, message)
+    _connect(op, dag_node, tasks, task, node_name, None)
+
+
+def _connect(
+    op: Operation,
+    dag_node: Json,
+    tasks: dict[str, Json],
+    task: Json,
+    node_name: str,
+    group: Json | None,
+) -> None:
+    """Hang a node off its TaskGroup, else its dependencies' outbound nodes, else the DAG."""
+    dependencies = validation.dependencies_of(task)
+    if group is not None:
+        op.add_child(group["name"], node_name)
+        return
+    if not dependencies:
+        op.add_child(dag_node["name"], node_name)
+        return
+    for dependency in dependencies:
+        dependency_node = op.node(naming.task_name(dag_node["name"], dependency))
+        if dependency_node is None:
+            continue
+        for outbound_id in scopes.outbound_nodes(op.nodes, dependency_node["id"]):
+            op.add_child(op.nodes[outbound_id]["name"], node_name)
+
+
+def _assess(
+    op: Operation,
+    dag_node: Json,
+    tasks: dict[str, Json],
+    targets: list[str],
+    *,
+    fail_fast: bool,
+    shutdown: bool,
+) -> str:
+    """Return the DAG's phase from its target tasks' branches (`assessDAGPhase`)."""
+    if shutdown:
+        return "Failed"
+    target_ids = {op.node_id(naming.task_name(dag_node["name"], t)): t for t in targets}
+    branch: dict[str, str] = dict.fromkeys(target_ids, "")
+    queue = [(c, "Succeeded") for c in dag_node.get("children") or []]
+    # A node is visited once per branch phase, not once: an Omitted task reached first
+    # from a branch that succeeded must be reached again from one that failed, or a
+    # failure only partly handled by `depends` would pass as success (#16; upstream's
+    # `uniquePhaseNodeQueue` in workflow/controller/phase_node.go keys on node and phase).
+    seen: set[tuple[str, str]] = set()
+    to_complete: dict[str, str] = {}
+    while queue:
+        node_id, phase = queue.pop(0)
+        if (node_id, phase) in seen:
+            continue
+        seen.add((node_id, phase))
+        node = op.nodes.get(node_id)
+        if node is None:
+            return _complete_groups(op, to_complete, "Running")
+        if not inference.fulfilled(node):
+            group_phase = _completable_group_phase(op, node)
+            if group_phase is None:
+                return _complete_groups(op, to_complete, "Running")
+            to_complete[node["name"]] = phase = group_phase
+        elif node.get("phase") in inference.COMPLETED:
+            phase = str(node["phase"])
+        if node_id in branch and branch[node_id] not in inference.FAILED_OR_ERROR:
+            branch[node_id] = phase
+        children = node.get("children") or []
+        if (
+            node.get("type") == "Retry"
+        ):  # its attempts don't matter; what hangs off them does
+            children = [
+                g
+                for c in children
+                for g in (
+                    [c]
+                    if ((op.nodes.get(c) or {}).get("nodeFlag") or {}).get("hooked")
+                    else (op.nodes.get(c) or {}).get("children") or []
+                )
+            ]
+        queue += [(c, phase) for c in children]
+    result = "Succeeded"
+    for node_id, target in target_ids.items():
+        phase = branch[node_id]
+        if not phase:
+            result = "Running"
+            if not fail_fast:
+                break
+        elif phase in inference.FAILED_OR_ERROR:
+            continue_on = tasks[target].get("continueOn") or {}
+            if (phase == "Failed" and continue_on.get("failed")) or (
+                phase == "Error" and continue_on.get("error")
+            ):
+                continue
+            result = phase
+            if fail_fast:
+                break
+    return _complete_groups(op, to_complete, result)
+
+
+def _completable_group_phase(op: Operation, node: Json) -> str | None:
+    """Return the phase a Running TaskGroup whose items are all done should have, else None.
+
+    Such a group is never revisited by task execution, so the assessment completes it, as
+    upstream's `completableTaskGroupPhase` does.
+    """
+    children = node.get("children") or []
+    if node.get("type") != "TaskGroup" or not children:
+        return None
+    phase = "Succeeded"
+    for child_id in children:
+        child = op.nodes.get(child_id)
+        if child is None or not inference.fulfilled(child):
+            return None
+        if child.get("phase") in inference.FAILED_OR_ERROR:
+            phase = str(child["phase"])
+    return phase
+
+
+def _complete_groups(op: Operation, to_complete: dict[str, str], result: str) -> str:
+    for name, phase in to_complete.items():
+        op.mark_node(name, phase)
+    return result
+
+
+def _update_outbound(op: Operation, dag_node: Json, targets: list[str]) -> None:
+    outbound: list[str] = []
+    for target in targets:
+        node = op.node(naming.task_name(dag_node["name"], target))
+        if node is not None:
+            outbound += scopes.outbound_nodes(op.nodes, node["id"])
+    dag_node["outboundNodes"] = outbound
