@@ -24,6 +24,7 @@ import argparse
 import dataclasses
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -296,6 +297,37 @@ def _html(args: argparse.Namespace) -> int:
     return 0
 
 
+def _load_images(args: argparse.Namespace) -> int:
+    refs = images.load_images(
+        command=args.command,
+        provider=args.provider,
+        cluster=args.cluster,
+        workdir=args.workdir,
+    )
+    sys.stdout.write("".join(f"loaded {ref}\n" for ref in refs))
+    return 0
+
+
+_VERBS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "uninstall": _uninstall,
+    "bench": bench_cli.main_bench,
+    "bench-compare": bench_cli.main_compare,
+    "diff": diff_cli.main,
+    "qualify": qualify_cli.main,
+    "layout-diff": layout_cli.main,
+    "differential": differential_cli.main,
+    "history": history_cli.main,
+    "html": _html,
+    "merge": timing_cli.main_merge,
+    "stability": stability_cli.main,
+    "summary": summary_cli.main,
+    "bench-suite": timing_cli.main_bench_suite,
+    "images": _export_images,
+    "load-images": _load_images,
+}
+"""Every verb but `run` (the default): what runs it, given the parsed arguments."""
+
+
 def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") -> int:
     """Run one verb; exit codes are `conformance.exitcodes.ExitCode` or pytest's."""
     p = parser(prog)
@@ -304,43 +336,9 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     try:
-        if args.verb == "uninstall":
-            return _uninstall(args)
-        if args.verb == "bench":
-            return bench_cli.main_bench(args)
-        if args.verb == "bench-compare":
-            return bench_cli.main_compare(args)
-        if args.verb == "diff":
-            return diff_cli.main(args)
-        if args.verb == "qualify":
-            return qualify_cli.main(args)
-        if args.verb == "layout-diff":
-            return layout_cli.main(args)
-        if args.verb == "differential":
-            return differential_cli.main(args)
-        if args.verb == "history":
-            return history_cli.main(args)
-        if args.verb == "html":
-            return _html(args)
-        if args.verb == "merge":
-            return timing_cli.main_merge(args)
-        if args.verb == "stability":
-            return stability_cli.main(args)
-        if args.verb == "summary":
-            return summary_cli.main(args)
-        if args.verb == "bench-suite":
-            return timing_cli.main_bench_suite(args)
-        if args.verb == "images":
-            return _export_images(args)
-        if args.verb == "load-images":
-            refs = images.load_images(
-                command=args.command,
-                provider=args.provider,
-                cluster=args.cluster,
-                workdir=args.workdir,
-            )
-            sys.stdout.write("".join(f"loaded {ref}\n" for ref in refs))
-            return 0
+        verb = _VERBS.get(args.verb)
+        if verb is not None:
+            return verb(args)
         if args.wpc_implementation is None:
             p.error("run: the following arguments are required: --implementation")
         repeat = repeating.count_of(args.repeat)
