@@ -15,6 +15,7 @@ from typing import Any
 from reference_impl import common
 from reference_impl.controller import errors
 from reference_impl.controller.formats import substitution
+from reference_impl.controller.pods import volumes
 from reference_impl.controller.templates import coverage
 from reference_impl.controller.templates import hooks
 from reference_impl.controller.templates import loops
@@ -123,26 +124,10 @@ def _check_arguments(prefix: str, arguments: Json) -> None:
                 f"{prefix}{name}.value should be present in {prefix}{name}.enum list"
             )
     for artifact in arguments.get("artifacts") or []:
-        if not artifact.get("from") and not _has_location(artifact):
+        if not artifact.get("from") and not volumes.has_location(artifact):
             raise errors.ValidationError(
                 f"{prefix}{artifact.get('name', '')}.from, artifact location, or key is required"
             )
-
-
-def _has_location(artifact: Json) -> bool:
-    keys = (
-        "s3",
-        "http",
-        "raw",
-        "git",
-        "artifactory",
-        "hdfs",
-        "oss",
-        "gcs",
-        "azure",
-        "plugin",
-    )
-    return any(artifact.get(k) for k in keys)
 
 
 def _check_holder(
@@ -175,7 +160,7 @@ def _check_inputs_supplied(template: Json, args: Json) -> None:
         if (
             artifact.get("name") not in artifact_args
             and not artifact.get("optional")
-            and not _has_location(artifact)
+            and not volumes.has_location(artifact)
         ):
             raise errors.ValidationError(
                 f"templates.{template['name']} inputs.artifacts.{artifact.get('name')} was not supplied"

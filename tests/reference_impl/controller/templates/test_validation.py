@@ -265,3 +265,29 @@ spec:
 """
         )
     )
+
+
+@pytest.mark.parametrize(
+    "location", ["s3: {key: k}", "http: {url: u}", "raw: {data: d}"]
+)
+def test_a_workflow_artifact_argument_with_a_location_is_accepted(location):
+    validation.validate(
+        workflow(f"""
+spec:
+  entrypoint: leaf
+  arguments: {{artifacts: [{{name: a, {location}}}]}}
+  templates: [{OK_LEAF}]
+""")
+    )
+
+
+def test_a_workflow_artifact_argument_without_from_or_location_is_rejected():
+    text = f"""
+spec:
+  entrypoint: leaf
+  arguments: {{artifacts: [{{name: a}}]}}
+  templates: [{OK_LEAF}]
+"""
+    assert check(text) == (
+        "spec.arguments.a.from, artifact location, or key is required"
+    )
