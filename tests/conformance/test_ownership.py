@@ -550,7 +550,7 @@ def test_a_differential_run_is_refused_where_another_implementation_serves_a_sid
         life_locks=str(clients.api.configuration.host),
     )
     try:
-        with installing.installed(clients, driver, instance):
+        with preparing.installed(driver, instance):
             leases.release(clients, held)
             code, output = _cluster_run(argv)
             assert code == ExitCode.CLUSTER_REFUSED, output
