@@ -18,6 +18,7 @@ from conformance.errors import HarnessError
 from conformance.harness.layouts import Instance
 from conformance.implementations import preparing
 from conformance.implementations import profiles
+from conformance.implementations.contexts import ClusterChoice
 from wpc.bench import cli
 from wpc.bench import installing
 from wpc.bench import markers
@@ -36,7 +37,7 @@ def test_defaults_match_the_issue():
     assert settings.layouts == ("legacy", "initless")
     assert settings.implementation == "reference"
     assert settings.prepare is True
-    assert cli.cluster_of(args).cluster == "wpc"
+    assert ClusterChoice.of(args).cluster == "wpc"
 
 
 def test_flags_become_settings():
