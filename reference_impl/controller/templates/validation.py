@@ -351,26 +351,13 @@ def _check_steps(by_name: dict[str, Json], template: Json, checked: set[str]) ->
                     f"templates.{name}.steps[{index}].name '{step_name}' is not unique"
                 )
             seen.add(step_name)
-            _check_loop(f"templates.{name}.steps[{index}].{step_name}", step)
-            _check_hooks(
-                step.get("hooks"), f"templates.{name}.steps[{index}].{step_name}"
+            _check_call(
+                by_name,
+                f"templates.{name}.steps[{index}].{step_name}",
+                step,
+                checked,
+                looping_exit_hook=True,
             )
-            _check_exit_hook(by_name, step, checked)
-            _check_arguments(
-                f"templates.{name}.steps[{index}].{step_name}.arguments.",
-                step.get("arguments") or {},
-            )
-            try:
-                _check_holder(
-                    by_name,
-                    step.get("template", ""),
-                    checked,
-                    args=step.get("arguments") or {},
-                )
-            except errors.ValidationError as err:
-                raise _called_from(
-                    f"templates.{name}.steps[{index}].{step_name}", err
-                ) from None
 
 
 def _check_dag(by_name: dict[str, Json], template: Json, checked: set[str]) -> None:
@@ -383,24 +370,46 @@ def _check_dag(by_name: dict[str, Json], template: Json, checked: set[str]) -> N
         raise errors.ValidationError(f"templates.{name} sorting failed: {problem}")
     _check_names(f"templates.{name}.tasks", tasks)
     for task in tasks:
-        prefix = f"templates.{name}.tasks.{task['name']}"
-        _check_loop(prefix, task)
-        _check_hooks(task.get("hooks"), prefix)
-        if hooks.exit_hook(task, {}) is not None and loops.has_loop(task):
-            raise errors.ValidationError(
-                f"{prefix}: an exit hook on a looping task {coverage.UNSUPPORTED}"
-            )
-        _check_exit_hook(by_name, task, checked)
-        _check_arguments(f"{prefix}.arguments.", task.get("arguments") or {})
-        try:
-            _check_holder(
-                by_name,
-                task.get("template", ""),
-                checked,
-                args=task.get("arguments") or {},
-            )
-        except errors.ValidationError as err:
-            raise _called_from(prefix, err) from None
+        _check_call(
+            by_name,
+            f"templates.{name}.tasks.{task['name']}",
+            task,
+            checked,
+            looping_exit_hook=False,
+        )
+
+
+def _check_call(
+    by_name: dict[str, Json],
+    prefix: str,
+    call: Json,
+    checked: set[str],
+    *,
+    looping_exit_hook: bool,
+) -> None:
+    """A step or task at `prefix`: its loop, hooks, arguments and the template it calls.
+
+    `looping_exit_hook`: whether an exit hook may sit on a looping call (the reference
+    supports it on a step, not on a DAG task).
+    """
+    _check_loop(prefix, call)
+    _check_hooks(call.get("hooks"), prefix)
+    if (
+        not looping_exit_hook
+        and hooks.exit_hook(call, {}) is not None
+        and loops.has_loop(call)
+    ):
+        raise errors.ValidationError(
+            f"{prefix}: an exit hook on a looping task {coverage.UNSUPPORTED}"
+        )
+    _check_exit_hook(by_name, call, checked)
+    _check_arguments(f"{prefix}.arguments.", call.get("arguments") or {})
+    try:
+        _check_holder(
+            by_name, call.get("template", ""), checked, args=call.get("arguments") or {}
+        )
+    except errors.ValidationError as err:
+        raise _called_from(prefix, err) from None
 
 
 def _called_from(path: str, err: errors.ValidationError) -> errors.ValidationError:

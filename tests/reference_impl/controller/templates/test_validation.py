@@ -291,3 +291,23 @@ spec:
     assert check(text) == (
         "spec.arguments.a.from, artifact location, or key is required"
     )
+
+
+@pytest.mark.parametrize(
+    ("body", "path"),
+    [
+        ("steps: [[{name: s, template: leaf, arguments: ARGS}]]", "steps[0].s"),
+        ("dag: {tasks: [{name: A, template: leaf, arguments: ARGS}]}", "tasks.A"),
+    ],
+)
+def test_a_steps_or_tasks_argument_without_a_value_names_its_path(body, path):
+    args = "{parameters: [{name: p}]}"
+    text = f"""
+spec:
+  entrypoint: t
+  templates:
+  - {{name: t, {body.replace("ARGS", args)}}}
+  - {OK_LEAF}
+"""
+    prefix = f"templates.t.{path}.arguments.p"
+    assert check(text) == f"{prefix}.value or {prefix}.valueFrom is required"
