@@ -24,6 +24,7 @@ import argparse
 import dataclasses
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -59,6 +60,110 @@ from wpc.run import preflight
 from wpc.run import targeting
 from wpc.stability import cli as stability_cli
 from wpc.stability import repeating
+
+
+def _add_html_arguments(page: argparse.ArgumentParser) -> None:
+    page.add_argument("report", type=Path, help="ConformanceReport YAML")
+    page.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=None,
+        help="HTML file to write (default: beside the report, .html)",
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class _Delegated:
+    """A verb whose options another module defines."""
+
+    name: str
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    description: str | None = None
+    raw: bool = False
+    """Whether `description` is shown as it is written (RawDescriptionHelpFormatter)."""
+
+
+_DELEGATED = (
+    _Delegated(
+        "bench",
+        "pod startup by phase and workflows per minute, per layout",
+        bench_cli.add_bench_arguments,
+        bench_cli.__doc__,
+    ),
+    _Delegated(
+        "bench-compare",
+        "two bench results side by side, with ratios",
+        bench_cli.add_compare_arguments,
+    ),
+    _Delegated(
+        "diff",
+        "two ConformanceReports compared item by item and clause by clause",
+        diff_cli.add_arguments,
+        diff_cli.DESCRIPTION,
+        raw=True,
+    ),
+    _Delegated(
+        "qualify",
+        "two versions built, run, diffed; differing items rerun (flaky or confirmed)",
+        qualify_cli.add_arguments,
+        qualify_cli.DESCRIPTION,
+        raw=True,
+    ),
+    _Delegated(
+        "layout-diff",
+        "two implementations' reports: where their layouts differ, and alike or not",
+        layout_cli.add_arguments,
+        layout_cli.DESCRIPTION,
+        raw=True,
+    ),
+    _Delegated(
+        "differential",
+        "run a corpus of Workflows under two implementations and compare them",
+        differential_cli.add_arguments,
+        differential_cli.DESCRIPTION,
+        raw=True,
+    ),
+    _Delegated(
+        "history",
+        "upstream's fixed bugs: list them, or run each one's scenario before and "
+        "after its fix (`history run`)",
+        history_cli.add_arguments,
+        history_cli.DESCRIPTION,
+        raw=True,
+    ),
+    _Delegated(
+        "html",
+        "render a ConformanceReport YAML as one self-contained HTML page",
+        _add_html_arguments,
+    ),
+    _Delegated(
+        "merge",
+        "join shard reports into the report of the whole selection",
+        timing_cli.add_merge_arguments,
+        timing_cli.MERGE_DESCRIPTION,
+    ),
+    _Delegated(
+        "stability",
+        "reports of runs of one selection compared: which items flipped",
+        stability_cli.add_arguments,
+        stability_cli.DESCRIPTION,
+        raw=True,
+    ),
+    _Delegated(
+        "summary",
+        "a report as a CI job shows it: Markdown verdict table, ::error lines",
+        summary_cli.add_arguments,
+        summary_cli.DESCRIPTION,
+    ),
+    _Delegated(
+        "bench-suite",
+        "a run's wall time, sum of item times, packing efficiency, slowest items",
+        timing_cli.add_bench_suite_arguments,
+    ),
+)
+"""The verbs whose options another module defines, in the order `--help` lists them."""
 
 
 def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
@@ -102,87 +207,19 @@ def parser(prog: str = "python -m conformance") -> argparse.ArgumentParser:
         f"whose outcome flipped (exit {int(ExitCode.UNSTABLE)})",
     )
     run.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
-    bench = sub.add_parser(
-        "bench",
-        help="pod startup by phase and workflows per minute, per layout",
-        description=bench_cli.__doc__,
-    )
-    bench_cli.add_bench_arguments(bench)
-    compare = sub.add_parser(
-        "bench-compare", help="two bench results side by side, with ratios"
-    )
-    bench_cli.add_compare_arguments(compare)
-    diff = sub.add_parser(
-        "diff",
-        help="two ConformanceReports compared item by item and clause by clause",
-        description=diff_cli.DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    diff_cli.add_arguments(diff)
-    qualify = sub.add_parser(
-        "qualify",
-        help="two versions built, run, diffed; differing items rerun (flaky or confirmed)",
-        description=qualify_cli.DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    qualify_cli.add_arguments(qualify)
-    layout_diff = sub.add_parser(
-        "layout-diff",
-        help="two implementations' reports: where their layouts differ, and alike or not",
-        description=layout_cli.DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    layout_cli.add_arguments(layout_diff)
-    differential = sub.add_parser(
-        "differential",
-        help="run a corpus of Workflows under two implementations and compare them",
-        description=differential_cli.DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    differential_cli.add_arguments(differential)
-    fixes = sub.add_parser(
-        "history",
-        help="upstream's fixed bugs: list them, or run each one's scenario before and "
-        "after its fix (`history run`)",
-        description=history_cli.DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    history_cli.add_arguments(fixes)
-    page = sub.add_parser(
-        "html", help="render a ConformanceReport YAML as one self-contained HTML page"
-    )
-    page.add_argument("report", type=Path, help="ConformanceReport YAML")
-    page.add_argument(
-        "-o",
-        "--output",
-        type=Path,
-        default=None,
-        help="HTML file to write (default: beside the report, .html)",
-    )
-    merge = sub.add_parser(
-        "merge",
-        help="join shard reports into the report of the whole selection",
-        description=timing_cli.MERGE_DESCRIPTION,
-    )
-    timing_cli.add_merge_arguments(merge)
-    stability = sub.add_parser(
-        "stability",
-        help="reports of runs of one selection compared: which items flipped",
-        description=stability_cli.DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    stability_cli.add_arguments(stability)
-    summary = sub.add_parser(
-        "summary",
-        help="a report as a CI job shows it: Markdown verdict table, ::error lines",
-        description=summary_cli.DESCRIPTION,
-    )
-    summary_cli.add_arguments(summary)
-    bench_suite = sub.add_parser(
-        "bench-suite",
-        help="a run's wall time, sum of item times, packing efficiency, slowest items",
-    )
-    timing_cli.add_bench_suite_arguments(bench_suite)
+    for verb in _DELEGATED:
+        verb.add_arguments(
+            sub.add_parser(
+                verb.name,
+                help=verb.help,
+                description=verb.description,
+                formatter_class=(
+                    argparse.RawDescriptionHelpFormatter
+                    if verb.raw
+                    else argparse.HelpFormatter
+                ),
+            )
+        )
     load = sub.add_parser(
         "load-images", help="build and load images named by a command"
     )
@@ -296,6 +333,37 @@ def _html(args: argparse.Namespace) -> int:
     return 0
 
 
+def _load_images(args: argparse.Namespace) -> int:
+    refs = images.load_images(
+        command=args.command,
+        provider=args.provider,
+        cluster=args.cluster,
+        workdir=args.workdir,
+    )
+    sys.stdout.write("".join(f"loaded {ref}\n" for ref in refs))
+    return 0
+
+
+_VERBS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "uninstall": _uninstall,
+    "bench": bench_cli.main_bench,
+    "bench-compare": bench_cli.main_compare,
+    "diff": diff_cli.main,
+    "qualify": qualify_cli.main,
+    "layout-diff": layout_cli.main,
+    "differential": differential_cli.main,
+    "history": history_cli.main,
+    "html": _html,
+    "merge": timing_cli.main_merge,
+    "stability": stability_cli.main,
+    "summary": summary_cli.main,
+    "bench-suite": timing_cli.main_bench_suite,
+    "images": _export_images,
+    "load-images": _load_images,
+}
+"""Every verb but `run` (the default): what runs it, given the parsed arguments."""
+
+
 def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") -> int:
     """Run one verb; exit codes are `conformance.exitcodes.ExitCode` or pytest's."""
     p = parser(prog)
@@ -304,43 +372,9 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     try:
-        if args.verb == "uninstall":
-            return _uninstall(args)
-        if args.verb == "bench":
-            return bench_cli.main_bench(args)
-        if args.verb == "bench-compare":
-            return bench_cli.main_compare(args)
-        if args.verb == "diff":
-            return diff_cli.main(args)
-        if args.verb == "qualify":
-            return qualify_cli.main(args)
-        if args.verb == "layout-diff":
-            return layout_cli.main(args)
-        if args.verb == "differential":
-            return differential_cli.main(args)
-        if args.verb == "history":
-            return history_cli.main(args)
-        if args.verb == "html":
-            return _html(args)
-        if args.verb == "merge":
-            return timing_cli.main_merge(args)
-        if args.verb == "stability":
-            return stability_cli.main(args)
-        if args.verb == "summary":
-            return summary_cli.main(args)
-        if args.verb == "bench-suite":
-            return timing_cli.main_bench_suite(args)
-        if args.verb == "images":
-            return _export_images(args)
-        if args.verb == "load-images":
-            refs = images.load_images(
-                command=args.command,
-                provider=args.provider,
-                cluster=args.cluster,
-                workdir=args.workdir,
-            )
-            sys.stdout.write("".join(f"loaded {ref}\n" for ref in refs))
-            return 0
+        verb = _VERBS.get(args.verb)
+        if verb is not None:
+            return verb(args)
         if args.wpc_implementation is None:
             p.error("run: the following arguments are required: --implementation")
         repeat = repeating.count_of(args.repeat)

@@ -7,6 +7,8 @@ terminal version, or its deletion, whichever came first).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from chaos.argo import STATUS_FINALIZER
 from chaos.history.records import History
 from chaos.history.records import HistoryRecord
@@ -47,26 +49,57 @@ def _leftovers(history: History, kind: str) -> list[tuple[Track, Track, HistoryR
     return left
 
 
+def _outliving(
+    history: History,
+    kind: str,
+    invariant: str,
+    grace: float,
+    *,
+    holding: Callable[[Track], str | None] = lambda _: "exists",
+    since: Callable[[Track, HistoryRecord], HistoryRecord | None] = lambda _, e: e,
+) -> list[Violation]:
+    """A violation for each leftover `kind` object outliving its workflow by `grace`.
+
+    `holding` says what the object still does ("exists"; None: nothing to judge);
+    `since` is the moment counted from (the workflow's end by default, None: nothing
+    to judge).
+    """
+    found: list[Violation] = []
+    for owned, workflow, ended in _leftovers(history, kind):
+        start = since(workflow, ended)
+        doing = holding(owned)
+        if start is None or doing is None:
+            continue
+        late = history.end - start.received
+        if late <= grace:
+            continue
+        found.append(
+            Violation(
+                invariant,
+                owned.ref,
+                f"still {doing} {late:.1f} s after {_how(workflow, start)} "
+                f"(grace {grace:g} s)",
+                Evidence.of(start, owned.last),
+            )
+        )
+    return found
+
+
 def no_finalizer_after_completion(
     history: History, settings: InvariantSettings
 ) -> list[Violation]:
     """No pod still holds the status finalizer once its workflow has ended."""
-    grace = settings.finalizer_grace_seconds
-    found: list[Violation] = []
-    for pod, workflow, ended in _leftovers(history, "Pod"):
-        late = history.end - ended.received
-        if STATUS_FINALIZER not in pod.last.finalizers or late <= grace:
-            continue
-        found.append(
-            Violation(
-                NO_FINALIZER_AFTER_COMPLETION,
-                pod.ref,
-                f"still holds {STATUS_FINALIZER} {late:.1f} s after "
-                f"{_how(workflow, ended)} (grace {grace:g} s)",
-                Evidence.of(ended, pod.last),
-            )
-        )
-    return found
+    return _outliving(
+        history,
+        "Pod",
+        NO_FINALIZER_AFTER_COMPLETION,
+        settings.finalizer_grace_seconds,
+        holding=lambda pod: (
+            f"holds {STATUS_FINALIZER}"
+            if STATUS_FINALIZER in pod.last.finalizers
+            else None
+        ),
+    )
 
 
 def no_orphan_pods(history: History, settings: InvariantSettings) -> list[Violation]:
@@ -75,43 +108,22 @@ def no_orphan_pods(history: History, settings: InvariantSettings) -> list[Violat
     A pod whose workflow never appears in the history is not judged: it may
     predate the recording, and nothing here says what happened to it.
     """
-    grace = settings.orphan_grace_seconds
-    found: list[Violation] = []
-    for pod, workflow, _ in _leftovers(history, "Pod"):
-        if workflow.gone is None:
-            continue
-        late = history.end - workflow.gone.received
-        if late <= grace:
-            continue
-        found.append(
-            Violation(
-                NO_ORPHAN_PODS,
-                pod.ref,
-                f"still exists {late:.1f} s after workflow {workflow.first.name} "
-                f"was deleted (grace {grace:g} s)",
-                Evidence.of(workflow.gone, pod.last),
-            )
-        )
-    return found
+    return _outliving(
+        history,
+        "Pod",
+        NO_ORPHAN_PODS,
+        settings.orphan_grace_seconds,
+        since=lambda workflow, _: workflow.gone,
+    )
 
 
 def taskresults_cleaned_up(
     history: History, settings: InvariantSettings
 ) -> list[Violation]:
     """No WorkflowTaskResult outlives its workflow's completion or deletion."""
-    grace = settings.taskresult_grace_seconds
-    found: list[Violation] = []
-    for result, workflow, ended in _leftovers(history, "WorkflowTaskResult"):
-        late = history.end - ended.received
-        if late <= grace:
-            continue
-        found.append(
-            Violation(
-                TASKRESULTS_CLEANED_UP,
-                result.ref,
-                f"still exists {late:.1f} s after {_how(workflow, ended)} "
-                f"(grace {grace:g} s)",
-                Evidence.of(ended, result.last),
-            )
-        )
-    return found
+    return _outliving(
+        history,
+        "WorkflowTaskResult",
+        TASKRESULTS_CLEANED_UP,
+        settings.taskresult_grace_seconds,
+    )

@@ -105,13 +105,15 @@ def _profile_argument(owner: records.Owner) -> str:
 
 def remove_command(
     owner: records.Owner,
+    instance: Instance,
     *,
-    instance_id: str,
-    layout: str,
     cluster_args: tuple[str, ...] = (),
     force: bool = False,
 ) -> str:
-    """The command that removes the instance `owner` recorded under `instance_id`."""
+    """The command that removes what `owner` installed under `instance`'s ID.
+
+    In the layout the record names (a record from before layouts: `instance`'s).
+    """
     return shlex.join(
         [
             "python",
@@ -121,9 +123,9 @@ def remove_command(
             "--implementation",
             _profile_argument(owner),
             "--layout",
-            layout,
+            owner.layout or instance.layout,
             "--instance-id",
-            instance_id,
+            instance.instance_id,
             *cluster_args,
             *(["--force"] if force else []),
         ]
@@ -154,13 +156,7 @@ def _held_refusal(
         f"running: {_holder_text(found.holder, now)}; it uses implementation "
         f"{owner.describe()}. {doing} Let that run finish, or stop it; if it is gone "
         f"(killed on another machine, that machine lost), take the ID over with: "
-        + remove_command(
-            owner,
-            instance_id=instance.instance_id,
-            layout=owner.layout or instance.layout,
-            cluster_args=cluster_args,
-            force=True,
-        )
+        + remove_command(owner, instance, cluster_args=cluster_args, force=True)
     )
 
 
@@ -204,13 +200,7 @@ def _judge(
             f"{owner.namespace}), installed by an earlier WPC run{died}; this run would "
             f"install {mine.describe()} under the same ID (another implementation, ref "
             f"or build is another owner), and both would act on every workflow. Remove "
-            f"it first: "
-            + remove_command(
-                owner,
-                instance_id=instance.instance_id,
-                layout=owner.layout or instance.layout,
-                cluster_args=cluster_args,
-            )
+            f"it first: " + remove_command(owner, instance, cluster_args=cluster_args)
         )
     if held_by is None or dead is None:
         return ""
@@ -466,12 +456,7 @@ def take_for_uninstall(
                 f"{owner.describe()}, not {profile.name!r}: {profile.name}'s uninstall "
                 f"commands would leave its controller running, and its record would be "
                 f"lost. Remove it with: "
-                + remove_command(
-                    owner,
-                    instance_id=instance.instance_id,
-                    layout=owner.layout or instance.layout,
-                    cluster_args=cluster_args,
-                )
+                + remove_command(owner, instance, cluster_args=cluster_args)
             )
         held_by = found.holder
         note = ""

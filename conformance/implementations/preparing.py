@@ -13,10 +13,13 @@ import shutil
 import sys
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from conformance.errors import ClusterRefused
+from conformance.errors import HarnessError
 from conformance.harness.cluster import kube
 from conformance.harness.cluster.timeouts import Timeouts
 from conformance.harness.instances import locking
@@ -410,6 +413,49 @@ def instance_of(
         instance_id=instance_id,
         namespace=profile.controller_namespace.format_map(values),
     )
+
+
+def private_instance(
+    profile: profiles.Profile, *, layout: str, instance_id: str, whose: str
+) -> Instance:
+    """`instance_of`, for a run of its own; HarnessError if it would share a namespace.
+
+    A profile whose controller namespace ignores `{instance_id}` would install
+    `whose` instance over (and later uninstall) one of the suite's shared ones:
+    refused.
+    """
+    instance = instance_of(profile, layout=layout, instance_id=instance_id)
+    shared = {profile.instance(name).namespace for name in profile.layouts}
+    if instance.namespace in shared:
+        raise HarnessError(
+            f"profile {profile.name}: controller.namespace "
+            f"{profile.controller_namespace!r} puts {whose} instance into the "
+            f"shared namespace {instance.namespace}"
+        )
+    return instance
+
+
+@contextmanager
+def installed(driver: driving.Driver, instance: Instance) -> Iterator[Instance]:
+    """Install `instance` with the profile's command; uninstall it afterwards.
+
+    The caller holds the instance's record (`ownership`) when it needs one.
+    """
+    logger.info(
+        "[%s] Installing %s instance %s of %s.",
+        instance.namespace,
+        instance.layout,
+        instance.instance_id,
+        driver.profile.name,
+    )
+    try:
+        driver.control("install", instance)
+        yield instance
+    finally:
+        driver.control("uninstall", instance)
+        logger.info(
+            "[%s] Uninstalled instance %s.", instance.namespace, instance.instance_id
+        )
 
 
 def uninstall_shared(

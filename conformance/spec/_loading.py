@@ -48,15 +48,19 @@ REQUIREMENT_KEYS = REQUIRED_KEYS | {"status"}
 def load(path: Path | None = None) -> Spec:
     """Load and validate a requirements file (the shipped one by default)."""
     source = path or REQUIREMENTS_PATH
+    return build(read_yaml(source), source=source.name)
+
+
+def read_yaml(source: Path) -> Any:
+    """The YAML document of a spec file; SpecError naming the file otherwise."""
     try:
         text = source.read_text(encoding="utf-8")
     except OSError as err:
         raise SpecError(f"{source}: cannot read: {err}") from err
     try:
-        data = yaml.safe_load(text)
+        return yaml.safe_load(text)
     except yaml.YAMLError as err:
         raise SpecError(f"{source}: not valid YAML: {err}") from err
-    return build(data, source=source.name)
 
 
 def build(data: Any, *, source: str = "requirements.yaml") -> Spec:

@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import yaml
 
 from conformance.spec._errors import SpecError
+from conformance.spec._loading import read_yaml
 from conformance.spec._models import Spec
 
 HISTORY_PATH = Path(__file__).with_name("history.yaml")
@@ -117,13 +117,7 @@ class Counts:
 def load(path: Path | None = None) -> History:
     """Load and validate a history file (the shipped one by default)."""
     source = path or HISTORY_PATH
-    try:
-        data = yaml.safe_load(source.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise SpecError(f"{source}: cannot read: {err}") from err
-    except yaml.YAMLError as err:
-        raise SpecError(f"{source}: not valid YAML: {err}") from err
-    return build(data, source=str(source))
+    return build(read_yaml(source), source=str(source))
 
 
 def build(data: Any, *, source: str = "history.yaml") -> History:

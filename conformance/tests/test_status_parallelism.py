@@ -25,8 +25,6 @@ from __future__ import annotations
 import pytest
 
 from conformance import contract
-from conformance.harness import NotYet
-from conformance.harness import until
 from conformance.harness.inspecting import recording
 
 ON_EXIT = "workflows.argoproj.io/on-exit"
@@ -53,17 +51,7 @@ def test_an_exit_handler_in_the_last_parallelism_slot_fails_nothing(
             (f"{name}.a.onExit", "Succeeded")
         ], handlers
 
-        def settled() -> int | NotYet:
-            count = len(recording.pods_of_workflow(recorder.events(), name))
-            return count if count == 2 else NotYet(f"{count} pods")
-
-        until(
-            settled,
-            timeout=timeouts.cleanup,
-            interval=timeouts.poll_interval,
-            consecutive=3,
-            describe=f"workflow {name} to have had exactly 2 pods",
-        )
+        recording.settle_pod_counts(recorder, {name: 2}, timeouts)
         pods = recording.pods_of_workflow(recorder.events(), name).values()
     on_exit = [
         p["metadata"]["annotations"].get(contract.NODE_ID)

@@ -28,9 +28,6 @@ import datetime
 
 import pytest
 
-from conformance import contract
-from conformance.harness import NotYet
-from conformance.harness import until
 from conformance.harness.inspecting import recording
 
 DURATION = 5
@@ -69,19 +66,4 @@ def test_a_backoff_past_max_duration_ends_the_retries_without_overflowing(
             f"before the {DURATION} s backoff"
         )
 
-        def settled() -> int | NotYet:
-            uids = {
-                e.uid
-                for e in recorder.events()
-                if (e.obj["metadata"].get("labels") or {}).get(contract.WORKFLOW_LABEL)
-                == name
-            }
-            return len(uids) if len(uids) == 2 else NotYet(f"{len(uids)} pods")
-
-        until(
-            settled,
-            timeout=timeouts.cleanup,
-            interval=timeouts.poll_interval,
-            consecutive=3,
-            describe=f"workflow {name} to have had exactly 2 pods",
-        )
+        recording.settle_pod_counts(recorder, {name: 2}, timeouts)

@@ -77,23 +77,10 @@ def test_stop_runs_the_exit_handler_and_terminate_does_not(
                 {"spec": {"shutdown": strategy}},
             )
         done = {s: workflows.wait_completed(n) for s, n in names.items()}
+        # Stop runs the exit handler (its pod is the second); Terminate does not.
         expected = {"Stop": 2, "Terminate": 1}
-
-        def settled() -> dict[str, int] | NotYet:
-            events = recorder.events()
-            counts = {
-                s: len(recording.pods_of_workflow(events, names[s])) for s in STRATEGIES
-            }
-            return (
-                counts if counts == expected else NotYet(f"pods per strategy {counts}")
-            )
-
-        until(
-            settled,
-            timeout=timeouts.cleanup,
-            interval=timeouts.poll_interval,
-            consecutive=3,
-            describe=f"the workflows to have had {expected} pods",
+        recording.settle_pod_counts(
+            recorder, {names[s]: expected[s] for s in STRATEGIES}, timeouts
         )
     for strategy, workflow in done.items():
         status = workflow["status"]

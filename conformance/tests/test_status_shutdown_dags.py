@@ -94,27 +94,6 @@ def shut_down(kube_clients: kube.Clients, namespace: str, name: str, how: str) -
     )
 
 
-def settle_pod_counts(
-    recorder: recording.Recorder, expected: dict[str, int], timeouts: Any
-) -> None:
-    """Wait until each workflow has had exactly its expected number of pods, steadily."""
-
-    def settled() -> dict[str, int] | NotYet:
-        events = recorder.events()
-        counts = {
-            name: len(recording.pods_of_workflow(events, name)) for name in expected
-        }
-        return counts if counts == expected else NotYet(f"pods per workflow {counts}")
-
-    until(
-        settled,
-        timeout=timeouts.cleanup,
-        interval=timeouts.poll_interval,
-        consecutive=3,
-        describe=f"the workflows to have had {expected} pods",
-    )
-
-
 @pytest.mark.conformance(short_name="StatusShutdownDags", clauses=["WPC-STATUS-014"])
 def test_a_shutdown_ends_the_retry_node_of_a_dag_task_whose_attempt_ran(
     workflows, manifest, observations, kube_clients, namespace, timeouts
@@ -159,7 +138,7 @@ def test_a_shutdown_ends_the_retry_node_of_a_dag_task_whose_attempt_ran(
             still = {k: n["phase"] for k, n in nodes.items() if n["phase"] in ACTIVE}
             assert not still, f"{where}: nodes not completed: {still}"
             assert "a(1)" not in nodes, f"{where}: a second attempt {nodes['a(1)']}"
-        settle_pod_counts(recorder, {n: 1 for n in names.values()}, timeouts)
+        recording.settle_pod_counts(recorder, {n: 1 for n in names.values()}, timeouts)
 
 
 @pytest.mark.conformance(short_name="StatusShutdownDags", clauses=["WPC-STATUS-014"])
@@ -197,7 +176,7 @@ def test_stop_runs_every_task_of_a_dag_exit_handler(
             f"({handler.get('message', '')!r})"
         )
         assert (handler["type"], handler["phase"]) == ("DAG", "Succeeded"), handler
-        settle_pod_counts(recorder, {name: 3}, timeouts)
+        recording.settle_pod_counts(recorder, {name: 3}, timeouts)
         pods = recording.pods_of_workflow(recorder.events(), name).values()
         on_exit = sorted(
             p["metadata"]["annotations"].get(contract.NODE_NAME, "")

@@ -238,11 +238,9 @@ def test_a_profile_outside_the_bundle_is_named_by_its_path_in_the_command(tmp_pa
     owner = records.Owner(
         implementation="mine", profile=str(mine), namespace="n", layout="legacy"
     )
+    instance = Instance(layout="initless", instance_id="wpc-legacy", namespace="n")
     assert ownership.remove_command(
-        owner,
-        instance_id="wpc-legacy",
-        layout="legacy",
-        cluster_args=("--kubeconfig", "/k"),
+        owner, instance, cluster_args=("--kubeconfig", "/k")
     ) == (
         f"python -m conformance uninstall --implementation '{mine}' "
         "--layout legacy --instance-id wpc-legacy --kubeconfig /k"
@@ -550,7 +548,7 @@ def test_a_differential_run_is_refused_where_another_implementation_serves_a_sid
         life_locks=str(clients.api.configuration.host),
     )
     try:
-        with installing.installed(clients, driver, instance):
+        with preparing.installed(driver, instance):
             leases.release(clients, held)
             code, output = _cluster_run(argv)
             assert code == ExitCode.CLUSTER_REFUSED, output

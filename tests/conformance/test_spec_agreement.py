@@ -30,6 +30,7 @@ import pytest
 import yaml
 
 from conformance import spec
+from conformance.spec import history
 
 FIXTURES = Path(__file__).parent / "fixtures" / "spec"
 AGREEING = FIXTURES / "agreeing"
@@ -324,13 +325,15 @@ def test_loaded_requirement_has_typed_fields():
     assert req.area == "HANDSHAKE"
 
 
-def test_missing_file_and_bad_yaml_raise_spec_error(tmp_path):
-    with pytest.raises(spec.SpecError, match="cannot read"):
-        spec.load(tmp_path / "absent.yaml")
+@pytest.mark.parametrize("load", [spec.load, history.load])
+def test_missing_file_and_bad_yaml_raise_spec_error(tmp_path, load):
+    absent = tmp_path / "absent.yaml"
+    with pytest.raises(spec.SpecError, match=f"^{absent}: cannot read: "):
+        load(absent)
     broken = tmp_path / "requirements.yaml"
     broken.write_text("requirements: [unclosed\n", encoding="utf-8")
-    with pytest.raises(spec.SpecError, match="not valid YAML"):
-        spec.load(broken)
+    with pytest.raises(spec.SpecError, match=f"^{broken}: not valid YAML: "):
+        load(broken)
 
 
 @pytest.mark.parametrize(

@@ -107,15 +107,10 @@ def settings_of(args: argparse.Namespace) -> BenchSettings:
     )
 
 
-def cluster_of(args: argparse.Namespace) -> ClusterChoice:
-    """The cluster the parsed `bench` arguments name."""
-    return ClusterChoice.of(args)
-
-
 def main_bench(args: argparse.Namespace) -> int:
     """Run the benchmark; print its table and where the result went."""
     settings = settings_of(args)
-    document = running.run(settings, cluster=cluster_of(args))
+    document = running.run(settings, cluster=ClusterChoice.of(args))
     sys.stdout.write(tables.run_table(document))
     path = settings.reports_dir / f"bench-{document['implementation']['name']}.yaml"
     sys.stdout.write(f"\nmethod: {reporting.METHOD}\nresult: {path}\n")

@@ -14,12 +14,11 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from conformance.errors import HarnessError
 from conformance.harness.cluster import kube
 from conformance.harness.cluster.watching import until
 from conformance.harness.instances.layouts import Instance
 from conformance.harness.stage import namespaces
-from conformance.implementations import driving
+from conformance.implementations import preparing
 from conformance.implementations import profiles
 from plumbing.waiting import NotYet
 from wpc.bench.settings import SHORT_NAME
@@ -36,39 +35,9 @@ def bench_instance(
     A profile whose controller namespace ignores `{instance_id}` would install the
     bench's instance over a shared one (and uninstall it afterwards): refused.
     """
-    values = {"instance_id": instance_id, "layout": layout}
-    instance = Instance(
-        layout=layout,
-        instance_id=instance_id,
-        namespace=profile.controller_namespace.format_map(values),
+    return preparing.private_instance(
+        profile, layout=layout, instance_id=instance_id, whose="the bench's"
     )
-    shared = {profile.instance(name).namespace for name in profile.layouts}
-    if instance.namespace in shared:
-        raise HarnessError(
-            f"profile {profile.name}: controller.namespace "
-            f"{profile.controller_namespace!r} puts the bench's instance into the "
-            f"shared namespace {instance.namespace}"
-        )
-    return instance
-
-
-@contextmanager
-def installed(driver: driving.Driver, instance: Instance) -> Iterator[Instance]:
-    """Install `instance` with the profile's command; uninstall it afterwards."""
-    logger.info(
-        "[%s] Installing %s instance %s.",
-        instance.namespace,
-        instance.layout,
-        instance.instance_id,
-    )
-    try:
-        driver.control("install", instance)
-        yield instance
-    finally:
-        driver.control("uninstall", instance)
-        logger.info(
-            "[%s] Uninstalled instance %s.", instance.namespace, instance.instance_id
-        )
 
 
 def _default_account(clients: kube.Clients, name: str, timeout: float) -> bool | NotYet:

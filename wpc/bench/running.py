@@ -77,7 +77,7 @@ def _layout(
     )
     api_call = settings.timeouts.api_call
     with (
-        installing.installed(driver, instance),
+        preparing.installed(driver, instance),
         installing.namespace(
             clients, layout=layout, session_id=session_id, settings=settings
         ) as (name, labels),

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from conformance.exitcodes import ExitCode
 from plumbing import textfiles
@@ -20,6 +22,8 @@ from wpc.diff import comparing
 from wpc.diff import explaining
 from wpc.diff import reading
 from wpc.diff import rendering
+
+N = TypeVar("N", int, float)
 
 DESCRIPTION = f"""\
 Compare two ConformanceReports item by item (test id and layout) and clause by
@@ -38,12 +42,17 @@ exit codes: 0 no regression, {int(ExitCode.REGRESSION)} a regression, \
 """The verb's --help text, for people (the module docstring is for developers)."""
 
 
+def number(text: str, parse: Callable[[str], N], kind: str = "a number") -> N:
+    """`parse(text)` for an argparse type; ArgumentTypeError `not <kind>` otherwise."""
+    try:
+        return parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not {kind}: {text!r}") from exc
+
+
 def ratio(text: str) -> float:
     """An argparse type: a number above 1."""
-    try:
-        value = float(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from exc
+    value = number(text, float)
     if value <= 1.0:
         raise argparse.ArgumentTypeError(
             "must be above 1 (1.5 flags 50% slower or faster)"
@@ -53,10 +62,7 @@ def ratio(text: str) -> float:
 
 def seconds(text: str) -> float:
     """An argparse type: a number of seconds, zero or more."""
-    try:
-        value = float(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from exc
+    value = number(text, float)
     if value < 0:
         raise argparse.ArgumentTypeError("must be zero or more")
     return value

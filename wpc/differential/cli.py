@@ -120,15 +120,10 @@ def settings_of(args: argparse.Namespace) -> running.Settings:
     )
 
 
-def cluster_of(args: argparse.Namespace) -> ClusterChoice:
-    """The cluster the parsed arguments name."""
-    return ClusterChoice.of(args)
-
-
 def main(args: argparse.Namespace) -> int:
     """Run; print the table and the report's path; non-zero on an unknown difference."""
     settings = settings_of(args)
-    document = running.run(settings, cluster=cluster_of(args))
+    document = running.run(settings, cluster=ClusterChoice.of(args))
     sys.stdout.write(reporting.table(document))
     a, b = (document["sides"][k]["implementation"] for k in ("a", "b"))
     sys.stdout.write(f"result: {settings.result_path(a, b)}\n")

@@ -12,11 +12,7 @@ profile's command (which waits for its deletion) and its record forgotten.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 
-from conformance.errors import HarnessError
-from conformance.harness.cluster import kube
 from conformance.harness.instances.layouts import Instance
 from conformance.implementations import driving
 from conformance.implementations import preparing
@@ -40,37 +36,9 @@ def side_instance(driver: driving.Driver, *, side: str, layout: str) -> Instance
     A profile whose controller namespace ignores `{instance_id}` would install
     over (and later uninstall) the suite's shared instance: refused.
     """
-    profile = driver.profile
-    instance = preparing.instance_of(
-        profile, layout=layout, instance_id=instance_id(side, layout)
+    return preparing.private_instance(
+        driver.profile,
+        layout=layout,
+        instance_id=instance_id(side, layout),
+        whose="the differential run's",
     )
-    shared = {profile.instance(name).namespace for name in profile.layouts}
-    if instance.namespace in shared:
-        raise HarnessError(
-            f"profile {profile.name}: controller.namespace "
-            f"{profile.controller_namespace!r} puts the differential run's instance "
-            f"into the shared namespace {instance.namespace}"
-        )
-    return instance
-
-
-@contextmanager
-def installed(
-    clients: kube.Clients, driver: driving.Driver, instance: Instance
-) -> Iterator[Instance]:
-    """Install `instance`; uninstall it afterwards (the caller holds its record)."""
-    logger.info(
-        "[%s] Installing %s instance %s of %s.",
-        instance.namespace,
-        instance.layout,
-        instance.instance_id,
-        driver.profile.name,
-    )
-    try:
-        driver.control("install", instance)
-        yield instance
-    finally:
-        driver.control("uninstall", instance)
-        logger.info(
-            "[%s] Uninstalled instance %s.", instance.namespace, instance.instance_id
-        )

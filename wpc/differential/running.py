@@ -265,9 +265,7 @@ def run(settings: Settings, *, cluster: ClusterChoice) -> Json:
                 side.driver.prepare((settings.layout,))
         versions = [side.driver.describe() for side in sides]
         for side in sides:
-            stack.enter_context(
-                installing.installed(clients, side.driver, side.instance)
-            )
+            stack.enter_context(preparing.installed(side.driver, side.instance))
         on_a, on_b = [
             stack.enter_context(
                 _namespace(

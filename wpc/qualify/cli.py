@@ -62,10 +62,7 @@ exit codes: 0 no confirmed, unexplained regression, {int(ExitCode.REGRESSION)} a
 
 
 def _rounds(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from exc
+    value = diff_cli.number(text, int, "a whole number")
     if value < 0:
         raise argparse.ArgumentTypeError("must be 0 or more")
     return value

@@ -144,35 +144,32 @@ def _files(
             mutation.check(Path(scores), implementation=profile.name)
         except DataError as exc:
             problems.append(f"--negative-controls: {exc}")
-    scale = values.get("wpc_timeout_scale")
-    if scale is not None:
+    for dest, check, prefix in _READ_AS_THE_RUN_READS:
+        given = values.get(dest)
+        if given is None:
+            continue
         try:
-            timeouts.checked_scale(float(scale), "--timeout-scale")
+            check(given)
         except DataError as exc:
-            problems.append(str(exc))
-    _schedule(values, problems)
-    history_result = values.get("wpc_history_result")
-    if history_result is not None:
-        try:
-            historical.load(Path(history_result))
-        except DataError as exc:
-            problems.append(f"--history-result: {exc}")
+            problems.append(f"{prefix}{exc}")
 
 
-def _schedule(values: Mapping[str, Any], problems: list[str]) -> None:
-    """--shard and --durations-file, checked as the run will read them."""
-    shard = values.get("wpc_shard")
-    if shard is not None:
-        try:
-            scheduling.parse_shard(str(shard))
-        except DataError as exc:
-            problems.append(str(exc))
-    given = values.get("wpc_durations")
-    if given is not None:
-        try:
-            durations.load(Path(given))
-        except DataError as exc:
-            problems.append(f"--durations-file: {exc}")
+_READ_AS_THE_RUN_READS: tuple[tuple[str, Callable[[Any], object], str], ...] = (
+    (
+        "wpc_timeout_scale",
+        lambda given: timeouts.checked_scale(float(given), "--timeout-scale"),
+        "",
+    ),
+    ("wpc_shard", lambda given: scheduling.parse_shard(str(given)), ""),
+    ("wpc_durations", lambda given: durations.load(Path(given)), "--durations-file: "),
+    (
+        "wpc_history_result",
+        lambda given: historical.load(Path(given)),
+        "--history-result: ",
+    ),
+)
+"""Options checked as the run will read them: (dest, the reading, what a problem
+starts with, where the error does not name the option itself)."""
 
 
 def _provider(values: Mapping[str, Any], host: Host, problems: list[str]) -> None:

@@ -22,6 +22,7 @@ import logging
 import threading
 from collections.abc import Callable
 from collections.abc import Iterator
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
@@ -30,6 +31,9 @@ from conformance import contract
 from conformance.errors import HarnessError
 from conformance.harness.cluster import kube
 from conformance.harness.cluster import listwatch
+from conformance.harness.cluster import watching
+from conformance.harness.cluster.timeouts import Timeouts
+from plumbing.waiting import NotYet
 
 logger = logging.getLogger(__name__)
 
@@ -183,6 +187,30 @@ def pods_of_workflow(events: list[Event], workflow: str) -> dict[str, dict[str, 
         if (e.obj["metadata"].get("labels") or {}).get(contract.WORKFLOW_LABEL)
         == workflow
     }
+
+
+def settle_pod_counts(
+    recorder: Recorder, expected: Mapping[str, int], timeouts: Timeouts
+) -> None:
+    """Wait until each workflow of `expected` has had exactly its number of pods.
+
+    Three polls in a row: a pod created late (after the workflow ended) shows up
+    within them instead of slipping past one lucky read.
+    """
+    wanted = dict(expected)
+
+    def settled() -> dict[str, int] | NotYet:
+        events = recorder.events()
+        counts = {name: len(pods_of_workflow(events, name)) for name in wanted}
+        return counts if counts == wanted else NotYet(f"pods per workflow {counts}")
+
+    watching.until(
+        settled,
+        timeout=timeouts.cleanup,
+        interval=timeouts.poll_interval,
+        consecutive=3,
+        describe=f"the workflows to have had {wanted} pods",
+    )
 
 
 def pods_by_node(events: list[Event], workflow: str) -> dict[str, set[str]]:

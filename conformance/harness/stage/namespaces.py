@@ -150,16 +150,23 @@ def strip_status_finalizers(clients: kube.Clients, namespace: str) -> int:
     return stripped
 
 
-def start_delete(clients: kube.Clients, *, name: str, session_id: str) -> bool:
-    """Delete a namespace this run created, without waiting; False if already gone."""
+def _read(clients: kube.Clients, name: str) -> Any | None:
+    """Namespace `name` as the API server has it now; None once it is gone."""
     from kubernetes.client.exceptions import ApiException
 
     try:
-        ns = clients.core.read_namespace(name)
+        return clients.core.read_namespace(name)
     except ApiException as exc:
         if exc.status == 404:
-            return False
+            return None
         raise
+
+
+def start_delete(clients: kube.Clients, *, name: str, session_id: str) -> bool:
+    """Delete a namespace this run created, without waiting; False if already gone."""
+    ns = _read(clients, name)
+    if ns is None:
+        return False
     if (ns.metadata.labels or {}).get(kube.SESSION) != session_id:
         raise HarnessError(
             f"refusing to delete namespace {name}: not created by run {session_id}"
@@ -181,16 +188,12 @@ def wait_deleted(
     Within `timeouts.namespace_deleted`, or `timeout` when a caller shares one
     bound among several namespaces.
     """
-    from kubernetes.client.exceptions import ApiException
 
     def gone() -> bool | NotYet:
         # Pods may still be created while the namespace terminates; strip again.
-        try:
-            current = clients.core.read_namespace(name)
-        except ApiException as exc:
-            if exc.status == 404:
-                return True
-            raise
+        current = _read(clients, name)
+        if current is None:
+            return True
         strip_status_finalizers(clients, name)
         return NotYet(
             f"namespace {name} phase={current.status.phase}, "

@@ -159,14 +159,7 @@ def _digits(value: float) -> tuple[str, int]:
 
 def format_float_json(value: float) -> str:
     """Return a float as Go's JSON encoder writes it (`1e-7`, `100000000000000000000`)."""
-    if value == 0:
-        return "-0" if math.copysign(1.0, value) < 0 else "0"
-    digits, exponent = _digits(value)
-    sign = "-" if value < 0 else ""
-    if exponent < -6 or exponent >= 21:
-        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        return f"{sign}{mantissa}e{'-' if exponent < 0 else '+'}{abs(exponent)}"
-    return sign + _fixed(digits, exponent)
+    return _shortest(value, fixed_from=-6, fixed_below=21, exponent_width=1)
 
 
 def format_float_v(value: float) -> str:
@@ -175,13 +168,26 @@ def format_float_v(value: float) -> str:
         return "NaN"
     if math.isinf(value):
         return "+Inf" if value > 0 else "-Inf"
+    return _shortest(value, fixed_from=-4, fixed_below=6, exponent_width=2)
+
+
+def _shortest(
+    value: float, *, fixed_from: int, fixed_below: int, exponent_width: int
+) -> str:
+    """A finite float in its shortest round-trip digits, as Go writes it.
+
+    Plain for a decimal exponent in [fixed_from, fixed_below), else `d.ddde±x` with
+    at least `exponent_width` exponent digits: Go's JSON encoder and `%v` differ
+    only in these three.
+    """
     if value == 0:
         return "-0" if math.copysign(1.0, value) < 0 else "0"
     digits, exponent = _digits(value)
     sign = "-" if value < 0 else ""
-    if exponent < -4 or exponent >= 6:
+    if exponent < fixed_from or exponent >= fixed_below:
         mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        return f"{sign}{mantissa}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
+        shown = f"{abs(exponent):0{exponent_width}d}"
+        return f"{sign}{mantissa}e{'-' if exponent < 0 else '+'}{shown}"
     return sign + _fixed(digits, exponent)
 
 

@@ -169,6 +169,39 @@ class Operation:
         logger.info("%s Node %s initialized %s.", self.prefix, node_name, phase)
         return node
 
+    def template_node(
+        self,
+        node_name: str,
+        template: Json,
+        opts: ExecuteOptions,
+        *,
+        node_type: str,
+        phase: str,
+        executable: bool = False,
+        with_inputs: bool = True,
+    ) -> Json:
+        """The node of `template` at `node_name`, initialized on first sight.
+
+        A new node takes the template's inputs when it declares parameters or
+        artifacts (`with_inputs`; steps and DAG nodes do not record them).
+        """
+        node = self.node(node_name)
+        if node is not None:
+            return node
+        node = self.init_node(
+            node_name,
+            node_type=node_type,
+            template_name=template["name"],
+            boundary_id=opts.boundary_id,
+            phase=phase,
+            executable=executable,
+            hooked=opts.hooked,
+        )
+        inputs = template.get("inputs") or {}
+        if with_inputs and (inputs.get("parameters") or inputs.get("artifacts")):
+            node["inputs"] = inputs
+        return node
+
     def mark_node(self, node_name: str, phase: str, message: str | None = None) -> Json:
         """Set a node's phase and optionally its message (`markNodePhase`)."""
         node = self.node(node_name)

@@ -27,7 +27,10 @@ def test_a_finalizer_kept_past_the_grace_is_a_violation() -> None:
 
     assert found.invariant == "no-finalizer-after-completion"
     assert (found.object.kind, found.object.name) == ("Pod", "wf-a")
-    assert "31.0 s after workflow wf became Succeeded" in found.message
+    assert found.message == (
+        f"still holds {FINALIZER} 31.0 s after workflow wf became Succeeded "
+        f"(grace {SETTINGS.finalizer_grace_seconds:g} s)"
+    )
     assert found.evidence.lines == (done, last)
 
 
@@ -67,7 +70,10 @@ def test_a_pod_outliving_its_deleted_workflow_is_an_orphan() -> None:
 
     assert found.invariant == "no-orphan-pods"
     assert found.object.name == "wf-a"
-    assert "35.0 s after workflow wf was deleted" in found.message
+    assert found.message == (
+        "still exists 35.0 s after workflow wf was deleted "
+        f"(grace {SETTINGS.orphan_grace_seconds:g} s)"
+    )
     assert found.evidence.lines == (gone, last)
 
 
@@ -110,7 +116,10 @@ def test_a_taskresult_left_after_completion_is_a_violation() -> None:
 
     assert found.invariant == "taskresults-cleaned-up"
     assert (found.object.kind, found.object.name) == ("WorkflowTaskResult", "wf-1")
-    assert "became Error" in found.message
+    assert found.message == (
+        "still exists 45.0 s after workflow wf became Error "
+        f"(grace {SETTINGS.taskresult_grace_seconds:g} s)"
+    )
     assert found.evidence.lines == (result, done)
 
 

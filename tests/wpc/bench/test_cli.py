@@ -15,7 +15,10 @@ import pytest
 import wpc.bench
 from conformance.errors import DataError
 from conformance.errors import HarnessError
+from conformance.harness.instances.layouts import Instance
+from conformance.implementations import preparing
 from conformance.implementations import profiles
+from conformance.implementations.contexts import ClusterChoice
 from wpc.bench import cli
 from wpc.bench import installing
 from wpc.bench import markers
@@ -34,7 +37,7 @@ def test_defaults_match_the_issue():
     assert settings.layouts == ("legacy", "initless")
     assert settings.implementation == "reference"
     assert settings.prepare is True
-    assert cli.cluster_of(args).cluster == "wpc"
+    assert ClusterChoice.of(args).cluster == "wpc"
 
 
 def test_flags_become_settings():
@@ -125,3 +128,36 @@ def test_a_profile_with_one_controller_namespace_is_refused():
     )
     with pytest.raises(HarnessError, match="shared namespace argo"):
         installing.bench_instance(profile, layout="legacy", instance_id="wpc-bench-x")
+
+
+class _Driver:
+    """Records the profile commands `installed` runs."""
+
+    def __init__(self) -> None:
+        self.profile = profiles.load("reference")
+        self.calls: list[tuple[str, str]] = []
+
+    def control(self, verb: str, instance: Instance) -> None:
+        self.calls.append((verb, instance.instance_id))
+
+
+def test_installed_uninstalls_the_instance_even_when_the_run_fails():
+    driver = _Driver()
+    instance = installing.bench_instance(
+        driver.profile, layout="legacy", instance_id="wpc-bench-legacy"
+    )
+    seen: list[list[tuple[str, str]]] = []
+
+    def run() -> None:
+        with preparing.installed(driver, instance) as given:
+            seen.append(list(driver.calls))
+            assert given is instance
+            raise RuntimeError("run failed")
+
+    with pytest.raises(RuntimeError, match="run failed"):
+        run()
+    assert seen == [[("install", "wpc-bench-legacy")]]
+    assert driver.calls == [
+        ("install", "wpc-bench-legacy"),
+        ("uninstall", "wpc-bench-legacy"),
+    ]

@@ -118,3 +118,21 @@ def test_the_regression_code_is_distinct_and_documented():
     others = {int(c) for c in ExitCode if c is not ExitCode.REGRESSION}
     assert int(ExitCode.REGRESSION) not in others | set(range(6))
     assert f"| {int(ExitCode.REGRESSION)} | `wpc diff`" in README.read_text()
+
+
+@pytest.mark.parametrize(
+    ("argv", "error"),
+    [
+        (["diff", "a", "b", "--timing-ratio", "x"], "not a number: 'x'"),
+        (["diff", "a", "b", "--timing-ratio", "1"], "must be above 1"),
+        (["diff", "a", "b", "--min-seconds", "-1"], "must be zero or more"),
+        (["diff", "a", "b", "--min-seconds", "s"], "not a number: 's'"),
+        (["qualify", "--reruns", "two"], "not a whole number: 'two'"),
+        (["qualify", "--reruns", "-1"], "must be 0 or more"),
+    ],
+)
+def test_a_bad_number_is_refused_with_what_was_wrong(argv, error, capsys):
+    with pytest.raises(SystemExit) as caught:
+        conformance_cli.parser().parse_args(argv)
+    assert caught.value.code == 2
+    assert error in capsys.readouterr().err

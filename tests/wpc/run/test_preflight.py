@@ -99,6 +99,10 @@ def run_cli(
             ("--implementation", "reference", "--durations-file", "/nonexistent/d"),
             "--durations-file: durations file /nonexistent/d: cannot read it",
         ),
+        (
+            ("--implementation", "reference", "--history-result", "/nonexistent/h"),
+            "--history-result: /nonexistent/h: cannot read the history result",
+        ),
     ],
 )
 def test_bad_input_stops_the_run_before_the_host_changes(tmp_path, args, named):

@@ -15,6 +15,7 @@ from typing import Any
 from reference_impl import common
 from reference_impl.controller import errors
 from reference_impl.controller.formats import substitution
+from reference_impl.controller.pods import volumes
 from reference_impl.controller.templates.checks import coverage
 from reference_impl.controller.templates.inputs import loops
 from reference_impl.controller.templates.nodes import hooks
@@ -123,26 +124,10 @@ def _check_arguments(prefix: str, arguments: Json) -> None:
                 f"{prefix}{name}.value should be present in {prefix}{name}.enum list"
             )
     for artifact in arguments.get("artifacts") or []:
-        if not artifact.get("from") and not _has_location(artifact):
+        if not artifact.get("from") and not volumes.has_location(artifact):
             raise errors.ValidationError(
                 f"{prefix}{artifact.get('name', '')}.from, artifact location, or key is required"
             )
-
-
-def _has_location(artifact: Json) -> bool:
-    keys = (
-        "s3",
-        "http",
-        "raw",
-        "git",
-        "artifactory",
-        "hdfs",
-        "oss",
-        "gcs",
-        "azure",
-        "plugin",
-    )
-    return any(artifact.get(k) for k in keys)
 
 
 def _check_holder(
@@ -175,7 +160,7 @@ def _check_inputs_supplied(template: Json, args: Json) -> None:
         if (
             artifact.get("name") not in artifact_args
             and not artifact.get("optional")
-            and not _has_location(artifact)
+            and not volumes.has_location(artifact)
         ):
             raise errors.ValidationError(
                 f"templates.{template['name']} inputs.artifacts.{artifact.get('name')} was not supplied"
@@ -366,26 +351,13 @@ def _check_steps(by_name: dict[str, Json], template: Json, checked: set[str]) ->
                     f"templates.{name}.steps[{index}].name '{step_name}' is not unique"
                 )
             seen.add(step_name)
-            _check_loop(f"templates.{name}.steps[{index}].{step_name}", step)
-            _check_hooks(
-                step.get("hooks"), f"templates.{name}.steps[{index}].{step_name}"
+            _check_call(
+                by_name,
+                f"templates.{name}.steps[{index}].{step_name}",
+                step,
+                checked,
+                looping_exit_hook=True,
             )
-            _check_exit_hook(by_name, step, checked)
-            _check_arguments(
-                f"templates.{name}.steps[{index}].{step_name}.arguments.",
-                step.get("arguments") or {},
-            )
-            try:
-                _check_holder(
-                    by_name,
-                    step.get("template", ""),
-                    checked,
-                    args=step.get("arguments") or {},
-                )
-            except errors.ValidationError as err:
-                raise _called_from(
-                    f"templates.{name}.steps[{index}].{step_name}", err
-                ) from None
 
 
 def _check_dag(by_name: dict[str, Json], template: Json, checked: set[str]) -> None:
@@ -398,24 +370,46 @@ def _check_dag(by_name: dict[str, Json], template: Json, checked: set[str]) -> N
         raise errors.ValidationError(f"templates.{name} sorting failed: {problem}")
     _check_names(f"templates.{name}.tasks", tasks)
     for task in tasks:
-        prefix = f"templates.{name}.tasks.{task['name']}"
-        _check_loop(prefix, task)
-        _check_hooks(task.get("hooks"), prefix)
-        if hooks.exit_hook(task, {}) is not None and loops.has_loop(task):
-            raise errors.ValidationError(
-                f"{prefix}: an exit hook on a looping task {coverage.UNSUPPORTED}"
-            )
-        _check_exit_hook(by_name, task, checked)
-        _check_arguments(f"{prefix}.arguments.", task.get("arguments") or {})
-        try:
-            _check_holder(
-                by_name,
-                task.get("template", ""),
-                checked,
-                args=task.get("arguments") or {},
-            )
-        except errors.ValidationError as err:
-            raise _called_from(prefix, err) from None
+        _check_call(
+            by_name,
+            f"templates.{name}.tasks.{task['name']}",
+            task,
+            checked,
+            looping_exit_hook=False,
+        )
+
+
+def _check_call(
+    by_name: dict[str, Json],
+    prefix: str,
+    call: Json,
+    checked: set[str],
+    *,
+    looping_exit_hook: bool,
+) -> None:
+    """A step or task at `prefix`: its loop, hooks, arguments and the template it calls.
+
+    `looping_exit_hook`: whether an exit hook may sit on a looping call (the reference
+    supports it on a step, not on a DAG task).
+    """
+    _check_loop(prefix, call)
+    _check_hooks(call.get("hooks"), prefix)
+    if (
+        not looping_exit_hook
+        and hooks.exit_hook(call, {}) is not None
+        and loops.has_loop(call)
+    ):
+        raise errors.ValidationError(
+            f"{prefix}: an exit hook on a looping task {coverage.UNSUPPORTED}"
+        )
+    _check_exit_hook(by_name, call, checked)
+    _check_arguments(f"{prefix}.arguments.", call.get("arguments") or {})
+    try:
+        _check_holder(
+            by_name, call.get("template", ""), checked, args=call.get("arguments") or {}
+        )
+    except errors.ValidationError as err:
+        raise _called_from(prefix, err) from None
 
 
 def _called_from(path: str, err: errors.ValidationError) -> errors.ValidationError:

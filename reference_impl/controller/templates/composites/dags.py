@@ -38,13 +38,13 @@ def execute(
     op: Operation, node_name: str, template: Json, opts: ExecuteOptions
 ) -> Json:
     """Start every task whose turn has come, then assess the DAG; return its node."""
-    node = op.node(node_name) or op.init_node(
+    node = op.template_node(
         node_name,
+        template,
+        opts,
         node_type="DAG",
-        template_name=template["name"],
-        boundary_id=opts.boundary_id,
         phase="Running",
-        hooked=opts.hooked,
+        with_inputs=False,
     )
     dag = template["dag"]
     tasks = {t["name"]: t for t in dag["tasks"]}

@@ -35,13 +35,13 @@ def execute(
     op: Operation, node_name: str, template: Json, opts: ExecuteOptions
 ) -> Json:
     """Advance a steps node as far as finished groups allow; return the node."""
-    node = op.node(node_name) or op.init_node(
+    node = op.template_node(
         node_name,
+        template,
+        opts,
         node_type="Steps",
-        template_name=template["name"],
-        boundary_id=opts.boundary_id,
         phase="Running",
-        hooked=opts.hooked,
+        with_inputs=False,
     )
     scope = scopes.Scope(
         params={**op.global_params(), **scopes.input_params(template)},

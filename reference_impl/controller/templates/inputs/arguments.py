@@ -15,6 +15,7 @@ from typing import Any
 from reference_impl.controller import errors
 from reference_impl.controller.formats import substitution
 from reference_impl.controller.pods import volumes
+from reference_impl.controller.templates.inputs import scopes
 
 Json = dict[str, Any]
 
@@ -96,15 +97,5 @@ def resolve_arguments(
     for tag in substitution.unresolved(resolved.get("parameters") or []):
         if tag.strip("{} ").startswith(("steps.", "tasks.", "inputs.", "workflow.")):
             raise errors.WorkflowError(f"failed to resolve {tag}")
-    for index, artifact in enumerate(resolved.get("artifacts") or []):
-        reference = str(artifact.get("from") or "")
-        if not reference:
-            continue
-        key = reference.strip().removeprefix("{{").removesuffix("}}").strip()
-        found = artifacts.get(key)
-        if found is None:
-            raise errors.WorkflowError(f"Unable to resolve: {reference}")
-        replacement = copy.deepcopy(found)
-        replacement["name"] = artifact["name"]
-        resolved["artifacts"][index] = replacement
+    scopes.resolve_artifact_froms(resolved, artifacts)
     return resolved

@@ -10,6 +10,7 @@ import copy
 import dataclasses
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from reference_impl.controller import errors
@@ -225,6 +226,33 @@ def template_outputs(template: Json, scope: Scope) -> Json | None:
             resolved_artifact["name"] = artifact["name"]
             outputs["artifacts"].append(resolved_artifact)
     return outputs
+
+
+def resolve_artifact_froms(
+    resolved: Json,
+    artifacts: Mapping[str, Json],
+    *,
+    context: str = "",
+    skip_optional: bool = False,
+) -> None:
+    """Replace, in place, each of `resolved`'s artifacts that names another with `from`.
+
+    The replacement is a copy of the named artifact under the argument's own name. A
+    name not in `artifacts` is a WorkflowError `<context>Unable to resolve: <from>`,
+    unless `skip_optional` and the argument is optional (then it stays as it is).
+    """
+    for index, artifact in enumerate(resolved.get("artifacts") or []):
+        reference = str(artifact.get("from") or "")
+        if not reference:
+            continue
+        found = artifacts.get(_key(reference))
+        if found is None:
+            if skip_optional and artifact.get("optional"):
+                continue
+            raise errors.WorkflowError(f"{context}Unable to resolve: {reference}")
+        replacement = copy.deepcopy(found)
+        replacement["name"] = artifact["name"]
+        resolved["artifacts"][index] = replacement
 
 
 def _key(reference: str) -> str:

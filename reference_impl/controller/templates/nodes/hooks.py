@@ -17,7 +17,6 @@ import copy
 from typing import TYPE_CHECKING
 from typing import Any
 
-from reference_impl.controller import errors
 from reference_impl.controller.formats import naming
 from reference_impl.controller.formats import substitution
 from reference_impl.controller.templates.execution import ExecuteOptions
@@ -135,19 +134,10 @@ def _resolve_arguments(
     for artifact in outputs.get("artifacts") or []:
         artifacts[f"{kind}.{name}.outputs.artifacts.{artifact['name']}"] = artifact
     resolved: Json = substitution.substitute_tree(copy.deepcopy(args), params)
-    for index, artifact in enumerate(resolved.get("artifacts") or []):
-        reference = str(artifact.get("from") or "")
-        if not reference:
-            continue
-        key = reference.strip().removeprefix("{{").removesuffix("}}").strip()
-        found = artifacts.get(key)
-        if found is None:
-            if artifact.get("optional"):
-                continue
-            raise errors.WorkflowError(
-                f"unable to resolve references: Unable to resolve: {reference}"
-            )
-        replacement = copy.deepcopy(found)
-        replacement["name"] = artifact["name"]
-        resolved["artifacts"][index] = replacement
+    scopes.resolve_artifact_froms(
+        resolved,
+        artifacts,
+        context="unable to resolve references: ",
+        skip_optional=True,
+    )
     return resolved

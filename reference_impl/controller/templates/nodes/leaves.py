@@ -29,20 +29,9 @@ def execute(
     Raises TemplateError (after marking the node Error) when the pod cannot be built or
     created, as Argo returns the error to the caller.
     """
-    node = op.node(node_name)
-    if node is None:
-        node = op.init_node(
-            node_name,
-            node_type="Pod",
-            template_name=template["name"],
-            boundary_id=opts.boundary_id,
-            phase="Pending",
-            executable=True,
-            hooked=opts.hooked,
-        )
-        inputs = template.get("inputs") or {}
-        if inputs.get("parameters") or inputs.get("artifacts"):
-            node["inputs"] = inputs
+    node = op.template_node(
+        node_name, template, opts, node_type="Pod", phase="Pending", executable=True
+    )
     if node.get("phase") != "Pending" or op.node_id(node_name) in op.pods_by_node_id:
         return node
     if not op.should_execute(opts.on_exit):

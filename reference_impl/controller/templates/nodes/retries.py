@@ -40,19 +40,9 @@ def execute(
 ) -> Json:
     """Drive the Retry node `retry_name`: decide its phase, or start/continue an attempt."""
     strategy = template["retryStrategy"]
-    node = op.node(retry_name)
-    if node is None:
-        node = op.init_node(
-            retry_name,
-            node_type="Retry",
-            template_name=template["name"],
-            boundary_id=opts.boundary_id,
-            phase="Running",
-            hooked=opts.hooked,
-        )
-        inputs = template.get("inputs") or {}
-        if inputs.get("parameters") or inputs.get("artifacts"):
-            node["inputs"] = inputs
+    node = op.template_node(
+        retry_name, template, opts, node_type="Retry", phase="Running"
+    )
     try:
         proceed, execution_deadline = _process(op, node, strategy)
     except errors.WorkflowError as err:

@@ -35,19 +35,9 @@ def execute(
     op: Operation, node_name: str, template: Json, opts: ExecuteOptions
 ) -> Json:
     """Create or advance the Suspend node; return it."""
-    node = op.node(node_name)
-    if node is None:
-        node = op.init_node(
-            node_name,
-            node_type=NODE_TYPE,
-            template_name=template["name"],
-            boundary_id=opts.boundary_id,
-            phase="Pending",
-            hooked=opts.hooked,
-        )
-        inputs = template.get("inputs") or {}
-        if inputs.get("parameters") or inputs.get("artifacts"):
-            node["inputs"] = inputs
+    node = op.template_node(
+        node_name, template, opts, node_type=NODE_TYPE, phase="Pending"
+    )
     wake_up = op.workflow_deadline
     duration = str((template.get("suspend") or {}).get("duration") or "")
     if duration:

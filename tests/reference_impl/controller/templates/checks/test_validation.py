@@ -265,3 +265,49 @@ spec:
 """
         )
     )
+
+
+@pytest.mark.parametrize(
+    "location", ["s3: {key: k}", "http: {url: u}", "raw: {data: d}"]
+)
+def test_a_workflow_artifact_argument_with_a_location_is_accepted(location):
+    validation.validate(
+        workflow(f"""
+spec:
+  entrypoint: leaf
+  arguments: {{artifacts: [{{name: a, {location}}}]}}
+  templates: [{OK_LEAF}]
+""")
+    )
+
+
+def test_a_workflow_artifact_argument_without_from_or_location_is_rejected():
+    text = f"""
+spec:
+  entrypoint: leaf
+  arguments: {{artifacts: [{{name: a}}]}}
+  templates: [{OK_LEAF}]
+"""
+    assert check(text) == (
+        "spec.arguments.a.from, artifact location, or key is required"
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "path"),
+    [
+        ("steps: [[{name: s, template: leaf, arguments: ARGS}]]", "steps[0].s"),
+        ("dag: {tasks: [{name: A, template: leaf, arguments: ARGS}]}", "tasks.A"),
+    ],
+)
+def test_a_steps_or_tasks_argument_without_a_value_names_its_path(body, path):
+    args = "{parameters: [{name: p}]}"
+    text = f"""
+spec:
+  entrypoint: t
+  templates:
+  - {{name: t, {body.replace("ARGS", args)}}}
+  - {OK_LEAF}
+"""
+    prefix = f"templates.t.{path}.arguments.p"
+    assert check(text) == f"{prefix}.value or {prefix}.valueFrom is required"
