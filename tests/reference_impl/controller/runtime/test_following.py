@@ -5,7 +5,8 @@
 - a session that broke without an exit status marks the pod lost and queues its
   workflow; one that ended with a status, or could not open, changes nothing;
 - an exec session's end is read as such: a status on the error channel is an end,
-  a closed socket or an exception without one is a break (`held_to_its_status`);
+  a closed socket or an exception without one is a break (`held_to_its_status`),
+  and the session asks for the v4 protocol only (`hold_exec`);
 - in the controller: a lost pod is dropped from the workflow's view, so its node
   errors as `pod deleted`; without the fault no follower exists and no session opens.
 """
@@ -17,6 +18,8 @@ from typing import Any
 from typing import cast
 
 import pytest
+from kubernetes import client
+from kubernetes.stream import ws_client
 
 from reference_impl.controller import errors
 from reference_impl.controller import faults
@@ -170,6 +173,21 @@ class ExecApi(FakeApi):
     def __init__(self, sessions: Sessions) -> None:
         super().__init__()
         self.hold_exec = sessions
+
+
+def test_hold_exec_asks_for_v4_and_reads_the_session_to_its_end(monkeypatch):
+    opened: list[Json] = []
+
+    def session(configuration, url, headers, capture_all, binary=False):
+        opened.append(headers)
+        return WsSession([{1: "out"}], ConnectionResetError("reset by peer"))
+
+    monkeypatch.setattr(ws_client, "WSClient", session)
+    configuration = client.Configuration()
+    configuration.host = "https://127.0.0.1:1"
+    ended = kube.KubeApi(configuration).hold_exec("ns", "p", "main", ["sleep", "1"])
+    assert ended is False
+    assert [h["sec-websocket-protocol"] for h in opened] == ["v4.channel.k8s.io"]
 
 
 def test_a_lost_main_errors_its_node_as_pod_deleted():
