@@ -40,7 +40,7 @@ CHAOS_PROFILE_VARS = $(subst $(space),$(comma),$(strip $(PROFILE_VARS)))
 # The chaos experiments `make test` runs (the rest are `make chaos`): one controller
 # fault and one container fault, each about half a minute.
 CHAOS_SLICE ?= main-oom-killed-legacy or controller-down-while-main-runs-legacy
-# The chaos negative controls `make test` runs (all eighteen: `make chaos-negative-controls`,
+# The chaos negative controls `make test` runs (all twenty-two: `make chaos-negative-controls`,
 # about 12 min for the six of issue 9; the exit-hook one of issue 16 alone waits out a
 # 180 s completion timeout): one caught by an invariant, two by probes. Whole row ids: a
 # fault's name alone now matches its rows for other experiments too (the API server's).

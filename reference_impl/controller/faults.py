@@ -50,6 +50,16 @@ aux-failure-ignored         a pod whose main exited 0 but whose `wait` or `super
                             failed makes its node `Succeeded`, not `Error` (issue 28)
 pending-deleted-errors      a Pending node whose pod disappeared becomes `Error: pod
                             deleted` instead of getting a new pod (issue 28)
+no-rewatch-after-outage     an informer whose watch failed, or was ended early by the
+                            server (an API server that stops), never lists or watches
+                            again: after an API-server outage the caches stay frozen,
+                            so a pod that finishes later is never seen (issue 28)
+follow-main-by-exec         each running `main` is followed through one long exec
+                            session (API server, kubelet, container runtime); a
+                            session that breaks without an exit status takes main for
+                            lost and its node errors as `pod deleted`, so a kubelet or
+                            containerd restart fails a step that was fine (issue 28;
+                            `runtime/following.py`)
 ==========================  ===============================================================
 
 Executor-side faults (`common.EXECUTOR_FAULTS`, owned by the executor) are accepted here and
@@ -93,6 +103,8 @@ class Fault(enum.Enum):
     AUX_FAILURE_IGNORED = "aux-failure-ignored"
     PENDING_DELETED_ERRORS = "pending-deleted-errors"
     START_ERROR_AS_ERROR = "start-error-as-error"
+    NO_REWATCH_AFTER_OUTAGE = "no-rewatch-after-outage"
+    FOLLOW_MAIN_BY_EXEC = "follow-main-by-exec"
 
 
 def known_names() -> list[str]:

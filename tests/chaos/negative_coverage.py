@@ -149,14 +149,43 @@ CONTROLS = (
         "initless",
         probe="node_is",
     ),
-    # No row for apiserver-unavailable: `forget-in-flight-pods` there was read as
-    # "a 20 s outage restarts the reference (it gives its Lease up after 10 s)", but
-    # on the cluster (CI dry run, 2026-11-28) the experiment passed against it, so
-    # the outage did not restart the controller with the pod in flight.
     Control(
         "forget-in-flight-pods",
         "controller-cut-off-from-apiserver",
         "legacy",
+        probe="workflow_is_completed",
+    ),
+    # The node experiments. Not `forget-in-flight-pods` for apiserver-unavailable:
+    # on the cluster (CI dry run, 2026-11-28) the experiment passed against it, so
+    # the outage did not restart the controller with the pod in flight. The
+    # controller that rides the outage out must still see the pod finish after it.
+    Control(
+        "no-rewatch-after-outage",
+        "apiserver-unavailable",
+        "legacy",
+        probe="workflow_is_completed",
+    ),
+    # A kubelet or containerd restart leaves the pod alone but cuts every exec
+    # session through it: a controller that follows main that way errors the node.
+    # Legacy: main runs about 0.8 s before the restart there (0.4 s init-less),
+    # time for the session to open first.
+    Control(
+        "follow-main-by-exec",
+        "kubelet-restarted-while-main-runs",
+        "legacy",
+        probe="workflow_is_completed",
+    ),
+    Control(
+        "follow-main-by-exec",
+        "containerd-restarted-while-main-runs",
+        "legacy",
+        probe="workflow_is_completed",
+    ),
+    # The outage cuts that session too (it runs through the API server).
+    Control(
+        "follow-main-by-exec",
+        "apiserver-unavailable",
+        "initless",
         probe="workflow_is_completed",
     ),
 )

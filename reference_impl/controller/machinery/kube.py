@@ -9,6 +9,7 @@ client of its own and a lock.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import threading
@@ -18,6 +19,10 @@ from typing import Any
 from kubernetes import client
 from kubernetes import config as kubeconfig
 from kubernetes.stream import stream
+from kubernetes.stream.ws_client import ERROR_CHANNEL
+from kubernetes.stream.ws_client import STDERR_CHANNEL
+from kubernetes.stream.ws_client import STDOUT_CHANNEL
+from kubernetes.stream.ws_client import V4_CHANNEL_PROTOCOL
 
 from reference_impl import common
 from reference_impl.controller import errors
@@ -228,9 +233,48 @@ class KubeApi:
         self, namespace: str, pod: str, container: str, command: list[str]
     ) -> str:
         """Run a command in a container (pods/exec) and return its output."""
+        return str(
+            self._exec(
+                namespace, pod, container, command, _request_timeout=EXEC_TIMEOUT
+            )
+        )
+
+    def hold_exec(
+        self, namespace: str, pod: str, container: str, command: list[str]
+    ) -> bool:
+        """Run `command` in a container and stay attached until its session ends.
+
+        Only the `follow-main-by-exec` fault calls this. Returns True when the
+        session ended with an exit status (the command or its container ended),
+        False when it broke without one: the connection through the API server,
+        the kubelet and the container runtime was cut. ApiError when the session
+        could not be opened.
+        """
+        session = self._exec(
+            namespace,
+            pod,
+            container,
+            command,
+            _preload_content=False,
+            # v4 only: with v5 the API server ends the session itself and sends a
+            # status for a cut one too (its stream translator); with v4 the status
+            # comes from the runtime's streaming server, and a cut session has none.
+            _headers={"sec-websocket-protocol": V4_CHANNEL_PROTOCOL},
+        )
+        return held_to_its_status(session)
+
+    def _exec(
+        self,
+        namespace: str,
+        pod: str,
+        container: str,
+        command: list[str],
+        **options: Any,
+    ) -> Any:
+        """Open a pods/exec websocket; `options` go to `stream` (its output or session)."""
         with self._exec_lock:
             try:
-                output = stream(
+                return stream(
                     self._exec_core.connect_get_namespaced_pod_exec,
                     pod,
                     namespace,
@@ -240,7 +284,7 @@ class KubeApi:
                     stdin=False,
                     stdout=True,
                     tty=False,
-                    _request_timeout=EXEC_TIMEOUT,
+                    **options,
                 )
             except client.ApiException as err:
                 raise _error(
@@ -258,7 +302,6 @@ class KubeApi:
                     status=0,
                     reason=str(err),
                 ) from err
-        return str(output)
 
     def get_pod(self, namespace: str, name: str) -> Json | None:
         """Return a pod read from the API, or None when it does not exist."""
@@ -331,6 +374,28 @@ def _message(data: bytes | None) -> str:
     except ValueError:
         return (data or b"").decode(errors="replace")[:500]
     return str(status.get("message") or status)
+
+
+def held_to_its_status(session: Any) -> bool:
+    """Read an exec session (a `WSClient`) to its end; whether an exit status came.
+
+    The status is what the runtime's streaming server sends on the error channel
+    when the command ends; a session cut on the way (a closed socket, an
+    exception) has none.
+    """
+    status = ""
+    try:
+        while session.is_open():
+            session.update(timeout=1)
+            for channel in (STDOUT_CHANNEL, STDERR_CHANNEL):
+                session.read_channel(channel, timeout=0)  # output is not kept
+            status += session.read_channel(ERROR_CHANNEL, timeout=0)
+    except Exception as err:  # a cut connection surfaces as the socket's own error
+        logger.info("Exec session broke: %s", err)
+    with contextlib.suppress(Exception):  # a cut session may fail these too
+        status += session.read_channel(ERROR_CHANNEL, timeout=0)
+        session.close()
+    return bool(status.strip())
 
 
 def _error(method: str, path: str, status: int, reason: str) -> errors.ApiError:

@@ -3,7 +3,8 @@
 The controller keeps no state of its own: everything it knows comes from these caches,
 filled from the API server at start-up, so a restarted controller rebuilds its view from
 the cluster. Each informer runs in one thread; handlers run in that thread and must only
-enqueue work. A watch that expires (HTTP 410) or breaks is followed by a fresh list.
+enqueue work. A watch that expires (HTTP 410) or breaks is followed by a fresh list
+(except under the `no-rewatch-after-outage` fault, `GiveUp`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import copy
 import dataclasses
 import logging
 import threading
+import time
 from collections.abc import Callable
 from collections.abc import Iterator
 from typing import Any
@@ -23,6 +25,9 @@ Json = dict[str, Any]
 logger = logging.getLogger(__name__)
 
 RETRY_SECONDS = 2.0
+
+EARLY_END = 0.5
+"""Under `GiveUp`, a watch that ends sooner than this share of its timeout was cut."""
 
 
 class Source(Protocol):
@@ -46,6 +51,26 @@ class Handlers:
     on_delete: Callable[[Json], None] | None = None
 
 
+@dataclasses.dataclass(frozen=True)
+class GiveUp:
+    """The `no-rewatch-after-outage` fault: a broken watch ends the informer for good.
+
+    Like a hand-written watch loop that returns on its first connection error (or
+    on a stream the server closed early, as an API server that shuts down does)
+    instead of listing again: after an API-server outage the cache stays frozen at
+    what it held before, so no later change of the collection is ever seen.
+    Failures before the first list succeeded still retry (start-up is unchanged).
+    """
+
+    watch_seconds: float
+    """The timeout the server ends a healthy watch at (`timeoutSeconds`)."""
+    clock: Callable[[], float] = time.monotonic
+
+
+class WatchCut(Exception):
+    """A watch stream that ended long before its timeout (only raised under `GiveUp`)."""
+
+
 def key_of(obj: Json) -> str:
     """Return `namespace/name` (or `name` for cluster-scoped objects)."""
     meta = obj.get("metadata") or {}
@@ -66,8 +91,11 @@ class Informer:
         source: Source,
         handlers: Handlers | None = None,
         indexes: dict[str, Callable[[Json], list[str]]] | None = None,
+        give_up: GiveUp | None = None,
     ) -> None:
         self.name = name
+        self.give_up = give_up
+        """The `no-rewatch-after-outage` fault when set; None in a correct controller."""
         self._source = source
         self._handlers = handlers or Handlers()
         self._indexes = indexes or {}
@@ -106,16 +134,27 @@ class Informer:
     def run(self, stop: threading.Event) -> None:
         """List and watch until `stop` is set."""
         while not stop.is_set():
+            broke = True
             try:
                 version = self.relist()
                 self.synced.set()
                 self._watch(version, stop)
+                broke = False  # the watch expired (HTTP 410), or `stop`
             except errors.ApiError as err:
                 logger.warning("Informer %s failed; listing again: %s", self.name, err)
+            except WatchCut as err:
+                logger.warning("Informer %s: %s", self.name, err)
             except Exception:  # a broken connection must not kill the cache thread
                 logger.exception(
                     "Informer %s failed unexpectedly; listing again.", self.name
                 )
+            if broke and self.give_up is not None and self.synced.is_set():
+                logger.error(
+                    "Informer %s stops: no list or watch again (fault "
+                    "no-rewatch-after-outage).",
+                    self.name,
+                )
+                return
             stop.wait(RETRY_SECONDS)
 
     def relist(self) -> str:
@@ -136,6 +175,7 @@ class Informer:
 
     def _watch(self, version: str, stop: threading.Event) -> None:
         while not stop.is_set():
+            began = self.give_up.clock() if self.give_up is not None else 0.0
             for kind, obj in self._source.watch(version):
                 if stop.is_set():
                     return
@@ -150,6 +190,15 @@ class Informer:
                 if kind == "BOOKMARK":
                     continue
                 self.apply(kind, obj)
+            self._check_not_cut(began, stop)
+
+    def _check_not_cut(self, began: float, stop: threading.Event) -> None:
+        """Under `GiveUp`, raise WatchCut for a watch that ended early."""
+        if self.give_up is None or stop.is_set():
+            return
+        lasted = self.give_up.clock() - began
+        if lasted < EARLY_END * self.give_up.watch_seconds:
+            raise WatchCut(f"the watch ended after {lasted:.1f} s, before its timeout")
 
     def apply(self, kind: str, obj: Json) -> None:
         """Apply one watch event to the cache and notify the handlers (also used by tests)."""

@@ -29,8 +29,10 @@ from reference_impl.controller.formats import timestamps
 from reference_impl.controller.machinery import kube
 from reference_impl.controller.machinery import sources
 from reference_impl.controller.machinery.queueing import WorkQueue
+from reference_impl.controller.machinery.watching import GiveUp
 from reference_impl.controller.machinery.watching import Handlers
 from reference_impl.controller.machinery.watching import Informer
+from reference_impl.controller.runtime import following
 from reference_impl.controller.runtime import reconciling
 from reference_impl.controller.templates.nodes import hooks
 from reference_impl.controller.templates.nodes import inference
@@ -64,8 +66,14 @@ class WorkflowController:
         self.started = self.clock().replace(microsecond=0)
         self.started_at = timestamps.format_time(self.started)
         selector = sources.instance_selector(startup_config.instance_id)
+        give_up = (
+            GiveUp(watch_seconds=kube.WATCH_SECONDS, clock=monotonic)
+            if settings.has_fault(Fault.NO_REWATCH_AFTER_OUTAGE)
+            else None
+        )
         self.workflows = Informer(
             name="workflows",
+            give_up=give_up,
             source=sources.ApiSource(api, kube.WORKFLOWS, label_selector=selector),
             handlers=Handlers(
                 on_add=self._enqueue_workflow,
@@ -75,6 +83,7 @@ class WorkflowController:
         )
         self.pods = Informer(
             name="pods",
+            give_up=give_up,
             source=sources.ApiSource(
                 api,
                 kube.PODS,
@@ -89,6 +98,7 @@ class WorkflowController:
         )
         self.task_results = Informer(
             name="taskresults",
+            give_up=give_up,
             source=sources.ApiSource(
                 api,
                 kube.TASK_RESULTS,
@@ -102,6 +112,7 @@ class WorkflowController:
         )
         self.configmaps = Informer(
             name="configmap",
+            give_up=give_up,
             source=sources.ApiSource(
                 api,
                 f"/api/v1/namespaces/{settings.namespace}/configmaps",
@@ -112,6 +123,11 @@ class WorkflowController:
             ),
         )
         self.queue = WorkQueue(clock=monotonic)
+        self.follower = (
+            following.MainFollower(hold=api.hold_exec, on_lost=self._enqueue_owner)
+            if settings.has_fault(Fault.FOLLOW_MAIN_BY_EXEC)
+            else None
+        )
         self.cleaner = PodCleaner(
             api=api,
             get_pod=self.pods.get,
@@ -198,6 +214,8 @@ class WorkflowController:
         self._enqueue_owner(pod)
         meta = pod["metadata"]
         deleting = deleted or bool(meta.get("deletionTimestamp"))
+        if self.follower is not None and not deleting:
+            self.follower.follow(pod)
         if (
             self.settings.has_fault(Fault.EARLY_FINALIZER_REMOVAL)
             and not deleting
@@ -246,6 +264,8 @@ class WorkflowController:
         ):
             forgotten = [p for p in pods if faults.predates(p, self.started_at)]
             pods = [p for p in pods if p not in forgotten]
+        if self.follower is not None:
+            pods = [p for p in pods if not self.follower.lost(p)]
         rerun: frozenset[str] = frozenset()
         if self.settings.has_fault(Fault.RERUN_HOOK_ON_RESTART):
             pods, rerun = self._without_hook_pods_from_before(workflow, pods)
