@@ -27,7 +27,7 @@ from conformance.harness.workload import workflows as workflow_ops
 
 logger = logging.getLogger(__name__)
 
-WORKFLOWS_DIR = Path(__file__).resolve().parent / "experiments" / "workflows"
+WORKFLOWS_DIR = Path(__file__).resolve().parents[1] / "experiments" / "workflows"
 """The workflow manifests experiments submit (`${<role>_image}` filled in, and
 `${server_url}`: the artifact server's, or a port nothing listens on)."""
 SERVER_URL = "server-url"

@@ -61,7 +61,7 @@ from conformance.implementations.profiles import Profile
 
 logger = logging.getLogger(__name__)
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 NOT_APPLICABLE = "not-applicable"
 
 ACTIVITY_FAILED = re.compile(r"^chaoslib\.exceptions\.ActivityFailed: ")
