@@ -42,6 +42,7 @@ from conformance.harness import until
 from conformance.harness.cluster import kube
 from conformance.harness.cluster.timeouts import Timeouts
 from conformance.harness.inspecting import recording
+from conformance.harness.stage.namespaces import executor_subject
 
 API_VERSION = "argoproj.io/v1alpha1"
 WORKFLOW = "workflows.argoproj.io/workflow"
@@ -58,18 +59,6 @@ EXPECTED_OUTPUTS = {
     "consume": ({"received": "hello|param-value"}, None),
     "failing": ({"p": "written-before-failing"}, None),
 }
-
-
-def executor_subject(namespace: str) -> dict[str, Any]:
-    """The namespace's `default` service account as RBAC sees it (user and groups)."""
-    return {
-        "user": f"system:serviceaccount:{namespace}:default",
-        "groups": [
-            "system:serviceaccounts",
-            f"system:serviceaccounts:{namespace}",
-            "system:authenticated",
-        ],
-    }
 
 
 def executor_access(kube_clients: kube.Clients, namespace: str) -> dict[str, bool]:

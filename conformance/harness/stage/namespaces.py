@@ -100,7 +100,7 @@ def _executor_granted(clients: kube.Clients, namespace: str) -> str | NotYet:
     from kubernetes import client
 
     authz = client.AuthorizationV1Api(clients.api)
-    subject = f"system:serviceaccount:{namespace}:default"
+    subject = executor_subject(namespace)
     denied = []
     for verb in executor_role(namespace, {})["rules"][0]["verbs"]:
         attributes = {
@@ -109,22 +109,27 @@ def _executor_granted(clients: kube.Clients, namespace: str) -> str | NotYet:
             "group": contract.WORKFLOW_GROUP,
             "resource": "workflowtaskresults",
         }
-        review: Any = {
-            "spec": {
-                "user": subject,
-                "groups": [
-                    "system:serviceaccounts",
-                    f"system:serviceaccounts:{namespace}",
-                ],
-                "resourceAttributes": attributes,
-            }
-        }
+        review: Any = {"spec": {**subject, "resourceAttributes": attributes}}
         status = authz.create_subject_access_review(review).status
         if not (status and status.allowed):
             denied.append(verb)
     if denied:
-        return NotYet(f"{subject} may not yet {'/'.join(denied)} workflowtaskresults")
+        return NotYet(
+            f"{subject['user']} may not yet {'/'.join(denied)} workflowtaskresults"
+        )
     return "granted"
+
+
+def executor_subject(namespace: str) -> dict[str, Any]:
+    """The namespace's `default` service account as RBAC sees it (user and groups)."""
+    return {
+        "user": f"system:serviceaccount:{namespace}:default",
+        "groups": [
+            "system:serviceaccounts",
+            f"system:serviceaccounts:{namespace}",
+            "system:authenticated",
+        ],
+    }
 
 
 def strip_status_finalizers(clients: kube.Clients, namespace: str) -> int:
