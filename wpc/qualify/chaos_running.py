@@ -31,22 +31,13 @@ from typing import Protocol
 from conformance.errors import CommandError
 from conformance.implementations import profiles
 from wpc.qualify import running
-from wpc.qualify.builds import Build
 
 logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class ChaosRun:
+class ChaosRun(running.BuildRun):
     """One chaos run to make: a build, its layouts, an optional selection, where."""
-
-    build: Build
-    layout: str
-    """legacy, initless or both."""
-    reports_dir: Path
-    keywords: str = ""
-    """A pytest `-k` expression over the cases' ids (`<experiment>-<layout>`), or ''
-    for every experiment."""
 
 
 class ChaosRunner(Protocol):

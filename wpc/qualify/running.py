@@ -58,15 +58,26 @@ REPORT_NAME = "conformance.yaml"
 
 
 @dataclass(frozen=True)
-class Run:
-    """One run to make: a build, its layouts, an optional selection, where it writes."""
+class BuildRun:
+    """One run of a build to make: its layouts, an optional selection, where it writes.
+
+    The fields the suite's `Run` and the chaos suite's `chaos_running.ChaosRun`
+    share; each runner takes only its own kind.
+    """
 
     build: Build
     layout: str
     """legacy, initless or both."""
     reports_dir: Path
     keywords: str = ""
-    """A pytest `-k` expression, or '' for the whole suite."""
+    """A pytest `-k` expression over the run's item ids (the suite's tests, or the
+    chaos cases' `<experiment>-<layout>`), or '' for all of them."""
+
+
+@dataclass(frozen=True)
+class Run(BuildRun):
+    """One suite run to make: a build, its layouts, an optional selection and shard."""
+
     shard: str = ""
     """`I/N`: only that shard of the selection (`run --shard`), or '' for all of it."""
 
