@@ -10,17 +10,16 @@ layouts of the run (init-less / legacy), and `comparing` compares two runs.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import yaml
 
 from conformance.errors import DataError
 from conformance.implementations import profiles
 from conformance.implementations.contexts import RunContext
+from wpc import validating
 from wpc.bench import figures
 from wpc.bench import samples
 from wpc.bench.results import LayoutResult
@@ -151,12 +150,7 @@ def report(
 
 def validate(document: dict[str, Any], *, source: Path) -> None:
     """DataError (naming `source` and the key) unless `document` has the documented shape."""
-    schema = json.loads(SCHEMA_PATH.read_text())
-    try:
-        jsonschema.validate(document, schema)
-    except jsonschema.ValidationError as exc:
-        where = "/".join(str(part) for part in exc.absolute_path) or "<top level>"
-        raise DataError(f"{source}: not a {KIND}: {where}: {exc.message}") from exc
+    validating.validate(document, SCHEMA_PATH, what=f"{source}: not a {KIND}: ")
 
 
 def write(document: dict[str, Any], path: Path) -> None:

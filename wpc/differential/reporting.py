@@ -12,10 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import yaml
 
-from conformance.errors import DataError
+from wpc import validating
 from wpc.diff.rendering import table_lines
 from wpc.differential import results
 from wpc.differential.results import FileResult
@@ -102,12 +101,7 @@ def document(
 
 def check(data: Json) -> None:
     """DataError unless `data` matches the schema."""
-    schema = json.loads(SCHEMA_PATH.read_text())
-    try:
-        jsonschema.validate(data, schema)
-    except jsonschema.ValidationError as exc:
-        where = "/".join(str(p) for p in exc.absolute_path) or "<top level>"
-        raise DataError(f"differential result at {where}: {exc.message}") from exc
+    validating.validate(data, SCHEMA_PATH, what="differential result at ")
 
 
 def write(data: Json, path: Path) -> None:
