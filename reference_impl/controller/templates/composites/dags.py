@@ -11,13 +11,14 @@ items `<dag>.<task>(<index>:<item>)` (#13).
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-from typing import Any
 
 from reference_impl.controller import errors
 from reference_impl.controller.formats import naming
 from reference_impl.controller.templates.checks import validation
 from reference_impl.controller.templates.composites import depends
+from reference_impl.controller.templates.composites import node_init
 from reference_impl.controller.templates.execution import ExecuteOptions
+from reference_impl.controller.templates.execution import Json
 from reference_impl.controller.templates.execution import TemplateError
 from reference_impl.controller.templates.inputs import conditions
 from reference_impl.controller.templates.inputs import loops
@@ -31,21 +32,12 @@ from reference_impl.controller.templates.nodes import timeouts
 if TYPE_CHECKING:
     from reference_impl.controller.templates.operation import Operation
 
-Json = dict[str, Any]
-
 
 def execute(
     op: Operation, node_name: str, template: Json, opts: ExecuteOptions
 ) -> Json:
     """Start every task whose turn has come, then assess the DAG; return its node."""
-    node = op.template_node(
-        node_name,
-        template,
-        opts,
-        node_type="DAG",
-        phase="Running",
-        with_inputs=False,
-    )
+    node = node_init.start(op, node_name, template, opts, "DAG")
     dag = template["dag"]
     tasks = {t["name"]: t for t in dag["tasks"]}
     targets = str(dag.get("target") or "").split() or _leaf_tasks(dag["tasks"])
@@ -233,15 +225,18 @@ def _run_expanded(
             try:
                 proceed = conditions.should_execute(when)
             except errors.WorkflowError as err:
-                _init_skipped(op, dag_node, task, child_name, "Error", str(err))
+                node_init.init_skipped(
+                    op, child_name, task, dag_node, "Error", str(err)
+                )
                 continue
             if not proceed:
                 message = conditions.skipped_message(when)
-                _init_skipped(op, dag_node, task, child_name, "Skipped", message)
+                node_init.init_skipped(
+                    op, child_name, task, dag_node, "Skipped", message
+                )
                 continue
-        args = item.get("arguments") or {}
         try:
-            op.execute_template(child_name, item.get("template", ""), args, child_opts)
+            node_init.execute_child(op, child_name, item, child_opts)
         except parallelism.ParallelismReached as reached:
             if reached.node is None:
                 return False
@@ -296,19 +291,6 @@ def _add_task(
     scopes.add_node(scope, op.nodes, kind="tasks", name=name, node=node)
 
 
-def _init_skipped(
-    op: Operation, dag_node: Json, task: Json, name: str, phase: str, message: str
-) -> None:
-    op.init_node(
-        name,
-        node_type="Skipped",
-        template_name=str(task.get("template", "")),
-        boundary_id=dag_node["id"],
-        phase=phase,
-        message=message,
-    )
-
-
 def _skip(
     op: Operation,
     dag_node: Json,
@@ -318,7 +300,7 @@ def _skip(
     message: str,
 ) -> None:
     node_name = naming.task_name(dag_node["name"], task["name"])
-    _init_skipped(op, dag_node, task, node_name, phase, message)
+    node_init.init_skipped(op, node_name, task, dag_node, phase, message)
     _connect(op, dag_node, tasks, task, node_name, None)
 
 
