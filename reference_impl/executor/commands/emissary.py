@@ -271,12 +271,8 @@ def _sidecar_self_kill(
 
     def kill_when_mains_exit() -> None:
         mains = template.main_container_names
-        killing.wait_for_exit(
-            paths=paths,
-            containers=mains,
-            timeout=float("inf"),
-            clock=clock,
-            poll=settings.timings.file_poll,
+        killing.wait_until_exited(
+            paths=paths, containers=mains, clock=clock, poll=settings.timings.file_poll
         )
         name = settings.container_name
         logger.info("Main container(s) %s exited; terminating %s.", mains, name)

@@ -68,12 +68,8 @@ def run_post_main(
     )
     monitor.start()
     try:
-        killing.wait_for_exit(
-            paths=paths,
-            containers=mains,
-            timeout=float("inf"),
-            clock=clock,
-            poll=settings.timings.file_poll,
+        killing.wait_until_exited(
+            paths=paths, containers=mains, clock=clock, poll=settings.timings.file_poll
         )
         monitor.stop()
         logger.info("Main containers %s completed.", mains)
