@@ -137,7 +137,15 @@ def _dispatch(args: argparse.Namespace, paths: Paths, executable: Path | None) -
         from reference_impl.executor.commands.initializing import run_init
 
         return run_init(settings=settings, paths=paths, stores_for=stores_for)
-    reporter = _reporter(settings, clock)
+    from reference_impl.executor.staging.postmain import AuxInputs
+
+    aux = AuxInputs(
+        settings=settings,
+        paths=paths,
+        clock=clock,
+        reporter=_reporter(settings, clock),
+        stores_for=stores_for,
+    )
     # The controller's terminateContainers signals every running container once
     # main is done, wait/supervisor included (Argo's signalContainers does the
     # same). Like argoexec, finish saving outputs: the SIGKILL after the grace
@@ -147,22 +155,10 @@ def _dispatch(args: argparse.Namespace, paths: Paths, executable: Path | None) -
     if args.command == "wait":
         from reference_impl.executor.commands.waiting import run_wait
 
-        return run_wait(
-            settings=settings,
-            paths=paths,
-            clock=clock,
-            reporter=reporter,
-            stores_for=stores_for,
-        )
+        return run_wait(aux)
     from reference_impl.executor.commands.supervising import run_supervisor
 
-    code = run_supervisor(
-        settings=settings,
-        paths=paths,
-        clock=clock,
-        reporter=reporter,
-        stores_for=stores_for,
-    )
+    code = run_supervisor(aux)
     return commission.exit_code(settings.commission, code, container=args.command)
 
 

@@ -124,11 +124,7 @@ class S3Client:
             "x-amz-content-sha256": payload_hash,
         }
         signed["authorization"] = signing.authorization(
-            method=method,
-            path=path,
-            query=query,
-            headers=signed,
-            payload_hash=payload_hash,
+            signing.Request(method, path, query, signed, payload_hash),
             access_key=cfg.access_key,
             secret_key=cfg.secret_key,
             region=cfg.region,

@@ -12,6 +12,7 @@ request": "each path segment must be URI-encoded twice … except for Amazon S3"
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 from collections.abc import Iterable
@@ -50,24 +51,33 @@ def _canonical_headers(headers: Mapping[str, str]) -> tuple[str, str]:
     return block, ";".join(names)
 
 
-def canonical_request(
-    *,
-    method: str,
-    path: str,
-    query: Iterable[tuple[str, str]],
-    headers: Mapping[str, str],
-    payload_hash: str,
-) -> str:
-    """Return the canonical request; `path` is the raw (unencoded) object path."""
-    block, signed = _canonical_headers(headers)
+@dataclasses.dataclass(frozen=True)
+class Request:
+    """What the signature covers of one request: the parts of its canonical form.
+
+    `path` is the raw (unencoded) object path. `headers` must already hold what the
+    server will check against the signature: `host`, `x-amz-date` (equal to the
+    signing date) and, for S3, `x-amz-content-sha256` (equal to `payload_hash`).
+    """
+
+    method: str
+    path: str
+    query: Iterable[tuple[str, str]]
+    headers: Mapping[str, str]
+    payload_hash: str
+
+
+def canonical_request(request: Request) -> str:
+    """Return the canonical request."""
+    block, signed = _canonical_headers(request.headers)
     return "\n".join(
         (
-            method.upper(),
-            uri_encode(path or "/", keep_slash=True),
-            canonical_query(query),
+            request.method.upper(),
+            uri_encode(request.path or "/", keep_slash=True),
+            canonical_query(request.query),
             block,
             signed,
-            payload_hash,
+            request.payload_hash,
         )
     )
 
@@ -92,31 +102,16 @@ def signing_key(*, secret_key: str, date: str, region: str, service: str) -> byt
 
 
 def authorization(
+    request: Request,
     *,
-    method: str,
-    path: str,
-    query: Iterable[tuple[str, str]],
-    headers: Mapping[str, str],
-    payload_hash: str,
     access_key: str,
     secret_key: str,
     region: str,
     amz_date: str,
     service: str = "s3",
 ) -> str:
-    """Return the `Authorization` header value signing every header given.
-
-    `headers` must already hold what the server will check against the
-    signature: `host`, `x-amz-date` (equal to `amz_date`) and, for S3,
-    `x-amz-content-sha256` (equal to `payload_hash`).
-    """
-    canonical = canonical_request(
-        method=method,
-        path=path,
-        query=query,
-        headers=headers,
-        payload_hash=payload_hash,
-    )
+    """Return the `Authorization` header value signing every header of `request`."""
+    canonical = canonical_request(request)
     cred_scope = scope(amz_date=amz_date, region=region, service=service)
     to_sign = string_to_sign(
         amz_date=amz_date, credential_scope=cred_scope, canonical=canonical
@@ -125,7 +120,7 @@ def authorization(
         secret_key=secret_key, date=amz_date[:8], region=region, service=service
     )
     signature = hmac.new(key, to_sign.encode(), hashlib.sha256).hexdigest()
-    _, signed = _canonical_headers(headers)
+    _, signed = _canonical_headers(request.headers)
     return (
         f"{ALGORITHM} Credential={access_key}/{cred_scope}, "
         f"SignedHeaders={signed}, Signature={signature}"

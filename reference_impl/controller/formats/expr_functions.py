@@ -88,33 +88,34 @@ def _ascii(name: str, value: str) -> str:
 # ---------------------------------------------------------------- expr-lang built-ins
 
 
-def to_int(value: Any) -> int:
-    """expr-lang's `int` (Argo's `asInt`): Atoi for strings, truncation for floats."""
+def _convertible(name: str, value: Any) -> int | float | str:
+    """Return `value` if expr-lang's `int` and `float` convert it: numbers and strings."""
     if (
         isinstance(value, bool)
         or value is None
         or not isinstance(value, (int, float, str))
     ):
-        raise ExpressionError(f"invalid operation: int({type_name(value)})")
-    if isinstance(value, str):
-        if not _GO_INT.fullmatch(value):
-            raise ExpressionError(f'strconv.Atoi: parsing "{value}": invalid syntax')
-        return check_int(int(value))
-    if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value):
-            raise ExpressionError(f"invalid operation: int({value})")
-        return check_int(int(value))
+        raise ExpressionError(f"invalid operation: {name}({type_name(value)})")
     return value
+
+
+def to_int(value: Any) -> int:
+    """expr-lang's `int` (Argo's `asInt`): Atoi for strings, truncation for floats."""
+    number = _convertible("int", value)
+    if isinstance(number, str):
+        if not _GO_INT.fullmatch(number):
+            raise ExpressionError(f'strconv.Atoi: parsing "{number}": invalid syntax')
+        return check_int(int(number))
+    if isinstance(number, float):
+        if math.isnan(number) or math.isinf(number):
+            raise ExpressionError(f"invalid operation: int({number})")
+        return check_int(int(number))
+    return number
 
 
 def to_float(value: Any) -> float:
     """expr-lang's `float` (Argo's `asFloat`): ParseFloat for strings."""
-    if (
-        isinstance(value, bool)
-        or value is None
-        or not isinstance(value, (int, float, str))
-    ):
-        raise ExpressionError(f"invalid operation: float({type_name(value)})")
+    _convertible("float", value)
     if isinstance(value, str):
         if not _GO_FLOAT.fullmatch(value):
             raise ExpressionError(

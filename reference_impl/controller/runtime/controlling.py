@@ -43,6 +43,37 @@ Json = dict[str, Any]
 logger = logging.getLogger(__name__)
 
 
+def _informer(
+    api: kube.KubeApi,
+    give_up: GiveUp | None,
+    name: str,
+    path: str,
+    *,
+    labels: str = "",
+    fields: str = "",
+    on_object: Callable[[Json], None],
+    on_delete: Callable[[Json], None] | None = None,
+    by_workflow: bool = False,
+) -> Informer:
+    """Return the cache of one collection; every cache takes an update as its new object.
+
+    `by_workflow` indexes the objects by the workflow they belong to.
+    """
+    return Informer(
+        name=name,
+        give_up=give_up,
+        source=sources.ApiSource(
+            api, path, label_selector=labels, field_selector=fields
+        ),
+        handlers=Handlers(
+            on_add=on_object,
+            on_update=lambda _old, new: on_object(new),
+            on_delete=on_delete,
+        ),
+        indexes={"workflow": sources.workflow_index} if by_workflow else None,
+    )
+
+
 class WorkflowController:
     """Everything one controller process runs once it is the leader."""
 
@@ -71,56 +102,41 @@ class WorkflowController:
             if settings.has_fault(Fault.NO_REWATCH_AFTER_OUTAGE)
             else None
         )
-        self.workflows = Informer(
-            name="workflows",
-            give_up=give_up,
-            source=sources.ApiSource(api, kube.WORKFLOWS, label_selector=selector),
-            handlers=Handlers(
-                on_add=self._enqueue_workflow,
-                on_update=lambda _old, new: self._enqueue_workflow(new),
-                on_delete=self._on_workflow_deleted,
-            ),
+        self.workflows = _informer(
+            api,
+            give_up,
+            "workflows",
+            kube.WORKFLOWS,
+            labels=selector,
+            on_object=self._enqueue_workflow,
+            on_delete=self._on_workflow_deleted,
         )
-        self.pods = Informer(
-            name="pods",
-            give_up=give_up,
-            source=sources.ApiSource(
-                api,
-                kube.PODS,
-                label_selector=f"{common.LABEL_WORKFLOW},{common.LABEL_COMPLETED}=false,{selector}",
-            ),
-            handlers=Handlers(
-                on_add=self._on_pod,
-                on_update=lambda _old, new: self._on_pod(new),
-                on_delete=lambda pod: self._on_pod(pod, deleted=True),
-            ),
-            indexes={"workflow": sources.workflow_index},
+        self.pods = _informer(
+            api,
+            give_up,
+            "pods",
+            kube.PODS,
+            labels=f"{common.LABEL_WORKFLOW},{common.LABEL_COMPLETED}=false,{selector}",
+            on_object=self._on_pod,
+            on_delete=lambda pod: self._on_pod(pod, deleted=True),
+            by_workflow=True,
         )
-        self.task_results = Informer(
-            name="taskresults",
-            give_up=give_up,
-            source=sources.ApiSource(
-                api,
-                kube.TASK_RESULTS,
-                label_selector=f"{common.LABEL_WORKFLOW},{selector}",
-            ),
-            handlers=Handlers(
-                on_add=self._enqueue_owner,
-                on_update=lambda _old, new: self._enqueue_owner(new),
-            ),
-            indexes={"workflow": sources.workflow_index},
+        self.task_results = _informer(
+            api,
+            give_up,
+            "taskresults",
+            kube.TASK_RESULTS,
+            labels=f"{common.LABEL_WORKFLOW},{selector}",
+            on_object=self._enqueue_owner,
+            by_workflow=True,
         )
-        self.configmaps = Informer(
-            name="configmap",
-            give_up=give_up,
-            source=sources.ApiSource(
-                api,
-                f"/api/v1/namespaces/{settings.namespace}/configmaps",
-                field_selector=f"metadata.name={settings.configmap}",
-            ),
-            handlers=Handlers(
-                on_add=self._on_config, on_update=lambda _old, new: self._on_config(new)
-            ),
+        self.configmaps = _informer(
+            api,
+            give_up,
+            "configmap",
+            f"/api/v1/namespaces/{settings.namespace}/configmaps",
+            fields=f"metadata.name={settings.configmap}",
+            on_object=self._on_config,
         )
         self.queue = WorkQueue(clock=monotonic)
         self.follower = (

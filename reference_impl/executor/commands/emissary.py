@@ -155,13 +155,14 @@ def _run(
             template=template, paths=paths, fault=settings.commission
         )
         linking.check_working_dir(workdir)
-    code = _wait_for_dependencies(
+    running = _Running(
         template=template,
         settings=settings,
         paths=paths,
         clock=clock,
         forwarder=forwarder,
     )
+    code = _wait_for_dependencies(running)
     if code is not None:
         state.code = code
         return code
@@ -170,13 +171,7 @@ def _run(
     )
     on_started = None
     if name in template.sidecar_names:
-        on_started = _sidecar_self_kill(
-            template=template,
-            settings=settings,
-            paths=paths,
-            clock=clock,
-            forwarder=forwarder,
-        )
+        on_started = _sidecar_self_kill(running)
     try:
         code = children.run(
             spec=children.ChildSpec(
@@ -231,15 +226,21 @@ def look_path(name: str, *, path: str, workdir: str) -> str:
     return found
 
 
-def _wait_for_dependencies(
-    *,
-    template: templates.Template,
-    settings: ExecutorSettings,
-    paths: Paths,
-    clock: Clock,
-    forwarder: children.SignalForwarder,
-) -> int | None:
+@dataclass(frozen=True)
+class _Running:
+    """What the steps around the child use: the loaded template and the container's tools."""
+
+    template: templates.Template
+    settings: ExecutorSettings
+    paths: Paths
+    clock: Clock
+    forwarder: children.SignalForwarder
+
+
+def _wait_for_dependencies(running: _Running) -> int | None:
     """Block until containerSet dependencies exit 0; a code to exit with if signalled."""
+    template, settings, paths = running.template, running.settings, running.paths
+    clock, forwarder = running.clock, running.forwarder
     for dep in template.dependencies(settings.container_name):
         logger.info("Waiting for dependency %s.", dep)
         while not paths.exitcode(dep).exists():
@@ -253,14 +254,7 @@ def _wait_for_dependencies(
     return None
 
 
-def _sidecar_self_kill(
-    *,
-    template: templates.Template,
-    settings: ExecutorSettings,
-    paths: Paths,
-    clock: Clock,
-    forwarder: children.SignalForwarder,
-) -> Callable[[int], None]:
+def _sidecar_self_kill(running: _Running) -> Callable[[int], None]:
     """Once started, a template sidecar kills itself when every main container has exited.
 
     SIGTERM, then SIGKILL once the grace period has passed, both sent to the
@@ -268,15 +262,13 @@ def _sidecar_self_kill(
     one poll interval late, independently, so the child could see less than
     the grace period between them (WPC-KILL-003 says no earlier than G).
     """
+    template, settings, paths = running.template, running.settings, running.paths
+    clock, forwarder = running.clock, running.forwarder
 
     def kill_when_mains_exit() -> None:
         mains = template.main_container_names
-        killing.wait_for_exit(
-            paths=paths,
-            containers=mains,
-            timeout=float("inf"),
-            clock=clock,
-            poll=settings.timings.file_poll,
+        killing.wait_until_exited(
+            paths=paths, containers=mains, clock=clock, poll=settings.timings.file_poll
         )
         name = settings.container_name
         logger.info("Main container(s) %s exited; terminating %s.", mains, name)

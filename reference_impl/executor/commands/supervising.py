@@ -19,8 +19,6 @@ from collections.abc import Callable
 from reference_impl import commission
 from reference_impl import common
 from reference_impl.executor import templates
-from reference_impl.executor.api import taskresults
-from reference_impl.executor.clocks import Clock
 from reference_impl.executor.errors import ExecutorError
 from reference_impl.executor.faults import Fault
 from reference_impl.executor.files import exits
@@ -30,6 +28,7 @@ from reference_impl.executor.settings import ExecutorSettings
 from reference_impl.executor.staging import loading
 from reference_impl.executor.staging import premain
 from reference_impl.executor.staging.heartbeats import Heartbeat
+from reference_impl.executor.staging.postmain import AuxInputs
 from reference_impl.executor.staging.postmain import Outcome
 from reference_impl.executor.staging.postmain import run_post_main
 from reference_impl.executor.storage import stores
@@ -58,15 +57,9 @@ class _Marker:
         )
 
 
-def run_supervisor(
-    *,
-    settings: ExecutorSettings,
-    paths: Paths,
-    clock: Clock,
-    reporter: taskresults.Reporter,
-    stores_for: stores.StoreFactory,
-) -> int:
+def run_supervisor(aux: AuxInputs) -> int:
     """Prepare main, signal READY/FAILED, then collect and report; return the exit code."""
+    settings, paths = aux.settings, aux.paths
     outcome = Outcome()
     marker = _Marker(
         paths=paths,
@@ -75,7 +68,7 @@ def run_supervisor(
     )
     heartbeat = Heartbeat(
         beat=lambda: marker.write(markers.RUNNING),
-        clock=clock,
+        clock=aux.clock,
         interval=settings.timings.heartbeat,
     )
     template = templates.Template(raw={})
@@ -87,7 +80,7 @@ def run_supervisor(
     else:
         heartbeat.start()
         template, failure = _pre_main(
-            settings=settings, paths=paths, stores_for=stores_for
+            settings=settings, paths=paths, stores_for=aux.stores_for
         )
         pre_main_failed = failure is not None
         if settings.fault is Fault.NEVER_READY:
@@ -103,14 +96,7 @@ def run_supervisor(
             outcome.add(failure)
     try:
         run_post_main(
-            settings=settings,
-            template=template,
-            paths=paths,
-            reporter=reporter,
-            stores_for=stores_for,
-            clock=clock,
-            pre_main_failed=pre_main_failed,
-            outcome=outcome,
+            aux, template=template, pre_main_failed=pre_main_failed, outcome=outcome
         )
     finally:
         heartbeat.stop()

@@ -10,28 +10,18 @@ from __future__ import annotations
 import logging
 
 from reference_impl.executor import templates
-from reference_impl.executor.api import taskresults
-from reference_impl.executor.clocks import Clock
 from reference_impl.executor.errors import ExecutorError
 from reference_impl.executor.files import exits
-from reference_impl.executor.protocol import Paths
-from reference_impl.executor.settings import ExecutorSettings
+from reference_impl.executor.staging.postmain import AuxInputs
 from reference_impl.executor.staging.postmain import Outcome
 from reference_impl.executor.staging.postmain import run_post_main
-from reference_impl.executor.storage import stores
 
 logger = logging.getLogger(__name__)
 
 
-def run_wait(
-    *,
-    settings: ExecutorSettings,
-    paths: Paths,
-    clock: Clock,
-    reporter: taskresults.Reporter,
-    stores_for: stores.StoreFactory,
-) -> int:
+def run_wait(aux: AuxInputs) -> int:
     """Wait for main, report its outputs; return the process exit code."""
+    settings, paths = aux.settings, aux.paths
     outcome = Outcome()
     try:
         template = templates.load(paths=paths, env_value=settings.template_env)
@@ -39,14 +29,7 @@ def run_wait(
         outcome.add(err)
         template = templates.Template(raw={})
     run_post_main(
-        settings=settings,
-        template=template,
-        paths=paths,
-        reporter=reporter,
-        stores_for=stores_for,
-        clock=clock,
-        pre_main_failed=bool(outcome.errors),
-        outcome=outcome,
+        aux, template=template, pre_main_failed=bool(outcome.errors), outcome=outcome
     )
     if outcome.errors:
         return exits.finish(paths=paths, error=outcome.errors[0])

@@ -52,6 +52,15 @@ def wait_for_exit(
         clock.sleep(min(poll, remaining))
 
 
+def wait_until_exited(
+    *, paths: Paths, containers: Sequence[str], clock: Clock, poll: float
+) -> None:
+    """Wait, with no deadline, until every container has an exitcode file."""
+    wait_for_exit(
+        paths=paths, containers=containers, timeout=float("inf"), clock=clock, poll=poll
+    )
+
+
 def kill_containers(
     *,
     paths: Paths,
@@ -65,24 +74,15 @@ def kill_containers(
     if not containers:
         return True
     logger.info("Killing containers %s (grace %.0f s).", list(containers), grace)
-    for name in containers:
-        write_signal(paths=paths, container=name, signal_number=SIGTERM)
-    if wait_for_exit(
-        paths=paths, containers=containers, timeout=grace, clock=clock, poll=poll
-    ):
-        return True
-    for name in containers:
-        write_signal(paths=paths, container=name, signal_number=SIGKILL)
-    exited = wait_for_exit(
-        paths=paths,
-        containers=containers,
-        timeout=after_sigkill,
-        clock=clock,
-        poll=poll,
-    )
-    if not exited:
-        logger.warning("Containers %s did not exit after SIGKILL.", list(containers))
-    return exited
+    for signal_number, timeout in ((SIGTERM, grace), (SIGKILL, after_sigkill)):
+        for name in containers:
+            write_signal(paths=paths, container=name, signal_number=signal_number)
+        if wait_for_exit(
+            paths=paths, containers=containers, timeout=timeout, clock=clock, poll=poll
+        ):
+            return True
+    logger.warning("Containers %s did not exit after SIGKILL.", list(containers))
+    return False
 
 
 def kill_process(

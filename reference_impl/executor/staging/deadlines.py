@@ -9,19 +9,20 @@ from __future__ import annotations
 
 import datetime
 import logging
-import threading
 from collections.abc import Callable
 
 from reference_impl.executor.clocks import Clock
-from reference_impl.executor.threads import start_helper
+from reference_impl.executor.staging.background import Background
 
 logger = logging.getLogger(__name__)
 
 MESSAGE = "Step exceeded its deadline"
 
 
-class DeadlineMonitor:
+class DeadlineMonitor(Background):
     """Run `on_deadline(MESSAGE)` once `deadline` passes, unless stopped first."""
+
+    thread_name = "deadline"
 
     def __init__(
         self,
@@ -30,19 +31,16 @@ class DeadlineMonitor:
         clock: Clock,
         on_deadline: Callable[[str], None],
     ) -> None:
+        super().__init__(clock)
         self._deadline = deadline
-        self._clock = clock
         self._on_deadline = on_deadline
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         self.fired = False
 
     def start(self) -> None:
         """Start watching on a daemon thread (no-op without a deadline)."""
         if self._deadline is None:
             return
-        self._thread = threading.Thread(target=self.run, name="deadline", daemon=True)
-        start_helper(self._thread)
+        self._start_thread()
 
     def stop(self) -> None:
         """Stop watching; a kill already under way is left to finish."""

@@ -10,31 +10,29 @@ main forever.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 
 from reference_impl.executor.clocks import Clock
-from reference_impl.executor.threads import start_helper
+from reference_impl.executor.staging.background import Background
 
 logger = logging.getLogger(__name__)
 
 
-class Heartbeat:
+class Heartbeat(Background):
     """Call `beat` every `interval` seconds of `clock` on a daemon thread."""
+
+    thread_name = "heartbeat"
 
     def __init__(
         self, *, beat: Callable[[], None], clock: Clock, interval: float
     ) -> None:
+        super().__init__(clock)
         self._beat = beat
-        self._clock = clock
         self._interval = interval
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
     def start(self) -> None:
         """Start beating; the first beat comes one interval from now."""
-        self._thread = threading.Thread(target=self.run, name="heartbeat", daemon=True)
-        start_helper(self._thread)
+        self._start_thread()
 
     def stop(self) -> None:
         """Stop and wait for the thread, so that no beat can follow this call."""

@@ -42,18 +42,26 @@ class Outcome:
         self.errors.append(err)
 
 
+@dataclass(frozen=True)
+class AuxInputs:
+    """What the aux container's command (`wait`, or the supervisor) runs with.
+
+    The CLI builds it once; the command's own work and `run_post_main` read it.
+    """
+
+    settings: ExecutorSettings
+    paths: Paths
+    clock: Clock
+    reporter: taskresults.Reporter
+    stores_for: stores.StoreFactory
+
+
 def run_post_main(
-    *,
-    settings: ExecutorSettings,
-    template: Template,
-    paths: Paths,
-    reporter: taskresults.Reporter,
-    stores_for: stores.StoreFactory,
-    clock: Clock,
-    pre_main_failed: bool,
-    outcome: Outcome,
+    aux: AuxInputs, *, template: Template, pre_main_failed: bool, outcome: Outcome
 ) -> None:
     """Everything wait does; errors land in `outcome`."""
+    settings, paths, clock = aux.settings, aux.paths, aux.clock
+    reporter, stores_for = aux.reporter, aux.stores_for
     mains = template.main_container_names
     try:
         reporter.upsert({})
@@ -68,12 +76,8 @@ def run_post_main(
     )
     monitor.start()
     try:
-        killing.wait_for_exit(
-            paths=paths,
-            containers=mains,
-            timeout=float("inf"),
-            clock=clock,
-            poll=settings.timings.file_poll,
+        killing.wait_until_exited(
+            paths=paths, containers=mains, clock=clock, poll=settings.timings.file_poll
         )
         monitor.stop()
         logger.info("Main containers %s completed.", mains)

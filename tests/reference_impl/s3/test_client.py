@@ -57,11 +57,13 @@ def _assert_signed(request: Recorded, *, secret: str = "sk") -> None:
     split = urlsplit(request.target)
     query = [tuple(p.split("=", 1)) for p in split.query.split("&") if p]
     expected = signing.authorization(
-        method=request.method,
-        path=unquote(split.path),
-        query=[(unquote(k), unquote(v)) for k, v in query],
-        headers={name: request.headers[name] for name in signed_names},
-        payload_hash=request.headers["x-amz-content-sha256"],
+        signing.Request(
+            method=request.method,
+            path=unquote(split.path),
+            query=[(unquote(k), unquote(v)) for k, v in query],
+            headers={name: request.headers[name] for name in signed_names},
+            payload_hash=request.headers["x-amz-content-sha256"],
+        ),
         access_key="ak",
         secret_key=secret,
         region="us-east-1",

@@ -46,11 +46,13 @@ def test_signing_key_matches_the_published_derivation():
 
 def test_get_object_with_range_matches_canonical_request_and_string_to_sign():
     canonical = signing.canonical_request(
-        method="GET",
-        path="/test.txt",
-        query=[],
-        headers=_headers(signing.EMPTY_SHA256, Range="bytes=0-9"),
-        payload_hash=signing.EMPTY_SHA256,
+        signing.Request(
+            method="GET",
+            path="/test.txt",
+            query=[],
+            headers=_headers(signing.EMPTY_SHA256, Range="bytes=0-9"),
+            payload_hash=signing.EMPTY_SHA256,
+        )
     )
     assert canonical == (
         "GET\n/test.txt\n\n"
@@ -107,11 +109,13 @@ def test_authorization_header_matches_the_published_s3_examples(
 ):
     payload_hash = hashlib.sha256(body).hexdigest()
     header = signing.authorization(
-        method=method,
-        path=path,
-        query=query,
-        headers=_headers(payload_hash, **extra),
-        payload_hash=payload_hash,
+        signing.Request(
+            method=method,
+            path=path,
+            query=query,
+            headers=_headers(payload_hash, **extra),
+            payload_hash=payload_hash,
+        ),
         access_key=ACCESS,
         secret_key=SECRET,
         region="us-east-1",

@@ -10,14 +10,16 @@ items `<dag>.<task>(<index>:<item>)` (#13).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
-from typing import Any
 
 from reference_impl.controller import errors
 from reference_impl.controller.formats import naming
 from reference_impl.controller.templates.checks import validation
 from reference_impl.controller.templates.composites import depends
+from reference_impl.controller.templates.composites import node_init
 from reference_impl.controller.templates.execution import ExecuteOptions
+from reference_impl.controller.templates.execution import Json
 from reference_impl.controller.templates.execution import TemplateError
 from reference_impl.controller.templates.inputs import conditions
 from reference_impl.controller.templates.inputs import loops
@@ -31,34 +33,40 @@ from reference_impl.controller.templates.nodes import timeouts
 if TYPE_CHECKING:
     from reference_impl.controller.templates.operation import Operation
 
-Json = dict[str, Any]
+
+@dataclasses.dataclass(frozen=True)
+class _Dag:
+    """The DAG being executed: what every step of a pass over its tasks works on.
+
+    `inputs` are the DAG template's input parameters, in every task's scope (`createScope`).
+    """
+
+    op: Operation
+    node: Json
+    tasks: dict[str, Json]
+    inputs: dict[str, str]
+    opts: ExecuteOptions
 
 
 def execute(
     op: Operation, node_name: str, template: Json, opts: ExecuteOptions
 ) -> Json:
     """Start every task whose turn has come, then assess the DAG; return its node."""
-    node = op.template_node(
-        node_name,
-        template,
-        opts,
-        node_type="DAG",
-        phase="Running",
-        with_inputs=False,
-    )
-    dag = template["dag"]
-    tasks = {t["name"]: t for t in dag["tasks"]}
-    targets = str(dag.get("target") or "").split() or _leaf_tasks(dag["tasks"])
+    node = node_init.start(op, node_name, template, opts, "DAG")
+    spec = template["dag"]
+    tasks = {t["name"]: t for t in spec["tasks"]}
+    targets = str(spec.get("target") or "").split() or _leaf_tasks(spec["tasks"])
     visited: set[str] = set()
     inputs = scopes.input_params(template)
+    dag = _Dag(op=op, node=node, tasks=tasks, inputs=inputs, opts=opts)
     for target in targets:
-        _execute_task(op, node, tasks, target, visited, opts, inputs)
+        _execute_task(dag, target, visited)
     phase = _assess(
         op,
         node,
         tasks,
         targets,
-        fail_fast=dag.get("failFast", True) is not False,
+        fail_fast=spec.get("failFast", True) is not False,
         shutdown=bool(op.shutdown) and not opts.on_exit,
     )
     if phase == "Running":
@@ -68,7 +76,7 @@ def execute(
         return op.mark_node(node_name, phase)
     scope = scopes.Scope(params={**op.global_params(), **inputs})
     try:
-        for task in dag["tasks"]:
+        for task in spec["tasks"]:
             task_node = op.node(naming.task_name(node_name, task["name"]))
             if task_node is not None:
                 _add_task(op, scope, node, task["name"], task_node)
@@ -87,107 +95,84 @@ def _leaf_tasks(tasks: list[Json]) -> list[str]:
     return sorted(t["name"] for t in tasks if t["name"] not in depended)
 
 
-def _execute_task(
-    op: Operation,
-    dag_node: Json,
-    tasks: dict[str, Json],
-    name: str,
-    visited: set[str],
-    opts: ExecuteOptions,
-    inputs: dict[str, str],
-) -> None:
-    """Run a task once its dependencies allow (`executeDAGTask`).
-
-    `inputs` are the DAG template's input parameters, in every task's scope (`createScope`).
-    """
+def _execute_task(dag: _Dag, name: str, visited: set[str]) -> None:
+    """Run a task once its dependencies allow (`executeDAGTask`)."""
     if name in visited:
         return
     visited.add(name)
-    task = tasks[name]
-    node_name = naming.task_name(dag_node["name"], name)
-    existing = op.node(node_name)
+    task = dag.tasks[name]
+    node_name = naming.task_name(dag.node["name"], name)
+    existing = dag.op.node(node_name)
     if existing is not None and inference.fulfilled(existing):
-        _run_exit_hook(op, dag_node, tasks, task, existing, inputs)
+        _run_exit_hook(dag, task, existing)
         return
     dependencies = validation.dependencies_of(task)
     for dependency in dependencies:
-        _execute_task(op, dag_node, tasks, dependency, visited, opts, inputs)
+        _execute_task(dag, dependency, visited)
     if existing is None:
         dependency_nodes = [
-            op.node(naming.task_name(dag_node["name"], d)) for d in dependencies
+            dag.op.node(naming.task_name(dag.node["name"], d)) for d in dependencies
         ]
         if any(
-            d is None or not inference.fulfilled(d) or not hooks.hooks_fulfilled(op, d)
+            d is None
+            or not inference.fulfilled(d)
+            or not hooks.hooks_fulfilled(dag.op, d)
             for d in dependency_nodes
         ):
             return
         results = {
-            d: depends.task_results(n, op.nodes)
+            d: depends.task_results(n, dag.op.nodes)
             for d, n in zip(dependencies, dependency_nodes, strict=True)
             if n
         }
         try:
             proceed = (
                 depends.evaluate_depends(
-                    depends.depends_logic(task, tasks), results, tasks
+                    depends.depends_logic(task, dag.tasks), results, dag.tasks
                 )
                 if dependencies
                 else True
             )
         except errors.WorkflowError as err:
-            _skip(op, dag_node, tasks, task, "Error", str(err))
+            _skip(dag, task, "Error", str(err))
             return
         if not proceed:
-            _skip(
-                op,
-                dag_node,
-                tasks,
-                task,
-                "Omitted",
-                "omitted: depends condition not met",
-            )
+            _skip(dag, task, "Omitted", "omitted: depends condition not met")
             return
-    scope = _scope(op, dag_node, tasks, inputs)
+    scope = _scope(dag)
     try:
         resolved = references.resolve(task, scope)
         expanded = references.expand(resolved, scope.params)
     except errors.WorkflowError as err:
         if existing is None:
-            _skip(op, dag_node, tasks, task, "Error", str(err))
+            _skip(dag, task, "Error", str(err))
         return
     group = existing if (existing or {}).get("type") == "TaskGroup" else None
     if loops.has_loop(task):
         if not expanded:
             if existing is None:
-                _skip(op, dag_node, tasks, task, "Skipped", loops.EMPTY_MESSAGE)
+                _skip(dag, task, "Skipped", loops.EMPTY_MESSAGE)
             return
         if group is None:
-            _connect(op, dag_node, tasks, task, node_name, None)
-            group = op.init_node(
+            _connect(dag, task, node_name, None)
+            group = dag.op.init_node(
                 node_name,
                 node_type="TaskGroup",
                 template_name=str(task.get("template", "")),
-                boundary_id=dag_node["id"],
+                boundary_id=dag.node["id"],
                 phase="Running",
             )
-    if not _run_expanded(op, dag_node, tasks, task, expanded, group, opts):
+    if not _run_expanded(dag, task, expanded, group):
         return
     if group is not None:
-        _complete_group(op, group, dag_node, expanded)
+        _complete_group(dag.op, group, dag.node, expanded)
         return
-    node = op.node(node_name)
+    node = dag.op.node(node_name)
     if node is not None and inference.fulfilled(node):
-        _run_exit_hook(op, dag_node, tasks, task, node, inputs)
+        _run_exit_hook(dag, task, node)
 
 
-def _run_exit_hook(
-    op: Operation,
-    dag_node: Json,
-    tasks: dict[str, Json],
-    task: Json,
-    node: Json,
-    inputs: dict[str, str],
-) -> None:
+def _run_exit_hook(dag: _Dag, task: Json, node: Json) -> None:
     """Run a completed task's exit hook (`runOnExitNode`); the assessment waits for it.
 
     A hook that cannot run errors the task's hook node, as upstream leaves it; a
@@ -195,18 +180,18 @@ def _run_exit_hook(
     """
     if node.get("phase") not in inference.COMPLETED:
         return
-    hook = hooks.exit_hook(task, op.spec.get("arguments") or {})
+    hook = hooks.exit_hook(task, dag.op.spec.get("arguments") or {})
     if hook is None:
         return
     try:
         hooks.run_on_exit(
-            op,
+            dag.op,
             hook,
             node,
-            boundary_id=dag_node["id"],
+            boundary_id=dag.node["id"],
             kind="tasks",
             name=task["name"],
-            scope=_scope(op, dag_node, tasks, inputs),
+            scope=_scope(dag),
         )
     except parallelism.ParallelismReached:
         return
@@ -215,40 +200,37 @@ def _run_exit_hook(
 
 
 def _run_expanded(
-    op: Operation,
-    dag_node: Json,
-    tasks: dict[str, Json],
-    task: Json,
-    expanded: list[Json],
-    group: Json | None,
-    opts: ExecuteOptions,
+    dag: _Dag, task: Json, expanded: list[Json], group: Json | None
 ) -> bool:
     """Start the (expanded) task's nodes; False when the task must stop for this pass."""
-    child_opts = ExecuteOptions(boundary_id=dag_node["id"], on_exit=opts.on_exit)
+    child_opts = ExecuteOptions(boundary_id=dag.node["id"], on_exit=dag.opts.on_exit)
     for item in expanded:
-        child_name = naming.task_name(dag_node["name"], item["name"])
-        if op.node(child_name) is None:
-            _connect(op, dag_node, tasks, task, child_name, group)
+        child_name = naming.task_name(dag.node["name"], item["name"])
+        if dag.op.node(child_name) is None:
+            _connect(dag, task, child_name, group)
             when = str(item.get("when") or "")
             try:
                 proceed = conditions.should_execute(when)
             except errors.WorkflowError as err:
-                _init_skipped(op, dag_node, task, child_name, "Error", str(err))
+                node_init.init_skipped(
+                    dag.op, child_name, task, dag.node, "Error", str(err)
+                )
                 continue
             if not proceed:
                 message = conditions.skipped_message(when)
-                _init_skipped(op, dag_node, task, child_name, "Skipped", message)
+                node_init.init_skipped(
+                    dag.op, child_name, task, dag.node, "Skipped", message
+                )
                 continue
-        args = item.get("arguments") or {}
         try:
-            op.execute_template(child_name, item.get("template", ""), args, child_opts)
+            node_init.execute_child(dag.op, child_name, item, child_opts)
         except parallelism.ParallelismReached as reached:
             if reached.node is None:
                 return False
         except timeouts.TimedOut:
             return False  # the node is already Failed with `timeout`, as upstream leaves it
         except TemplateError as err:
-            op.mark_node(child_name, "Error", f"task '{child_name}' errored: {err}")
+            dag.op.mark_node(child_name, "Error", f"task '{child_name}' errored: {err}")
             return False
     return True
 
@@ -267,21 +249,20 @@ def _complete_group(
     op.mark_node(group["name"], phase)
 
 
-def _scope(
-    op: Operation, dag_node: Json, tasks: dict[str, Json], inputs: dict[str, str]
-) -> scopes.Scope:
+def _scope(dag: _Dag) -> scopes.Scope:
     """Return what a task can see: the DAG's inputs and the finished tasks.
 
     Upstream's `createScope` and `buildLocalScopeFromTask`.
     """
     scope = scopes.Scope(
-        params={**op.global_params(), **inputs}, artifacts=op.global_artifacts()
+        params={**dag.op.global_params(), **dag.inputs},
+        artifacts=dag.op.global_artifacts(),
     )
-    for other in tasks:
-        other_node = op.node(naming.task_name(dag_node["name"], other))
+    for other in dag.tasks:
+        other_node = dag.op.node(naming.task_name(dag.node["name"], other))
         if other_node is None or not inference.fulfilled(other_node):
             continue
-        _add_task(op, scope, dag_node, other, other_node)
+        _add_task(dag.op, scope, dag.node, other, other_node)
     return scope
 
 
@@ -296,54 +277,27 @@ def _add_task(
     scopes.add_node(scope, op.nodes, kind="tasks", name=name, node=node)
 
 
-def _init_skipped(
-    op: Operation, dag_node: Json, task: Json, name: str, phase: str, message: str
-) -> None:
-    op.init_node(
-        name,
-        node_type="Skipped",
-        template_name=str(task.get("template", "")),
-        boundary_id=dag_node["id"],
-        phase=phase,
-        message=message,
-    )
+def _skip(dag: _Dag, task: Json, phase: str, message: str) -> None:
+    node_name = naming.task_name(dag.node["name"], task["name"])
+    node_init.init_skipped(dag.op, node_name, task, dag.node, phase, message)
+    _connect(dag, task, node_name, None)
 
 
-def _skip(
-    op: Operation,
-    dag_node: Json,
-    tasks: dict[str, Json],
-    task: Json,
-    phase: str,
-    message: str,
-) -> None:
-    node_name = naming.task_name(dag_node["name"], task["name"])
-    _init_skipped(op, dag_node, task, node_name, phase, message)
-    _connect(op, dag_node, tasks, task, node_name, None)
-
-
-def _connect(
-    op: Operation,
-    dag_node: Json,
-    tasks: dict[str, Json],
-    task: Json,
-    node_name: str,
-    group: Json | None,
-) -> None:
+def _connect(dag: _Dag, task: Json, node_name: str, group: Json | None) -> None:
     """Hang a node off its TaskGroup, else its dependencies' outbound nodes, else the DAG."""
     dependencies = validation.dependencies_of(task)
     if group is not None:
-        op.add_child(group["name"], node_name)
+        dag.op.add_child(group["name"], node_name)
         return
     if not dependencies:
-        op.add_child(dag_node["name"], node_name)
+        dag.op.add_child(dag.node["name"], node_name)
         return
     for dependency in dependencies:
-        dependency_node = op.node(naming.task_name(dag_node["name"], dependency))
+        dependency_node = dag.op.node(naming.task_name(dag.node["name"], dependency))
         if dependency_node is None:
             continue
-        for outbound_id in scopes.outbound_nodes(op.nodes, dependency_node["id"]):
-            op.add_child(op.nodes[outbound_id]["name"], node_name)
+        for outbound_id in scopes.outbound_nodes(dag.op.nodes, dependency_node["id"]):
+            dag.op.add_child(dag.op.nodes[outbound_id]["name"], node_name)
 
 
 def _assess(

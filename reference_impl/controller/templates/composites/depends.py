@@ -8,7 +8,9 @@ and parentheses. `AnySucceeded` and `AllFailed` look at the items of a looping t
 
 from __future__ import annotations
 
+import operator
 import re
+from collections.abc import Callable
 from typing import Any
 
 from reference_impl.controller import errors
@@ -73,19 +75,21 @@ def evaluate_depends(
         position += 1
         return tokens[position - 1]
 
-    def disjunction() -> bool:
-        value = conjunction()
-        while peek() == "||":
+    def chain(
+        symbol: str, operand: Callable[[], bool], combine: Callable[[bool, bool], bool]
+    ) -> bool:
+        """Parse `operand (symbol operand)*`; every operand is parsed, none skipped."""
+        value = operand()
+        while peek() == symbol:
             take()
-            value = conjunction() or value
+            value = combine(operand(), value)
         return value
 
+    def disjunction() -> bool:
+        return chain("||", conjunction, operator.or_)
+
     def conjunction() -> bool:
-        value = unary()
-        while peek() == "&&":
-            take()
-            value = unary() and value
-        return value
+        return chain("&&", unary, operator.and_)
 
     def unary() -> bool:
         token = peek()

@@ -10,11 +10,12 @@ group per item, `<parent>[i].<step>(<index>:<item>)` (#13).
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-from typing import Any
 
 from reference_impl.controller import errors
 from reference_impl.controller.formats import naming
+from reference_impl.controller.templates.composites import node_init
 from reference_impl.controller.templates.execution import ExecuteOptions
+from reference_impl.controller.templates.execution import Json
 from reference_impl.controller.templates.execution import TemplateError
 from reference_impl.controller.templates.inputs import conditions
 from reference_impl.controller.templates.inputs import loops
@@ -28,21 +29,12 @@ from reference_impl.controller.templates.nodes import timeouts
 if TYPE_CHECKING:
     from reference_impl.controller.templates.operation import Operation
 
-Json = dict[str, Any]
-
 
 def execute(
     op: Operation, node_name: str, template: Json, opts: ExecuteOptions
 ) -> Json:
     """Advance a steps node as far as finished groups allow; return the node."""
-    node = op.template_node(
-        node_name,
-        template,
-        opts,
-        node_type="Steps",
-        phase="Running",
-        with_inputs=False,
-    )
+    node = node_init.start(op, node_name, template, opts, "Steps")
     scope = scopes.Scope(
         params={**op.global_params(), **scopes.input_params(template)},
         artifacts=op.global_artifacts(),
@@ -163,19 +155,22 @@ def _execute_group(
             proceed = conditions.should_execute(str(step.get("when") or ""))
         except errors.WorkflowError as err:
             if op.node(child_name) is None:
-                _init_skipped(op, child_name, step, boundary, "Error", str(err))
+                node_init.init_skipped(
+                    op, child_name, step, boundary, "Error", str(err)
+                )
             op.add_child(group_name, child_name)
             op.mark_node(child_name, "Error", str(err))
             return op.mark_node(group_name, "Error", str(err))
         if not proceed:
             if op.node(child_name) is None:
                 message = conditions.skipped_message(str(step["when"]))
-                _init_skipped(op, child_name, step, boundary, "Skipped", message)
+                node_init.init_skipped(
+                    op, child_name, step, boundary, "Skipped", message
+                )
                 op.add_child(group_name, child_name)
             continue
-        args = step.get("arguments") or {}
         try:
-            op.execute_template(child_name, step.get("template", ""), args, child_opts)
+            node_init.execute_child(op, child_name, step, child_opts)
         except parallelism.ParallelismReached as reached:
             if reached.node is None:
                 continue
@@ -262,25 +257,12 @@ def _expand(
         if loops.has_loop(step) and not steps:
             child_name = naming.step_name(group_name, step["name"])
             if op.node(child_name) is None:
-                _init_skipped(
+                node_init.init_skipped(
                     op, child_name, step, boundary, "Skipped", loops.EMPTY_MESSAGE
                 )
                 op.add_child(group_name, child_name)
         expanded += steps
     return expanded
-
-
-def _init_skipped(
-    op: Operation, name: str, step: Json, boundary: Json, phase: str, message: str
-) -> None:
-    op.init_node(
-        name,
-        node_type="Skipped",
-        template_name=str(step.get("template", "")),
-        boundary_id=boundary["id"],
-        phase=phase,
-        message=message,
-    )
 
 
 def _continues_on(step: Json, phase: str) -> bool:

@@ -9,6 +9,9 @@ messages below, each as upstream words it (including its `expresion`).
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 from reference_impl.controller import errors
 from reference_impl.controller.formats import gojson
 from reference_impl.controller.formats import govaluate_stages as stages
@@ -43,24 +46,25 @@ def should_execute(when: str) -> bool:
         tokens.Token(tokens.STRING, t.value) if t.kind == tokens.VARIABLE else t
         for t in parsed
     ]
-    try:
+    with _failing_as(f"Failed to parse 'when' expression '{when}'"):
         tokens.check_balance(as_strings)
         _, plan = _compile(as_strings)
-    except tokens.ExpressionError as err:
-        raise errors.WorkflowError(
-            f"Failed to parse 'when' expression '{when}': {err}"
-        ) from None
-    try:
+    with _failing_as(f"Failed to evaluate 'when' expresion '{when}'"):
         result = stages.evaluate(plan)
-    except tokens.ExpressionError as err:
-        raise errors.WorkflowError(
-            f"Failed to evaluate 'when' expresion '{when}': {err}"
-        ) from None
     if not isinstance(result, bool):
         raise errors.WorkflowError(
             f"Expected boolean evaluation for '{when}'. Got {gojson.format_v(result)}"
         )
     return result
+
+
+@contextlib.contextmanager
+def _failing_as(message: str) -> Iterator[None]:
+    """Turn govaluate's error in the block into `<message>: <error>`, as upstream words it."""
+    try:
+        yield
+    except tokens.ExpressionError as err:
+        raise errors.WorkflowError(f"{message}: {err}") from None
 
 
 def _compile(

@@ -21,6 +21,7 @@ from reference_impl.executor.files import markers
 from reference_impl.executor.protocol import Paths
 from reference_impl.executor.settings import ExecutorSettings
 from reference_impl.executor.settings import Timings
+from reference_impl.executor.staging.postmain import AuxInputs
 from tests.reference_impl.executor.conftest import FakeClock
 from tests.reference_impl.executor.conftest import FakeStore
 
@@ -48,11 +49,13 @@ def supervise(
         include_script_output=True,
     )
     return run_supervisor(
-        settings=dataclasses.replace(base, **overrides),
-        paths=paths,
-        clock=clock,
-        reporter=reporter,
-        stores_for=store.factory,
+        AuxInputs(
+            settings=dataclasses.replace(base, **overrides),
+            paths=paths,
+            clock=clock,
+            reporter=reporter,
+            stores_for=store.factory,
+        )
     )
 
 
@@ -105,13 +108,15 @@ def test_unusable_template_is_reported_as_a_template_write_failure(
 ):
     main_has_exited(paths)
     code = run_supervisor(
-        settings=ExecutorSettings(
-            template_env="{not json", timings=Timings(file_poll=0.01)
-        ),
-        paths=paths,
-        clock=clock,
-        reporter=reporter,
-        stores_for=store.factory,
+        AuxInputs(
+            settings=ExecutorSettings(
+                template_env="{not json", timings=Timings(file_poll=0.01)
+            ),
+            paths=paths,
+            clock=clock,
+            reporter=reporter,
+            stores_for=store.factory,
+        )
     )
     assert code == 64
     assert paths.status.read_text().startswith("FAILED\nfailed to write template: ")

@@ -24,6 +24,7 @@ from reference_impl.executor.settings import ExecutorSettings
 from reference_impl.executor.settings import Timings
 from reference_impl.executor.staging import collecting
 from reference_impl.executor.staging.deadlines import DeadlineMonitor
+from reference_impl.executor.staging.postmain import AuxInputs
 from reference_impl.executor.templates import Template
 from tests.reference_impl.executor.conftest import START
 from tests.reference_impl.executor.conftest import FakeClock
@@ -43,11 +44,13 @@ def wait(
     paths.template.write_text(json.dumps(template))
     base = ExecutorSettings(container_name="wait", timings=Timings(file_poll=0.01))
     return run_wait(
-        settings=dataclasses.replace(base, **overrides),
-        paths=paths,
-        clock=clock,
-        reporter=reporter,
-        stores_for=store.factory,
+        AuxInputs(
+            settings=dataclasses.replace(base, **overrides),
+            paths=paths,
+            clock=clock,
+            reporter=reporter,
+            stores_for=store.factory,
+        )
     )
 
 
