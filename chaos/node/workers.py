@@ -16,6 +16,7 @@ from typing import Any
 
 from kubernetes import client
 
+from chaos import requirements
 from chaos import sessions
 from chaos.activities import activity
 from chaos.errors import Unsupported
@@ -43,12 +44,10 @@ READY_AGAIN_SECONDS = 120.0
 
 
 def _workers(session: sessions.Session) -> WorkerFaults:
-    found = faults.workers_of(session.settings.provider)
-    if found is None:
-        raise Unsupported(
-            f"the {session.settings.provider} provider cannot take a worker node away"
-        )
-    return found
+    provider = session.settings.provider
+    return requirements.capability(
+        faults.workers_of(provider), provider=provider, cannot="take a worker node away"
+    )
 
 
 @activity
