@@ -24,7 +24,6 @@ from chaos.node import placement
 from clusters import faults
 from clusters.base import WorkerFaults
 from conformance.harness import NotYet
-from conformance.harness import until
 
 logger = logging.getLogger(__name__)
 
@@ -71,10 +70,10 @@ def thaw_step_node(step: str, configuration: dict[str, Any] | None = None) -> st
         return "no worker was frozen"
     evidence = _workers(session).thaw(session.settings.cluster, node)
     session.fault_ended(FROZEN)
-    until(
+    sessions.poll(
+        session,
         lambda: _ready(session, node),
         timeout=READY_AGAIN_SECONDS * session.settings.timeout_scale,
-        interval=session.timeouts.poll_interval,
         describe=f"node {node} to be Ready after the thaw",
     )
     return f"{evidence}; Node {node} Ready"
