@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Iterable
+from typing import TypeVar
 
+from chaos.errors import Unsupported
 from clusters import faults
 from conformance.implementations.profiles import Profile
 
@@ -53,6 +55,20 @@ PROFILE_NEEDS: dict[str, tuple[str, Callable[[Profile], bool]]] = {
     ),
 }
 """Each need a profile meets: what it lets an experiment do, and whether it does."""
+
+C = TypeVar("C")
+
+
+def capability(found: C | None, *, provider: str, cannot: str) -> C:
+    """A provider's fault capability (`clusters.faults.of`, `workers_of`), there or not.
+
+    The backstop for an activity whose experiment did not declare the need:
+    no capability is `Unsupported`, saying what the provider cannot do.
+    """
+    if found is None:
+        raise Unsupported(f"the {provider} provider cannot {cannot}")
+    return found
+
 
 KNOWN = frozenset(PROVIDER_NEEDS) | frozenset(PROFILE_NEEDS)
 """Every name an experiment may list under `requires`."""

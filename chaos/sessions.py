@@ -22,10 +22,13 @@ from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
 from typing import Any
+from typing import TypeVar
 
 from chaos.declarations import Declaration
 from chaos.errors import SessionError
 from chaos.settings import ChaosSettings
+from conformance.harness import NotYet
+from conformance.harness import until
 from conformance.harness.cluster import kube
 from conformance.harness.cluster.timeouts import Timeouts
 from conformance.harness.instances.layouts import Instance
@@ -34,6 +37,8 @@ from conformance.implementations import driving
 from conformance.implementations import profiles
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 SESSION_KEY = "wpc_session"
 """The configuration key holding the open session's id."""
@@ -201,6 +206,31 @@ class Session:
         """Record evidence that the workload was in the state the fault targets."""
         self.vulnerable.append(Note(time.time(), activity, text))
         logger.info("[%s] Vulnerable state: %s", self.experiment, text)
+
+
+def poll(
+    session: Session,
+    check: Callable[[], T | NotYet],
+    *,
+    timeout: float,
+    describe: str,
+    consecutive: int = 1,
+    ignoring: tuple[type[BaseException], ...] = (),
+) -> T:
+    """`check`'s first result that is not NotYet, polled at the session's interval.
+
+    The one wait of the chaos activities: `timeout` is one of the session's
+    named timeouts (or a sum of them, or an activity's own bound already
+    scaled); on expiry the wait fails naming `describe` and the last NotYet.
+    """
+    return until(
+        check,
+        timeout=timeout,
+        interval=session.timeouts.poll_interval,
+        describe=describe,
+        consecutive=consecutive,
+        ignoring=ignoring,
+    )
 
 
 _OPEN: dict[str, Session] = {}

@@ -2,7 +2,8 @@
 
 It holds what each package used to write for itself: running a command with
 its output in a log file (`commands`), the one bounded wait (`waiting`), the
-errors that carry evidence (`errors`) and the Go-module builder (`gobuilding`).
+errors that carry evidence (`errors`), the Go-module builder (`gobuilding`) and
+the start of a self-signed certificate (`certificates`).
 It imports nothing from the project and only the standard library. The shipped
 reference controller and executor do not use it: they are frozen from
 `reference_impl` alone and have no runner, wait loop or build of their own.

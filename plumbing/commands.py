@@ -175,6 +175,31 @@ def _wait(
             )
 
 
+def _captured(
+    command: Sequence[str],
+    *,
+    env: Mapping[str, str] | None,
+    cwd: Path | None,
+    timeout: float | None,
+    stdin: str | None,
+) -> subprocess.CompletedProcess[str]:
+    """Run a short command to its end, its output captured as text, whatever its code.
+
+    The one spelling of a captured run for `capture` and `attempt`; each turns
+    OSError (cannot start) and TimeoutExpired into its own answer.
+    """
+    return subprocess.run(  # an argv list, never a shell
+        list(command),
+        capture_output=True,
+        text=True,
+        input=stdin,
+        env=_environment(env),
+        cwd=cwd,
+        timeout=timeout,
+        check=False,
+    )
+
+
 def capture(
     command: Sequence[str],
     *,
@@ -186,16 +211,7 @@ def capture(
 ) -> str:
     """Run a short command and return its stdout."""
     try:
-        proc = subprocess.run(  # an argv list, never a shell
-            list(command),
-            capture_output=True,
-            text=True,
-            input=stdin,
-            env=_environment(env),
-            cwd=cwd,
-            timeout=timeout,
-            check=False,
-        )
+        proc = _captured(command, env=env, cwd=cwd, timeout=timeout, stdin=stdin)
     except OSError as exc:
         raise error(
             command=command, returncode=NOT_FOUND, output=f"cannot start: {exc}"
@@ -229,15 +245,7 @@ def attempt(
     stderr, so callers need one check, not two.
     """
     try:
-        return subprocess.run(  # an argv list, never a shell
-            list(command),
-            capture_output=True,
-            text=True,
-            input=stdin,
-            env=_environment(env),
-            timeout=timeout,
-            check=False,
-        )
+        return _captured(command, env=env, cwd=None, timeout=timeout, stdin=stdin)
     except OSError as exc:
         return subprocess.CompletedProcess(
             list(command), NOT_FOUND, "", f"cannot start: {exc}"

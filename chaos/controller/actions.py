@@ -18,7 +18,6 @@ from chaos.activities import activity
 from chaos.controller import pods as controller_pods
 from chaos.errors import Unexpected
 from conformance.harness import NotYet
-from conformance.harness import until
 
 logger = logging.getLogger(__name__)
 
@@ -148,10 +147,10 @@ def wait_replaced(session: sessions.Session) -> list[Any]:
         ]
         return new or NotYet(controller_pods.describe(pods))
 
-    found: list[Any] = until(
+    found: list[Any] = sessions.poll(
+        session,
         fresh,
         timeout=session.timeouts.controller_ready,
-        interval=session.timeouts.poll_interval,
         describe=f"a new controller pod in {session.instance.namespace}",
     )
     return found

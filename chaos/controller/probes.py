@@ -9,7 +9,6 @@ from chaos.activities import activity
 from chaos.controller import actions
 from chaos.controller import pods as controller_pods
 from conformance.harness import NotYet
-from conformance.harness import until
 
 __all__ = ["controller_is_gone", "controller_was_replaced"]
 
@@ -24,10 +23,10 @@ def controller_is_gone(configuration: dict[str, Any] | None = None) -> bool:
         pods = controller_pods.listed(session)
         return not pods or NotYet(controller_pods.describe(pods))
 
-    until(
+    sessions.poll(
+        session,
         gone,
         timeout=session.timeouts.controller_ready,
-        interval=session.timeouts.poll_interval,
         describe=f"the controller pods of {session.instance.namespace} to be gone",
     )
     session.injected(

@@ -155,11 +155,6 @@ def start_artifact_server(
 def open_artifact_server(configuration: dict[str, Any] | None = None) -> None:
     """Let the gated artifact server answer (create `/tmp/open` in its pod)."""
     session = sessions.current(configuration)
-    executing.touch(
-        session.clients,
-        namespace=session.namespace,
-        pod=servers.NAME,
-        path="/tmp/open",
-        timeouts=session.timeouts,
-        container="httpd",
-    )
+    executing.Shell(
+        clients=session.clients, namespace=session.namespace, timeouts=session.timeouts
+    ).touch(servers.NAME, "/tmp/open", container="httpd")

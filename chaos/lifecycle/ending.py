@@ -15,11 +15,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from chaos import sessions
 from chaos.argo import STATUS_FINALIZER
 from chaos.argo import WORKFLOW_TERMINAL
 from chaos.sessions import Session
 from conformance import contract
-from conformance.harness.cluster.watching import until
 from conformance.harness.stage import namespaces
 from plumbing.errors import WaitTimeout
 from plumbing.waiting import NotYet
@@ -78,10 +78,10 @@ def settle(session: Session) -> list[str]:
         return not left or NotYet("; ".join(left))
 
     try:
-        until(
+        sessions.poll(
+            session,
             clean,
             timeout=budget,
-            interval=session.timeouts.poll_interval,
             describe=f"namespace {session.namespace} to be clean",
         )
         return []

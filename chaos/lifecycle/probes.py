@@ -30,7 +30,6 @@ from chaos.activities import activity
 from chaos.controller import pods as controller_pods
 from chaos.errors import Unexpected
 from conformance.harness.cluster.timeouts import Timeouts
-from conformance.harness.cluster.watching import until
 from plumbing.errors import WaitTimeout
 from plumbing.waiting import NotYet
 from plumbing.waiting import describe_observation
@@ -102,10 +101,10 @@ def await_steady(
         return result
 
     try:
-        found = until(
+        found = sessions.poll(
+            session,
             observed,
             timeout=timeout,
-            interval=session.timeouts.poll_interval,
             describe=describe,
             consecutive=consecutive,
         )

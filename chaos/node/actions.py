@@ -7,6 +7,7 @@ import signal as signals
 import threading
 from typing import Any
 
+from chaos import requirements
 from chaos import sessions
 from chaos.activities import activity
 from chaos.errors import Unexpected
@@ -30,12 +31,10 @@ CUT = "controller cut off from the API server"
 
 
 def _faults(session: sessions.Session) -> NodeFaults:
-    found = faults.of(session.settings.provider)
-    if found is None:
-        raise Unsupported(
-            f"the {session.settings.provider} provider cannot inject node faults"
-        )
-    return found
+    provider = session.settings.provider
+    return requirements.capability(
+        faults.of(provider), provider=provider, cannot="inject node faults"
+    )
 
 
 @activity

@@ -24,7 +24,6 @@ from chaos.pod import polling
 from chaos.workflow.probes import pod_nodes_of
 from chaos.workflow.probes import summary
 from conformance.harness import NotYet
-from conformance.harness import until
 
 __all__ = [
     "node_is_gone",
@@ -126,10 +125,10 @@ def node_is_not_ready(step: str, configuration: dict[str, Any] | None = None) ->
         status = ready_status(session, node)
         return status if status != "True" else NotYet(f"{node} still Ready")
 
-    status = until(
+    status = sessions.poll(
+        session,
         silent,
         timeout=NOT_READY_SECONDS * session.settings.timeout_scale,
-        interval=session.timeouts.poll_interval,
         describe=f"node {node} to be NotReady",
     )
     taints = session.clients.core.read_node(node).spec.taints or []
@@ -154,10 +153,10 @@ def pod_is_evicted(step: str, configuration: dict[str, Any] | None = None) -> st
             return f"pod {name} ({uid}) deleted at {pod.metadata.deletion_timestamp}"
         return NotYet(f"{name}: phase {pod.status.phase}, not deleted")
 
-    text = until(
+    text = sessions.poll(
+        session,
         evicted,
         timeout=NOT_READY_SECONDS * session.settings.timeout_scale,
-        interval=session.timeouts.poll_interval,
         describe=f"pod {name} to be evicted from its node",
     )
     session.injected("pod_is_evicted", text)
@@ -181,10 +180,10 @@ def node_is_gone(step: str, configuration: dict[str, Any] | None = None) -> str:
             return "deleted"
         return NotYet(f"pod {name} still on the deleted node, phase {pod.status.phase}")
 
-    seen = until(
+    seen = sessions.poll(
+        session,
         gone,
         timeout=GONE_SECONDS * session.settings.timeout_scale,
-        interval=session.timeouts.poll_interval,
         describe=f"node {node} and pod {name} to be gone",
     )
     text = f"Node {node} absent; pod {name} ({uid}) {seen}"

@@ -16,6 +16,7 @@ from typing import Any
 
 from kubernetes import client
 
+from chaos import requirements
 from chaos import sessions
 from chaos.activities import activity
 from chaos.errors import Unsupported
@@ -23,7 +24,6 @@ from chaos.node import placement
 from clusters import faults
 from clusters.base import WorkerFaults
 from conformance.harness import NotYet
-from conformance.harness import until
 
 logger = logging.getLogger(__name__)
 
@@ -43,12 +43,10 @@ READY_AGAIN_SECONDS = 120.0
 
 
 def _workers(session: sessions.Session) -> WorkerFaults:
-    found = faults.workers_of(session.settings.provider)
-    if found is None:
-        raise Unsupported(
-            f"the {session.settings.provider} provider cannot take a worker node away"
-        )
-    return found
+    provider = session.settings.provider
+    return requirements.capability(
+        faults.workers_of(provider), provider=provider, cannot="take a worker node away"
+    )
 
 
 @activity
@@ -72,10 +70,10 @@ def thaw_step_node(step: str, configuration: dict[str, Any] | None = None) -> st
         return "no worker was frozen"
     evidence = _workers(session).thaw(session.settings.cluster, node)
     session.fault_ended(FROZEN)
-    until(
+    sessions.poll(
+        session,
         lambda: _ready(session, node),
         timeout=READY_AGAIN_SECONDS * session.settings.timeout_scale,
-        interval=session.timeouts.poll_interval,
         describe=f"node {node} to be Ready after the thaw",
     )
     return f"{evidence}; Node {node} Ready"

@@ -14,7 +14,6 @@ from chaos.pod import finding
 from chaos.pod import polling
 from conformance.errors import HarnessError
 from conformance.harness import NotYet
-from conformance.harness import until
 from conformance.harness.inspecting import executing
 from conformance.harness.stage import namespaces
 
@@ -73,10 +72,10 @@ def release_main(
 
     # A kubelet that just restarted answers exec with 404 until it knows its
     # pods again: retry within the budget instead of failing the experiment.
-    until(
+    sessions.poll(
+        session,
         released,
         timeout=session.timeouts.api_call,
-        interval=session.timeouts.poll_interval,
         describe=f"/tmp/go to be created in {name}/main",
         ignoring=(ApiException, HarnessError),
     )

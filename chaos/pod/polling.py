@@ -1,8 +1,9 @@
-"""The pod probes' one wait, and the pod a fault remembered.
+"""Waiting on a step's pod, and the pod a fault remembered.
 
 Every pod probe polls one condition at the session's poll interval within a
-named timeout (`poll`); most poll the step's newest live pod (`until_pod`), so
-a probe states only its condition, its timeout and what it waits for. A probe
+named timeout (`sessions.poll`, the one wait of every chaos activity); most poll
+the step's newest live pod (`until_pod`), so a probe states only its condition,
+its timeout and what it waits for. A probe
 that found the pod a fault is about remembers it under the step (`remember`,
 with the vulnerable state it is in: `vulnerable`);
 later probes read that very pod (`remembered`, `read`), by name and uid, since
@@ -17,35 +18,14 @@ from typing import TypeVar
 
 from kubernetes.client.exceptions import ApiException
 
+from chaos import sessions
 from chaos.pod import finding
 from chaos.sessions import Session
 from conformance.harness import NotYet
-from conformance.harness import until
 
 T = TypeVar("T")
 
 NOT_FOUND = 404
-
-
-def poll(
-    session: Session,
-    check: Callable[[], T | NotYet],
-    *,
-    timeout: float,
-    describe: str,
-) -> T:
-    """`check`'s first result that is not NotYet, polled at the session's interval.
-
-    `timeout` is one of the session's named timeouts (or a sum of them, or a
-    probe's own bound already scaled); on expiry the wait fails naming
-    `describe` and the last NotYet.
-    """
-    return until(
-        check,
-        timeout=timeout,
-        interval=session.timeouts.poll_interval,
-        describe=describe,
-    )
 
 
 def live_pod(session: Session, workflow: str, step: str) -> Any | NotYet:
@@ -64,13 +44,13 @@ def until_pod(
     timeout: float,
     describe: str,
 ) -> T:
-    """`poll` of `condition(pod)` on the step's newest live pod, once there is one."""
+    """`sessions.poll` of `condition(pod)` on the step's newest live pod, once there is one."""
 
     def check() -> T | NotYet:
         pod = live_pod(session, workflow, step)
         return pod if isinstance(pod, NotYet) else condition(pod)
 
-    return poll(session, check, timeout=timeout, describe=describe)
+    return sessions.poll(session, check, timeout=timeout, describe=describe)
 
 
 def created_pod(session: Session, workflow: str, step: str) -> Any:

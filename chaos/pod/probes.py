@@ -107,7 +107,7 @@ def pod_is_gone(
             return True
         return NotYet(f"{name} ({uid}) still exists, phase {pod.status.phase}")
 
-    polling.poll(
+    sessions.poll(
         session, gone, timeout=timeout, describe=f"pod {name} ({uid}) to be gone"
     )
     session.injected("pod_is_gone", f"pod {name} ({uid}) no longer exists")
@@ -142,7 +142,7 @@ def step_has_new_pod(
             f"pods of {step}: {[(p.metadata.name, p.metadata.uid) for p in pods]}"
         )
 
-    return polling.poll(
+    return sessions.poll(
         session,
         fresh,
         timeout=session.timeouts.pod_created
@@ -185,7 +185,7 @@ def container_is_terminated(
         seen = finding.state(pods[-1], container)
         return (pods[-1], seen) if seen.startswith("terminated") else NotYet(seen)
 
-    pod, seen = polling.poll(
+    pod, seen = sessions.poll(
         session,
         ended,
         timeout=timeout_seconds * session.settings.timeout_scale
@@ -254,7 +254,7 @@ def pod_is_held_by_finalizer(
             return pod
         return NotYet(f"{name}: finalizers {pod.metadata.finalizers}, {states}")
 
-    pod = polling.poll(
+    pod = sessions.poll(
         session,
         held,
         timeout=session.timeouts.workflow_completed,
@@ -287,7 +287,7 @@ def workflow_has_running_pods(
             return up
         return NotYet(f"{len(up)} of {len(pods)} pods have main running")
 
-    up = polling.poll(
+    up = sessions.poll(
         session,
         running,
         timeout=session.timeouts.user_command_started,
@@ -417,7 +417,7 @@ def status_marker_is_stale(
             return said
         return NotYet(f"marker age and token: {said!r}")
 
-    said = polling.poll(
+    said = sessions.poll(
         session,
         stale,
         timeout=min_age_seconds + session.timeouts.status_marker_stale,

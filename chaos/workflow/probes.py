@@ -22,12 +22,10 @@ from chaos.controller import pods as controller_pods
 from chaos.errors import Inconclusive
 from chaos.errors import Unexpected
 from chaos.history.records import load_written
-from chaos.pod import polling
 from chaos.pod.finding import RETRY_SUFFIX
 from chaos.workflow import recorded
 from chaos.workflow import suspends
 from conformance.harness import NotYet
-from conformance.harness import until
 
 __all__ = [
     "node_is",
@@ -84,7 +82,7 @@ def _until_recorded(
         found = check(current)
         return NotYet(summary(current)) if found is None else found
 
-    return polling.poll(session, read, timeout=timeout, describe=describe)
+    return sessions.poll(session, read, timeout=timeout, describe=describe)
 
 
 @activity
@@ -351,10 +349,10 @@ def suspend_ended_while_down(
             )
         return node
 
-    node = until(
+    node = sessions.poll(
+        session,
         ended,
         timeout=max(0.0, target - time.time()) + session.timeouts.api_call,
-        interval=session.timeouts.poll_interval,
         describe=f"the suspend of step {step} to end with the controller down",
     )
     text = (

@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
 
 from clusters.base import ComponentRestart
@@ -125,13 +126,7 @@ class LocalNodeFaults:
         if len(container_id) < 12:
             raise ClusterError(f"not a container id: {container_id!r}")
         found = []
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                cgroup = (entry / "cgroup").read_text()
-            except OSError:
-                continue  # intentionally ignore: the process exited while we looked
+        for entry, cgroup in _cgroups():
             if container_id in cgroup:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(int(entry.name), signal)
@@ -233,19 +228,33 @@ class LocalNodeFaults:
         """The pod's sandbox (pause) process: it holds the pod's network namespace."""
         forms = (pod_uid, pod_uid.replace("-", "_"))
         members = []
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
+        for entry, cgroup in _cgroups():
+            if not any(form in cgroup for form in forms):
                 continue
             try:
-                cgroup = (entry / "cgroup").read_text()
                 exe = Path(os.readlink(entry / "exe")).name
             except OSError:
                 continue  # intentionally ignore: the process exited while we looked
-            if any(form in cgroup for form in forms):
-                members.append((exe != "pause", int(entry.name)))
+            members.append((exe != "pause", int(entry.name)))
         if not members:
             raise ClusterError(f"no process of pod {pod_uid} on this node")
         return min(members)[1]
+
+
+def _cgroups() -> Iterator[tuple[Path, str]]:
+    """Each process of the node, as its /proc entry and the text of its cgroup file.
+
+    A process that exits while the table is read is passed over: a fault looks
+    for a container's or a pod's processes by cgroup, and a gone one has none.
+    """
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cgroup = (entry / "cgroup").read_text()
+        except OSError:
+            continue  # intentionally ignore: the process exited while we looked
+        yield entry, cgroup
 
 
 _CONNECT = """

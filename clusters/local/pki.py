@@ -33,6 +33,8 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID
 from cryptography.x509.oid import NameOID
 
+from plumbing import certificates
+
 VALIDITY = datetime.timedelta(days=365)
 PRIVATE_MODE = 0o600
 """Mode of every private key and kubeconfig: readable by root (their owner) only."""
@@ -125,13 +127,9 @@ def make_ca(directory: Path, stem: str) -> None:
     key = _key()
     name = _name(f"wpc-{stem}")
     cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(_now())
-        .not_valid_after(_now() + VALIDITY)
+        certificates.self_signed(
+            key, name, valid_from=_now(), valid_until=_now() + VALIDITY
+        )
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         .add_extension(
             x509.KeyUsage(

@@ -4,7 +4,8 @@ We test these aspects: the local provider has them and satisfies the
 `NodeFaults` protocol; the other providers have none; what each provider
 declares it offers (`offers`) matches the capabilities it has, and only the
 providers that can make a second node say so; signalling refuses a malformed
-container id and fails when no process of the container exists.
+container id and fails when no process of the container exists; the process
+table the faults search names each process with its cgroup.
 """
 
 from __future__ import annotations
@@ -58,3 +59,13 @@ def test_a_network_cut_needs_a_pod_on_this_node():
     assert local is not None
     with pytest.raises(ClusterError, match="no process of pod"):
         local.cut_egress("wpc", "00000000-0000-0000-0000-000000000000")
+
+
+def test_the_process_table_names_each_process_with_its_cgroup():
+    import os
+    from pathlib import Path
+
+    from clusters.local import faults as local_faults
+
+    table = {int(entry.name): cgroup for entry, cgroup in local_faults._cgroups()}
+    assert table[os.getpid()] == Path("/proc/self/cgroup").read_text()

@@ -1,8 +1,9 @@
 """Run a command in a running container, as `kubectl exec` does.
 
 `run()` returns the command's exit code and its output (stdout then stderr);
-`wait_for_file()` and `touch()` are the handshake scenarios use with their user
-commands ("I have started", "go on").
+`Shell` runs commands in one test's namespace; its `wait_for_file()` and `touch()`
+are the handshake scenarios use with their user commands ("I have started",
+"go on").
 It uses an ApiClient of its own and closes the websocket it opens:
 `kubernetes.stream` swaps `call_api` on the client it is given while it runs
 (unsafe with a Recorder thread on a shared client), and an unclosed socket is a
@@ -91,62 +92,6 @@ def _status(text: str) -> tuple[int | None, str]:
     return None, str(status.get("message", text))
 
 
-def wait_for_file(
-    clients: kube.Clients,
-    *,
-    namespace: str,
-    pod: str,
-    path: str,
-    timeouts: Timeouts,
-    container: str = "main",
-) -> None:
-    """Wait until `path` exists in the container (a user command's "I started")."""
-    from kubernetes.client.exceptions import ApiException
-
-    def exists() -> bool | NotYet:
-        try:
-            result = run(
-                clients,
-                namespace=namespace,
-                pod=pod,
-                container=container,
-                command=["test", "-e", path],
-                timeout=timeouts.api_call,
-            )
-        except ApiException as exc:
-            return NotYet(f"exec refused: HTTP {exc.status} {exc.reason}")
-        return result.returncode == 0 or NotYet(f"{path} not there: {result}")
-
-    until(
-        exists,
-        timeout=timeouts.user_command_started,
-        interval=timeouts.poll_interval,
-        describe=f"{path} to exist in {namespace}/{pod}/{container}",
-    )
-
-
-def touch(
-    clients: kube.Clients,
-    *,
-    namespace: str,
-    pod: str,
-    path: str,
-    timeouts: Timeouts,
-    container: str = "main",
-) -> None:
-    """Create `path` in the container (releases a command waiting for it)."""
-    result = run(
-        clients,
-        namespace=namespace,
-        pod=pod,
-        container=container,
-        command=["touch", path],
-        timeout=timeouts.api_call,
-    )
-    if result.returncode != 0:
-        raise HarnessError(f"touch {path} in {namespace}/{pod}/{container}: {result}")
-
-
 STARTED = "/tmp/started"
 """Where the scenarios' held user commands say "I have started"."""
 GO = "/tmp/go"
@@ -182,22 +127,36 @@ class Shell:
         )
         return result.output
 
+    def wait_for_file(self, pod: str, path: str, *, container: str = "main") -> None:
+        """Wait until `path` exists in the container (a user command's "I started")."""
+        from kubernetes.client.exceptions import ApiException
+
+        def exists() -> bool | NotYet:
+            try:
+                result = self.run(pod, ["test", "-e", path], container=container)
+            except ApiException as exc:
+                return NotYet(f"exec refused: HTTP {exc.status} {exc.reason}")
+            return result.returncode == 0 or NotYet(f"{path} not there: {result}")
+
+        until(
+            exists,
+            timeout=self.timeouts.user_command_started,
+            interval=self.timeouts.poll_interval,
+            describe=f"{path} to exist in {self.namespace}/{pod}/{container}",
+        )
+
+    def touch(self, pod: str, path: str, *, container: str = "main") -> None:
+        """Create `path` in the container (releases a command waiting for it)."""
+        result = self.run(pod, ["touch", path], container=container)
+        if result.returncode != 0:
+            raise HarnessError(
+                f"touch {path} in {self.namespace}/{pod}/{container}: {result}"
+            )
+
     def wait_started(self, pod: str, *, path: str = STARTED) -> None:
         """Wait until a held user command in `main` has started (`path` exists)."""
-        wait_for_file(
-            self.clients,
-            namespace=self.namespace,
-            pod=pod,
-            path=path,
-            timeouts=self.timeouts,
-        )
+        self.wait_for_file(pod, path)
 
     def release(self, pod: str, *, path: str = GO) -> None:
         """Let a held user command in `main` go on (create `path`)."""
-        touch(
-            self.clients,
-            namespace=self.namespace,
-            pod=pod,
-            path=path,
-            timeouts=self.timeouts,
-        )
+        self.touch(pod, path)

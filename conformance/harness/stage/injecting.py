@@ -48,17 +48,18 @@ def serving_certificate(dns: str) -> tuple[bytes, bytes]:
     from cryptography.hazmat.primitives.asymmetric import ec
     from cryptography.x509.oid import NameOID
 
+    from plumbing import certificates
+
     key = ec.generate_private_key(ec.SECP256R1())
     now = datetime.datetime.now(datetime.UTC)
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, dns)])
     cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
+        certificates.self_signed(
+            key,
+            name,
+            valid_from=now - datetime.timedelta(minutes=5),
+            valid_until=now + datetime.timedelta(days=1),
+        )
         .add_extension(x509.SubjectAlternativeName([x509.DNSName(dns)]), critical=False)
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         .sign(key, hashes.SHA256())

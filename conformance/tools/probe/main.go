@@ -69,6 +69,21 @@ func apiCheck() {
 	url := "https://" + os.Getenv("KUBERNETES_SERVICE_HOST") + ":" + os.Getenv("KUBERNETES_SERVICE_PORT") + "/api"
 	req, _ := http.NewRequest(http.MethodGet, url, nil)
 	req.Header.Set("Authorization", "Bearer "+string(token))
+	if show(client, req) != http.StatusOK {
+		os.Exit(2)
+	}
+}
+
+func get(url string) {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		fail(err.Error())
+	}
+	show(&http.Client{Timeout: 10 * time.Second}, req)
+}
+
+// show sends req, prints the answer's status code and body, and returns the code.
+func show(client *http.Client, req *http.Request) int {
 	resp, err := client.Do(req)
 	if err != nil {
 		fail(err.Error())
@@ -76,20 +91,7 @@ func apiCheck() {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	fmt.Printf("%d %s\n", resp.StatusCode, body)
-	if resp.StatusCode != http.StatusOK {
-		os.Exit(2)
-	}
-}
-
-func get(url string) {
-	client := &http.Client{Timeout: 10 * time.Second}
-	resp, err := client.Get(url)
-	if err != nil {
-		fail(err.Error())
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	fmt.Printf("%d %s\n", resp.StatusCode, body)
+	return resp.StatusCode
 }
 
 type review struct {

@@ -13,7 +13,8 @@ cluster access is faked, the activities are the real ones):
   the method there; the later activities do not run (they would fail for want of
   the node it should have recorded and turn the verdict into `error`), the
   rollbacks do, and the entry is `not-applicable` with the activity's message;
-- the requirement table: what each provider and profile offers;
+- the requirement table: what each provider and profile offers; a capability an
+  activity needs and the provider lacks is `Unsupported`, saying what it cannot do;
 - on the local cluster (cluster-marked): `chaos run` of each worker experiment
   ends not-applicable in seconds, installing nothing and leaving no namespace.
 """
@@ -278,6 +279,26 @@ def test_what_providers_and_profiles_offer(tmp_path: Path):
     assert len(requirements.unmet(once, provider="kind", profile=reference)) == 1
     with pytest.raises(ValueError, match="unknown requirements"):
         requirements.unmet(["node-fault"], provider="local", profile=reference)
+
+
+def test_a_capability_the_provider_lacks_is_unsupported_naming_what_it_cannot():
+    from chaos.errors import Unsupported
+    from clusters import faults
+
+    assert (
+        requirements.capability(
+            faults.of("local"), provider="local", cannot="inject node faults"
+        )
+        is not None
+    )
+    with pytest.raises(
+        Unsupported, match=r"^the local provider cannot take a worker node away$"
+    ):
+        requirements.capability(
+            faults.workers_of("local"),
+            provider="local",
+            cannot="take a worker node away",
+        )
 
 
 NOT_APPLICABLE_WITHIN_SECONDS = 60.0
