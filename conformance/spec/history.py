@@ -217,7 +217,7 @@ def check_references(
     """Problems with the clauses and scenarios the fixes name; empty when none.
 
     A clause must be an active clause of the spec; a scenario
-    `conformance/tests/<file>.py::<test>` must be a file under `root` that
+    `conformance/tests/<area>/<file>.py::<test>` must be a file under `root` that
     defines that test function (read with `ast`, so nothing is imported).
     """
     active = {r.id for r in spec.active()}

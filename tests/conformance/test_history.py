@@ -104,7 +104,7 @@ def test_the_two_known_fixes_are_recorded():
     assert sigterm.in_scope
     assert sigterm.clause == "WPC-RECOVERY-011"
     assert sigterm.scenario == (
-        "conformance/tests/test_recovery_controller_sigterm.py::"
+        "conformance/tests/recovery/test_recovery_controller_sigterm.py::"
         "test_a_gracefully_deleted_controller_pod_is_gone_within_the_bound"
     )
     assert (workdir.last_tag_with_bug, workdir.first_tag_without_bug) == (
@@ -191,12 +191,12 @@ def test_unknown_clauses_and_scenarios_are_reference_problems():
     data = broken(
         clause="WPC-POD-999",
         proposed_clause=None,
-        scenario="conformance/tests/test_hello_world.py::test_no_such_test",
+        scenario="conformance/tests/status/test_hello_world.py::test_no_such_test",
     )
     problems = history.check_references(history.build(data), spec.load())
     assert problems == [
         "controller-ignores-sigterm: clause WPC-POD-999 is not an active clause",
-        "controller-ignores-sigterm: scenario conformance/tests/test_hello_world.py"
+        "controller-ignores-sigterm: scenario conformance/tests/status/test_hello_world.py"
         "::test_no_such_test does not exist",
     ]
 

@@ -33,9 +33,11 @@ from conformance.harness.inspecting import executing
 from conformance.report.items.outcomes import FailureKind
 from conformance.report.items.outcomes import failed_clauses
 from conformance.report.items.outcomes import failure_kind
-from conformance.tests import test_handshake_marker as handshake
-from conformance.tests import test_layout_switch_keeps_in_flight_pods as layout_switch
-from conformance.tests import test_status_aux_faults as aux_faults
+from conformance.tests.handshake import test_handshake_marker as handshake
+from conformance.tests.layout import (
+    test_layout_switch_keeps_in_flight_pods as layout_switch,
+)
+from conformance.tests.status import test_status_aux_faults as aux_faults
 
 
 def terminated(code: int, message: str = "", reason: str = "Error") -> Any:

@@ -16,7 +16,7 @@ import ast
 import pytest
 
 from conformance import harness
-from conformance.plugin.selection import collection
+from conformance.report.items import identity
 
 ALLOWED = ("conformance.harness", "conformance.contract")
 PROJECT = ("conformance", "plumbing", "clusters", "chaos", "reference_impl")
@@ -37,7 +37,7 @@ def _imports(source: str) -> list[str]:
 
 @pytest.mark.parametrize(
     "path",
-    sorted(collection.SUITE_DIR.glob("test_*.py")),
+    identity.suite_files(),
     ids=lambda p: p.name,
 )
 def test_scenarios_import_only_the_harness_and_the_contract(path):

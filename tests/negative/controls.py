@@ -26,8 +26,8 @@ import yaml
 
 from conformance import spec as specs
 from conformance.harness.cluster import kube
-from conformance.plugin.selection import collection
 from conformance.plugin.state import markers
+from conformance.report.items import identity
 
 TABLE_PATH = Path(__file__).with_name("controls.yaml")
 SCHEMA_PATH = Path(__file__).with_name("controls.schema.json")
@@ -56,9 +56,10 @@ class TestRef:
         """`ShortName[layout]`, as the node IDs show the layout."""
         return f"{self.short_name}[{self.layout}]"
 
-    def path(self, suite_dir: Path = collection.SUITE_DIR) -> Path:
-        """The test file: `HelloWorld` -> `<suite>/test_hello_world.py`."""
-        return suite_dir / f"test_{kube.kebab(self.short_name).replace('-', '_')}.py"
+    def path(self, suite_dir: Path = identity.SUITE_DIR) -> Path:
+        """The test file: `HelloWorld` -> `<suite>/status/test_hello_world.py`."""
+        name = f"test_{kube.kebab(self.short_name).replace('-', '_')}.py"
+        return identity.suite_file(name, suite_dir)
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ class Known:
         return frozenset(c for c, level in self.levels.items() if level == "MUST")
 
     @classmethod
-    def discover(cls, suite_dir: Path = collection.SUITE_DIR) -> Known:
+    def discover(cls, suite_dir: Path = identity.SUITE_DIR) -> Known:
         """Fault names of the reference implementation, the suite's tests, the spec."""
         from reference_impl.controller import faults
 
@@ -113,7 +114,7 @@ class Known:
         return cls(
             faults=frozenset(faults.known_names()),
             short_names=frozenset(
-                markers.short_name_for(p) for p in suite_dir.glob("test_*.py")
+                markers.short_name_for(p) for p in identity.suite_files(suite_dir)
             ),
             levels={r.id: str(r.level) for r in spec.requirements if r.active},
         )

@@ -27,8 +27,8 @@ import pytest
 from conformance import contract
 from conformance import spec as specs
 from conformance.implementations import profiles
-from conformance.plugin.selection import collection
 from conformance.plugin.state import markers
+from conformance.report.items import identity
 from tests.negative import controls
 from tests.negative import runner
 from tests.negative.controls import ControlsError
@@ -158,8 +158,10 @@ def test_schema_errors_name_the_key(row, message):
 
 
 def test_short_names_map_to_suite_files_both_ways():
-    assert TestRef("HelloWorld", "legacy").path().name == "test_hello_world.py"
-    for path in collection.SUITE_DIR.glob("test_*.py"):
+    assert TestRef("HelloWorld", "legacy").path() == (
+        identity.SUITE_DIR / "status" / "test_hello_world.py"
+    )
+    for path in identity.suite_files():
         assert TestRef(markers.short_name_for(path), "legacy").path() == path
 
 
@@ -179,7 +181,7 @@ def _functions() -> list[tuple[str, frozenset[str], frozenset[str]]]:
     """(ShortName, clauses, features) of every suite test function (marker + clauses)."""
     feature_of = {r.id: r.feature for r in specs.load().requirements if r.feature}
     found = []
-    for path in collection.SUITE_DIR.glob("test_*.py"):
+    for path in identity.suite_files():
         for node in ast.walk(ast.parse(path.read_text())):
             if not (
                 isinstance(node, ast.Call)

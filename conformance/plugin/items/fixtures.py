@@ -2,7 +2,7 @@
 
 Tests ask for what they need: `workflows` (submit and wait, scoped to the
 test's namespace and layout instance), `namespace`, `observations` (recorded
-for the cross-layout diff), `manifest` (the YAML beside the test),
+for the cross-layout diff), `manifest` (the test's YAML, `manifest_folder`),
 `controller` (restart, stop, start, switch layout or finalizer, set a
 configuration field of the test's instance), `artifact_repository` (the
 repository's Secrets copied into the test's namespace), `dedicated_instance`
@@ -47,6 +47,7 @@ from conformance.implementations import profiles
 from conformance.implementations import sweeping
 from conformance.implementations.contexts import RunContext
 from conformance.plugin.items import deferring
+from conformance.plugin.selection import collection
 from conformance.plugin.state import keys
 from conformance.plugin.state import markers
 from conformance.plugin.state import runs
@@ -255,14 +256,26 @@ def http_server(
     )
 
 
+def manifest_folder(test_file: Path) -> Path:
+    """Where a test's manifests are: the bundled suite's one folder, or beside the test.
+
+    The bundled suite keeps its scenarios in one folder per clause area
+    (`conformance/tests/status/`) and their manifests together in
+    `conformance/tests/manifests/`; a suite of one's own keeps them beside its tests.
+    """
+    if collection.in_suite(test_file):
+        return collection.SUITE_DIR / "manifests"
+    return test_file.parent / "manifests"
+
+
 @pytest.fixture
 def manifest(
     request: pytest.FixtureRequest,
     declaration: markers.Declaration,
     profile: profiles.Profile,
 ) -> Callable[..., dict[str, Any]]:
-    """Load `manifests/<kebab-short-name>.yaml` (or `manifests/<name>`) beside the test."""
-    folder = Path(request.node.path).parent / "manifests"
+    """Load `manifests/<kebab-short-name>.yaml` (or `manifests/<name>`) of the test."""
+    folder = manifest_folder(Path(request.node.path))
     substitutions = {f"{key}_image": ref for key, ref in profile.images.items()}
 
     def load(name: str | None = None, **extra: str) -> dict[str, Any]:

@@ -17,6 +17,11 @@ tests is read from the file's source (top-level `def test...`), never from what
 a run happened to select, so the identity of an item does not depend on `-k`
 or `--select` either.
 
+The file's folder is not part of the identity: the suite keeps one folder per
+clause area (`conformance/tests/status/test_hello_world.py`), and a report made
+before the files moved there (`conformance/tests/test_hello_world.py`) names
+the same items.
+
 Reports written before the identity existed carry node IDs only;
 `upgrade()` gives each of their items the identity it would have now (and
 their layout divergences the scenario, the identity without the layout), so
@@ -38,6 +43,30 @@ SUITE_DIR = Path(__file__).resolve().parents[2] / "tests"
 
 FUNCTION_PREFIX = "test"
 """pytest's default `python_functions`, which the suite keeps."""
+
+FILE_PATTERN = "test_*.py"
+"""pytest's default `python_files` that the suite's file names follow."""
+
+
+@functools.cache
+def suite_files(suite_dir: Path = SUITE_DIR) -> tuple[Path, ...]:
+    """The suite's test files in every folder below `suite_dir`, sorted.
+
+    The bundled suite keeps one folder per clause area (`status/`, `kill/`);
+    the listing is cached, as the files do not change while a process runs.
+    """
+    return tuple(sorted(suite_dir.rglob(FILE_PATTERN)))
+
+
+def suite_file(name: str, suite_dir: Path = SUITE_DIR) -> Path:
+    """The suite's test file called `name` in whichever folder holds it.
+
+    File names are unique across the suite's folders (pytest imports each file
+    by its name), so a node ID made before the files moved into their folders
+    still finds its file; `suite_dir / name` when no folder has it.
+    """
+    found = [path for path in suite_files(suite_dir) if path.name == name]
+    return found[0] if found else suite_dir / name
 
 
 @functools.cache
@@ -82,14 +111,15 @@ def of_nodeid(nodeid: str, short_name: str = "", *, path: Path | None = None) ->
     """The identity of the item pytest calls `nodeid`, from any rootdir or install.
 
     `path` is the test file when known (the plugin passes the collected file);
-    otherwise the bundled suite's file of the same name decides, and a file the
-    suite no longer has keeps the function's name (it cannot be told apart).
+    otherwise the bundled suite's file of the same name decides, in whichever
+    folder it now is, and a file the suite no longer has keeps the function's
+    name (it cannot be told apart).
     Without `short_name` (old entries that did not record it) the file name
     gives it, as the marker's validation guarantees.
     """
     file_part, function, params = _parts(nodeid)
     name = PurePosixPath(file_part).name
-    source = path if path is not None else SUITE_DIR / name
+    source = path if path is not None else suite_file(name)
     several = len(test_functions(source)) != 1
     short = short_name or short_name_of(PurePosixPath(name))
     return compose(short, function, params, several=several)

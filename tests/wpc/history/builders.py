@@ -22,11 +22,11 @@ from tests.wpc.diff.builders import entry
 from tests.wpc.diff.builders import report
 
 SIGTERM = (
-    "conformance/tests/test_recovery_controller_sigterm.py::"
+    "conformance/tests/recovery/test_recovery_controller_sigterm.py::"
     "test_a_gracefully_deleted_controller_pod_is_gone_within_the_bound"
 )
 WORKDIR = (
-    "conformance/tests/test_initless_input_artifacts.py::"
+    "conformance/tests/initless/test_initless_input_artifacts.py::"
     "test_initless_main_symlinks_artifacts_reenters_workdir_and_fails_on_read_only_root"
 )
 

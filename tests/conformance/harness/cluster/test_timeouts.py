@@ -142,12 +142,12 @@ def test_the_deleted_pod_limit_never_undercuts_upstreams_2_minute_backstop():
 
 
 def test_the_slow_scenarios_use_the_spec_values_not_copies_of_their_own():
-    from conformance.tests import test_handshake_marker
+    from conformance.tests.handshake import test_handshake_marker
 
     base = timeouts.Timeouts()
     assert base.heartbeat_interval == test_handshake_marker.HEARTBEAT
     assert base.status_marker_stale == test_handshake_marker.DEAD_AFTER
     module = importlib.import_module(
-        "conformance.tests.test_recovery_with_status_finalizer"
+        "conformance.tests.recovery.test_recovery_with_status_finalizer"
     )
     assert "timeouts.status_finalizer_removed" in inspect.getsource(module)

@@ -6,6 +6,11 @@
 - every committed ConformanceReport under docs/results/ (node IDs only) gets an
   identity per item that matches the schema's testId, is unique per report, and
   still validates; its layout divergences get the identity-based scenario;
+- the folder is not part of the identity: a node ID made before the scenarios
+  moved into their area folders (`conformance/tests/test_hello_world.py`) and
+  one made after (`conformance/tests/status/test_hello_world.py`) map to the
+  same identity, and the committed v4.1.0 report (made before the move)
+  rewritten to the folders of today diffs as "no change" against the original;
 - a committed Argo v4.1.0 report whose node IDs are rewritten to an installed
   suite's (`venv/lib/python3.11/site-packages/...`, `eco/venv/...`) diffs as "no
   change" against the original (before: 104 added, 104 removed), and so does a
@@ -60,7 +65,7 @@ def test_a_node_id_maps_to_the_same_identity_from_anywhere(prefix: str) -> None:
     function = "test_stop_runs_every_task_of_a_dag_exit_handler"
     dags = f"{prefix}test_status_shutdown_dags.py::{function}[initless]"
     functions = identity.test_functions(
-        identity.SUITE_DIR / "test_status_shutdown_dags.py"
+        identity.suite_file("test_status_shutdown_dags.py")
     )
     assert function in functions
     assert len(functions) == 2
@@ -69,6 +74,57 @@ def test_a_node_id_maps_to_the_same_identity_from_anywhere(prefix: str) -> None:
     )
     # No ShortName recorded: the file name gives it, as the marker must.
     assert identity.of_nodeid(dags) == identity.of_nodeid(dags, "StatusShutdownDags")
+
+
+def test_a_node_id_from_before_the_area_folders_maps_to_the_same_identity() -> None:
+    hello = identity.suite_file("test_hello_world.py")
+    assert hello == identity.SUITE_DIR / "status" / "test_hello_world.py"
+    function = "test_hello_world_workflow_succeeds_with_exit_code_zero"
+    flat = f"conformance/tests/test_hello_world.py::{function}[legacy]"
+    foldered = f"conformance/tests/status/test_hello_world.py::{function}[legacy]"
+    # One test function in the file: the identity is the ShortName alone, which
+    # needs the file found wherever it now is (not found: `HelloWorld::test_...`).
+    assert identity.of_nodeid(flat) == "HelloWorld[legacy]"
+    assert identity.of_nodeid(foldered) == "HelloWorld[legacy]"
+    assert identity.of_nodeid(foldered, path=hello) == "HelloWorld[legacy]"
+    assert identity.suite_file("test_gone.py") == identity.SUITE_DIR / "test_gone.py"
+
+
+def foldered(document: dict[str, Any]) -> dict[str, Any]:
+    """The report as a run of today's suite, its files in area folders, writes it.
+
+    The node IDs name the folders, and every item carries the identity the
+    plugin gives it from the collected file.
+    """
+    text = yaml.safe_dump(document, sort_keys=False)
+    for path in identity.suite_files():
+        flat = f"conformance/tests/{path.name}"
+        text = text.replace(flat, path.relative_to(ROOT).as_posix())
+    after = yaml.safe_load(text)
+    for test in after["tests"]:
+        file = ROOT / test["nodeid"].partition("::")[0]
+        test["id"] = identity.of_nodeid(
+            test["nodeid"], test["shortName"], path=file if file.is_file() else None
+        )
+    return after
+
+
+def test_a_report_from_before_the_area_folders_diffs_as_no_change_against_one_after(
+    tmp_path: Path,
+) -> None:
+    original = yaml.safe_load(V410.read_text())
+    after = foldered(copy.deepcopy(original))
+    documents.validate(after)
+    nodeids = [t["nodeid"] for t in after["tests"] if t["kind"] == "scenario"]
+    assert all(n.count("/") == 3 for n in nodeids), nodeids[:3]
+    assert "HelloWorld[legacy]" in [t["id"] for t in after["tests"]]
+    assert [identity.of_test(t) for t in original["tests"]] == [
+        t["id"] for t in after["tests"]
+    ]
+    diff = comparing.compare(
+        reading.read(V410), reading.read(written(tmp_path, "after.yaml", after))
+    )
+    assert no_change(diff), (len(diff.added), len(diff.removed))
 
 
 def test_the_given_file_decides_and_an_unknown_file_keeps_the_function(
