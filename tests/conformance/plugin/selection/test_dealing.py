@@ -108,3 +108,9 @@ def test_a_real_xdist_run_starts_the_two_longest_items_on_two_workers(
         if "PASSED" in line and "::test_long[" in line
     }
     assert workers == {"[gw0]", "[gw1]"}, result.stdout.str()
+
+
+def test_the_simulation_runs_the_locks_items_one_after_another() -> None:
+    free = xdistsim.simulate(dealing.Dealer, [10.0, 10.0, 1.0, 1.0], 2)
+    locked = xdistsim.simulate(dealing.Dealer, [10.0, 10.0, 1.0, 1.0], 2, locked={0, 1})
+    assert (free.wall, locked.wall) == (11.0, 21.0)

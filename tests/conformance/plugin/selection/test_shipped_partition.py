@@ -67,6 +67,16 @@ def plan(units: dict[str, scheduling.Unit]) -> list[list[scheduling.Unit]]:
     ]
 
 
+def simulate(shard: list[scheduling.Unit]) -> xdistsim.Simulated:
+    """The shard's run on WORKERS workers, the lock's items one after another."""
+    return xdistsim.simulate(
+        dealing.Dealer,
+        [u.seconds for u in shard],
+        WORKERS,
+        locked={i for i, u in enumerate(shard) if any("lock:" in b for b in u.blocks)},
+    )
+
+
 def test_only_compared_scenarios_and_lock_groups_share_a_shard(reference: Grab) -> None:
     for block in scheduling.blocks(list(reference.units.values())):
         if len(block) == 1:
@@ -88,10 +98,7 @@ def test_the_shipped_durations_give_four_shards_under_three_minutes(
 ) -> None:
     shards = plan(reference.units)
     sums = [sum(u.seconds for u in shard) for shard in shards]
-    walls = [
-        xdistsim.simulate(dealing.Dealer, [u.seconds for u in shard], WORKERS).wall
-        for shard in shards
-    ]
+    walls = [simulate(shard).wall for shard in shards]
     print(
         f"planned shard sums {[round(s) for s in sums]}, walls {[round(w) for w in walls]}"
     )
@@ -102,7 +109,7 @@ def test_the_shipped_durations_give_four_shards_under_three_minutes(
     ]
     assert len(long) == 2
     shard = next(s for s in shards if long[0] in {u.key for u in s})
-    ran = xdistsim.simulate(dealing.Dealer, [u.seconds for u in shard], WORKERS).ran
+    ran = simulate(shard).ran
     position = {u.key: i for i, u in enumerate(shard)}
     workers = {
         w for w, items in enumerate(ran) for key in long if position[key] in items

@@ -2,7 +2,8 @@
 
 A worker runs the first item of its queue once it holds a second one (it must
 know the next item to tear down the right fixtures) or is shut down, as
-`xdist.remote` does; when an item ends the scheduler hears of it
+`xdist.remote` does; an item holding the host-wide lock keeps its worker
+waiting until the lock is free (first come, first served); when an item ends the scheduler hears of it
 (`mark_test_complete`), as from a real worker. Ties end in worker order, so a
 simulation is deterministic.
 """
@@ -10,6 +11,7 @@ simulation is deterministic.
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import Collection
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
@@ -70,9 +72,16 @@ class Simulated:
 
 
 def simulate(
-    make: Callable[[Any, Any], Any], seconds: Sequence[float], workers: int
+    make: Callable[[Any, Any], Any],
+    seconds: Sequence[float],
+    workers: int,
+    *,
+    locked: Collection[int] = (),
 ) -> Simulated:
-    """Run items of `seconds` (in collection order) under the scheduler `make(config, log)`."""
+    """Run items of `seconds` (in collection order) under the scheduler `make(config, log)`.
+
+    `locked`: the indices of the items that take the one host-wide lock.
+    """
     scheduler = make(Config(workers), Quiet())
     nodes = [Worker(f"gw{i}") for i in range(workers)]
     names = [f"item{i}" for i in range(len(seconds))]
@@ -81,11 +90,18 @@ def simulate(
         scheduler.add_node_collection(node, names)
     scheduler.schedule()
     ends: dict[int, float] = {}
+    free = [0.0]
+    """When the host-wide lock is free again."""
 
     def start(i: int, now: float) -> None:
         node = nodes[i]
         if node.queue and (len(node.queue) >= 2 or node.shutting_down):
-            ends[i] = now + seconds[node.queue[0]]
+            index = node.queue[0]
+            if index in locked:
+                now = free[0] = max(now, free[0]) + seconds[index]
+                ends[i] = now
+            else:
+                ends[i] = now + seconds[index]
 
     for i in range(workers):
         start(i, 0.0)
