@@ -42,7 +42,6 @@ from conformance.implementations import preparing
 from conformance.implementations import profiles
 from conformance.implementations import variables
 from conformance.implementations.contexts import ClusterChoice
-from conformance.plugin.selection import listing
 from conformance.plugin.selection import options
 from conformance.report.rendering import html
 from conformance.spec import SpecError
@@ -399,7 +398,7 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m conformance") 
             if values.get("wpc_select"):
                 # A --select naming nothing stops here; the plugin alone would stop
                 # it only after the cluster and the install (collection comes later).
-                listed = listing.collect(launching.list_arguments(request))
+                listed = launching.collect(request)
                 if listed.exit_code == ExitCode.INVALID_INPUT:
                     return ExitCode.INVALID_INPUT
             if repeat > 1:

@@ -9,6 +9,7 @@ exit status only says whether chaostoolkit itself worked.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import subprocess
@@ -46,6 +47,14 @@ class Target:
     reports_dir: Path = REPORTS_DIR
     instance: str = "external"
     timeout_scale: float = 1.0
+    profile: profiles.Profile | None = dataclasses.field(
+        default=None, compare=False, repr=False
+    )
+    """The profile, once `loaded`: every case of the process reads this one."""
+
+    def loaded(self) -> Target:
+        """This target with its profile parsed and validated, once for the process."""
+        return dataclasses.replace(self, profile=profile_of(self))
 
     def env(self, layout: str) -> dict[str, str]:
         """The process environment of `chaos run` for `layout`."""
@@ -198,7 +207,9 @@ def leaks(name: str, target: Target, *, layout: str) -> list[str]:
 
 
 def profile_of(target: Target) -> profiles.Profile:
-    """The target's implementation profile, loaded with its variables."""
+    """The target's implementation profile: the one it carries, else loaded now."""
+    if target.profile is not None:
+        return target.profile
     return profiles.load(
         target.implementation,
         variables=variables.parse_joined(

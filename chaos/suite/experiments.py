@@ -46,6 +46,7 @@ def _layouts() -> tuple[str, ...]:
 
 
 def _target() -> experimenting.Target:
+    """The target of this process, with its profile loaded (once: the cases share it)."""
     return experimenting.Target(
         implementation=os.environ.get("WPC_CHAOS_IMPLEMENTATION", "reference"),
         # `source=...,ref=v4.1.2` for upstream built from a source tree (make chaos
@@ -58,7 +59,7 @@ def _target() -> experimenting.Target:
         reports_dir=Path(
             os.environ.get("WPC_CHAOS_REPORTS_DIR") or experimenting.REPORTS_DIR
         ),
-    )
+    ).loaded()
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +99,7 @@ def chaos_target(
     )
     timeouts = Timeouts()
     kubeconfig, kubectl = instances.locate(settings)
-    profile = instances.load_profile(settings)
+    profile = experimenting.profile_of(target)
     drv = instances.driver(
         settings, profile, kubeconfig=kubeconfig, kubectl=kubectl, timeouts=timeouts
     )

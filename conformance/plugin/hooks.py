@@ -58,6 +58,7 @@ from conformance.plugin.selection import options
 from conformance.plugin.selection import selecting
 from conformance.plugin.state import keys
 from conformance.plugin.state import markers
+from conformance.plugin.state import preloaded
 from conformance.plugin.state import runs
 from conformance.plugin.state.keys import WORKERINPUT_KEY
 from conformance.plugin.state.settings import RunSettings
@@ -112,8 +113,14 @@ def pytest_configure(config: pytest.Config) -> None:
     settings = options.settings(config)
     spec = _load_spec(settings.spec_path)
     known = frozenset(f.name for f in spec.features)
+    # Loaded once per process: a launcher that checked it already hands it over.
+    profile = preloaded.of(
+        config,
+        implementation=settings.implementation,
+        variables=settings.profile_vars,
+    )
     try:
-        profile = profiles.load(
+        profile = profile or profiles.load(
             settings.implementation,
             known_features=known,
             variables=settings.profile_vars,

@@ -6,8 +6,9 @@ is either the same in every shard (suite, implementation, spec, claims, the
 coverage ledger, the mutation scores: collection sees the whole suite in each
 shard) or a sum over the items (counts, per-layout buckets, layout
 comparisons, attempts, leaks, tests), so the merge checks the first kind and
-adds up the second. A scenario's layouts run in one shard, so each layout
-comparison happened whole in one of them.
+adds up the second. The layouts of a scenario the layout diff compares run in
+one shard (`conformance.plugin.selection.arranging`), so each layout comparison
+happened whole in one of them.
 
 Refused, with a DataError naming the files (exit 10 in the CLI): a report
 that is not a shard's, shards of different code, spec, implementation

@@ -28,6 +28,7 @@ from conformance.implementations import profiles
 from conformance.plugin.selection import collection
 from conformance.plugin.selection import listing
 from conformance.plugin.selection import options
+from conformance.plugin.state import preloaded
 from conformance.report.rendering import html
 from wpc.run import targeting
 
@@ -192,6 +193,23 @@ def list_arguments(request: RunRequest) -> list[str]:
     ]
 
 
+def collect(request: RunRequest) -> listing.Listing:
+    """The suite collected in this process as a run would select it (`listing`).
+
+    With the profile the preflight loaded, if any: the plugin takes that one.
+    """
+    given = None
+    if request.profile is not None:
+        given = preloaded.Preloaded(
+            profile=request.profile,
+            implementation=str(request.option("wpc_implementation")),
+            variables=options.profile_vars(
+                list(request.option("wpc_profile_vars") or [])
+            ),
+        )
+    return listing.collect(list_arguments(request), profile=given)
+
+
 def list_tests(request: RunRequest) -> int:
     """Print what `run` would run and why anything would not; change nothing.
 
@@ -201,7 +219,7 @@ def list_tests(request: RunRequest) -> int:
     cluster = targeting.describe(
         request.options, request.context, targeting.Lookup.from_env()
     )
-    found = listing.collect(list_arguments(request))
+    found = collect(request)
     sys.stdout.write("".join(f"{line}\n" for line in [cluster, *found.lines()]))
     return found.exit_code
 

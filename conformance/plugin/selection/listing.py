@@ -32,6 +32,7 @@ from conformance.exitcodes import ExitCode
 from conformance.plugin.selection import collection
 from conformance.plugin.selection import selecting
 from conformance.plugin.state import keys
+from conformance.plugin.state import preloaded
 from conformance.plugin.state import runs
 from conformance.report.items.records import scenario_of
 
@@ -204,14 +205,21 @@ class Listing:
         return lines
 
 
-def collect(suite_args: Sequence[str]) -> Listing:
-    """Collect the suite in this process with the plugin's options `suite_args`."""
+def collect(
+    suite_args: Sequence[str], *, profile: preloaded.Preloaded | None = None
+) -> Listing:
+    """Collect the suite in this process with the plugin's options `suite_args`.
+
+    `profile`: the profile this process loaded for these options already, so
+    that the plugin does not load it again (`conformance.plugin.state.preloaded`).
+    """
     lister = Lister()
     # pytest's own collect-only tree would repeat the listing without the reasons;
     # it goes to stderr only when collection failed, as the explanation.
     shown = io.StringIO()
     with contextlib.redirect_stdout(shown):
-        code = pytest.main(pytest_args(suite_args), plugins=[lister])
+        plugins: list[object] = [lister] if profile is None else [lister, profile]
+        code = pytest.main(pytest_args(suite_args), plugins=plugins)
     if lister.stopped:
         # The plugin's own verdict on its input: one line, not the whole tree.
         sys.stderr.write(f"error: {lister.stopped}\n")

@@ -14,8 +14,9 @@ the order does not serialise anything.
 Shards (`--wpc-shard I/N`): greedy longest-processing-time packing. Blocks,
 longest first, each go to the shard with the least work so far (the lowest
 index among equals). A block is what must run in one shard: both layouts of a
-scenario (its layout diff compares them after the run) and every item of a
-lock group. The same selection and durations give every runner the same split.
+scenario whose recordings the layout diff compares after the run, and every
+item of a lock group (`conformance.plugin.selection.arranging` names them).
+The same selection and durations give every runner the same split.
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ def order(units: Iterable[Unit]) -> list[Unit]:
     return sorted(units, key=lambda u: -u.seconds)
 
 
-def _blocks(units: list[Unit]) -> list[list[Unit]]:
+def blocks(units: list[Unit]) -> list[list[Unit]]:
     """Units joined when they share a block name (transitively), in key order."""
     parent = list(range(len(units)))
 
@@ -110,10 +111,9 @@ def assign(units: Iterable[Unit], count: int) -> dict[str, int]:
         raise DataError("two items of the selection have the same key")
     load = [0.0] * count
     found: dict[str, int] = {}
-    blocks = sorted(
-        _blocks(listed), key=lambda b: (-sum(u.seconds for u in b), b[0].key)
-    )
-    for block in blocks:
+    for block in sorted(
+        blocks(listed), key=lambda b: (-sum(u.seconds for u in b), b[0].key)
+    ):
         target = min(range(count), key=lambda i: (load[i], i))
         load[target] += sum(u.seconds for u in block)
         for unit in block:

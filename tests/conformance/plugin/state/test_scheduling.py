@@ -5,8 +5,10 @@
   keep their collection order (the same in every xdist worker);
 - `--wpc-shard I/N` splits the selection (what remains after `-k` and `-m`)
   into N disjoint parts that together are all of it, balanced by duration (longest processing time first), both
-  layouts of a scenario and every item taking the unlabelled-workflows lock
-  in one shard; the same inputs give the same split;
+  layouts of a scenario the layout diff compares (it records `observations`)
+  and every item taking the unlabelled-workflows lock in one shard, the
+  layouts of any other scenario wherever they balance best; the same inputs
+  give the same split;
 - a malformed shard or durations file stops the run with a usage error naming
   it; a run with --wpc-update-durations folds its items' times into the file;
 - the shipped durations file is the committed reference run's.
@@ -120,7 +122,8 @@ SUITE = {
     )
     for name, fixtures in (
         ("Quick", ""),
-        ("Slow", ""),
+        ("Apart", ""),
+        ("Slow", "observations"),
         ("Middle", ""),
         ("Tiny", ""),
         ("Lockedone", "unlabelled_workflows_lock"),
@@ -129,6 +132,7 @@ SUITE = {
 }
 SECONDS = {
     "Quick": 1.0,
+    "Apart": 450.0,
     "Slow": 300.0,
     "Middle": 50.0,
     "Tiny": 0.5,
@@ -163,7 +167,9 @@ def test_a_run_orders_its_items_longest_first(suite: pytest.Pytester) -> None:
     suite.makepyfile(**SUITE)
     path = durations_file(suite.path)
     names = [line.partition("::")[2] for line in collected(suite, str(path))]
-    assert names[:4] == [
+    assert names[:6] == [
+        "test_apart[legacy]",
+        "test_apart[initless]",
         "test_slow[legacy]",
         "test_slow[initless]",
         "test_lockedone[legacy]",
@@ -187,6 +193,9 @@ def test_shards_are_disjoint_cover_the_selection_and_keep_blocks_whole(
         assert text.count("::test_locked") in (0, 4)
     assert "test_slow[" in "\n".join(shards[0])
     assert "test_locked" in "\n".join(shards[1])
+    # Not compared across layouts: each layout goes where it balances best.
+    assert "test_apart[initless]" in "\n".join(shards[1])
+    assert "test_apart[legacy]" in "\n".join(shards[2])
 
 
 def test_shards_split_what_remains_after_k_and_m(suite: pytest.Pytester) -> None:
