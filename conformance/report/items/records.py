@@ -30,6 +30,10 @@ from conformance.report.items.outcomes import Outcome
 from conformance.report.items.outcomes import combine
 
 MESSAGE_LIMIT = 4000
+MESSAGE_HEAD = 1000
+"""Of a message over MESSAGE_LIMIT, the characters kept from its start (the test's
+own lines); the rest of the limit is kept from its end, where pytest puts the
+exception and its `E` lines: the evidence a reader needs first."""
 
 DECLARATION_ATTR = "wpc_declaration"
 OUTCOME_ATTR = "wpc_outcome"
@@ -143,9 +147,16 @@ def _message(report: Any) -> str:
     text = str(getattr(report, "longreprtext", "") or "")
     if report.skipped and isinstance(report.longrepr, tuple):
         text = str(report.longrepr[2]).removeprefix("Skipped: ")
-    if len(text) > MESSAGE_LIMIT:
-        return text[:MESSAGE_LIMIT] + f"\n... ({len(text)} characters)"
-    return text
+    return shortened(text)
+
+
+def shortened(text: str) -> str:
+    """`text` within MESSAGE_LIMIT: its head and its tail, the middle named as cut."""
+    if len(text) <= MESSAGE_LIMIT:
+        return text
+    tail = MESSAGE_LIMIT - MESSAGE_HEAD
+    cut = len(text) - MESSAGE_HEAD - tail
+    return f"{text[:MESSAGE_HEAD]}\n... ({cut} of {len(text)} characters cut) ...\n{text[-tail:]}"
 
 
 class Results:

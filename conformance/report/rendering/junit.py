@@ -18,8 +18,15 @@ from conformance.report.items.outcomes import Outcome
 from conformance.report.items.records import TestRecord
 
 
-def _first_line(text: str) -> str:
-    return text.strip().splitlines()[-1][:300] if text.strip() else ""
+def _summary(text: str) -> str:
+    """The failure's one-line summary.
+
+    pytest's first `E` line (the exception and its message, e.g. a WaitTimeout's
+    last observed state), else the text's last line.
+    """
+    lines = text.strip().splitlines()
+    raised = [line[1:].strip() for line in lines if line.startswith("E ")]
+    return (raised[0] if raised else lines[-1] if lines else "")[:300]
 
 
 def document(
@@ -65,7 +72,7 @@ def document(
         }
         if record.outcome in tag:
             element = ET.SubElement(
-                case, tag[record.outcome], message=_first_line(record.message)
+                case, tag[record.outcome], message=_summary(record.message)
             )
             element.text = record.message
     return ET.ElementTree(suite)
