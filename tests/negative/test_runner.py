@@ -250,3 +250,71 @@ def test_the_runner_refuses_a_row_whose_fault_it_cannot_see(reads, last):
         check(reads)
     assert last in str(info.value)
     assert "timed out after 10 s" in str(info.value)
+
+
+def _rows(*names: str) -> list[Control]:
+    return [
+        Control(fault=n, clauses=("WPC-X-001",), killers=(HELLO_L,), canaries=(SHAPE,))
+        for n in names
+    ]
+
+
+def test_a_rows_uninstall_runs_beside_the_next_row_and_ends_before_the_run(monkeypatch):
+    """With one slot, row b is tested while row a's uninstall is still waiting.
+
+    Before, the uninstall held the slot: b could not start until a was gone, so a's
+    uninstall (which here waits for b to start) timed out.
+    """
+    import threading
+
+    b_started = threading.Event()
+    events: list[str] = []
+
+    def fake_test(control, target, *, workers):
+        events.append(f"test {control.fault}")
+        if control.fault == "b":
+            b_started.set()
+        return f"verdict {control.fault}"
+
+    def fake_uninstall(target, fault, layouts):
+        if fault == "a":
+            assert b_started.wait(timeout=10), (
+                "row b never started beside a's uninstall"
+            )
+        events.append(f"gone {fault}")
+
+    monkeypatch.setattr(runner, "judge_fault", fake_test)
+    monkeypatch.setattr(runner, "uninstall", fake_uninstall)
+    done: list[str] = []
+    got = runner.run_faults(
+        _rows("a", "b"), TARGET, parallel=1, done=lambda c, o: done.append(c.fault)
+    )
+    assert got == {"a": "verdict a", "b": "verdict b"}
+    assert events.index("test b") < events.index("gone a")
+    assert sorted(done) == ["a", "b"]  # each reported only once gone, all before return
+
+
+def test_a_row_whose_uninstall_fails_is_not_judged(monkeypatch):
+    def fake_uninstall(target, fault, layouts):
+        raise runner.RunnerError(f"cannot delete {fault}")
+
+    monkeypatch.setattr(runner, "judge_fault", lambda c, t, *, workers: "verdict")
+    monkeypatch.setattr(runner, "uninstall", fake_uninstall)
+    got = runner.run_faults(_rows("a"), TARGET, parallel=2)
+    assert isinstance(got["a"], runner.RunnerError)
+    assert "cannot delete a" in str(got["a"])
+
+
+def test_a_row_that_cannot_be_judged_is_still_uninstalled(monkeypatch):
+    gone: list[str] = []
+
+    def fake_test(control, target, *, workers):
+        raise runner.RunnerError("the controller runs no fault")
+
+    monkeypatch.setattr(runner, "judge_fault", fake_test)
+    monkeypatch.setattr(
+        runner, "uninstall", lambda t, fault, layouts: gone.append(fault)
+    )
+    got = runner.run_faults(_rows("a"), TARGET, parallel=2)
+    assert gone == ["a"]
+    assert str(got["a"]) == "the controller runs no fault"
