@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from conformance.errors import DataError
+from conformance.harness.instances import layouts
 from conformance.implementations import profiles
 
 VARIABLES = ("source", "ref", "build", "instance_prefix")
@@ -106,16 +107,28 @@ def function_name(nodeid: str) -> str:
 
 
 def selections(keys: Iterable[tuple[str, str]]) -> dict[str, str]:
-    """Per layout, the `-k` expression selecting the items (test id, layout) given.
+    """The reruns that select the items (test id, layout) given: layout -> `-k`.
 
-    `-k` matches names by substring, so it may select a few more items than asked
-    for; the rerun's report is read by exact test id, so extras are only time.
+    Items of one layout: one run of that layout, selecting their functions. Items
+    of both: one run of both layouts (`both`), each function with its layout's
+    parameter id (`(test_alpha and [legacy])`), so that each side pays one suite
+    start-up (prepare, install check, collection) per rerun round, not one per
+    layout. `-k` matches names by substring, so it may select a few more items
+    than asked for; the rerun's report is read by exact test id, so extras are
+    only time.
     """
     names: dict[str, set[str]] = {}
     for nodeid, layout in keys:
         names.setdefault(layout, set()).add(function_name(nodeid))
+    if len(names) == 1:
+        ((layout, found),) = names.items()
+        return {layout: " or ".join(sorted(found))}
     return {
-        layout: " or ".join(sorted(found)) for layout, found in sorted(names.items())
+        layouts.BOTH: " or ".join(
+            f"({name} and [{layout}])"
+            for layout, found in sorted(names.items())
+            for name in sorted(found)
+        )
     }
 
 

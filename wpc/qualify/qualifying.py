@@ -9,8 +9,10 @@ and, with `Plan.chaos`, any `ChaosRunner` (the real one runs the chaos suite):
 2. the two reports diffed (`wpc.diff.comparing`), and the two ChaosReports
    (`wpc.diff.chaoscases`: a case is an experiment in a layout; one not
    applicable on a side is listed, never a change);
-3. for round 1..N, OLD then NEW, one run per layout selecting the differing
-   items of that layout (`<out>/rerun-<round>-<side>-<layout>`), then one chaos
+3. for round 1..N, OLD then NEW, one run selecting the differing items
+   (`<out>/rerun-<round>-<side>-<layout>`; layout `both` when items of both
+   layouts differ, each selected with its layout's id: one suite start-up per
+   side and round, `builds.selections`), then one chaos
    run per layout selecting the differing chaos cases
    (`<out>/chaos-rerun-<round>-<side>-<layout>`), so each version's verdicts
    are interleaved in time rather than bunched: one loop (`rerun_records`)
@@ -225,12 +227,13 @@ def _record(
 ) -> None:
     """A rerun's outcomes (`seen`) as one record per differing case of its layout.
 
-    `where` is the rerun's (layout, side, round).
+    `where` is the rerun's (layout, side, round); a rerun of both layouts
+    records the cases of each.
     """
     layout, side, round_ = where
     for change in changes:
         key = change.new.key
-        if key[1] == layout:
+        if layout in (key[1], layouts.BOTH):
             records[key].append(
                 RerunRecord(
                     side=side,
@@ -244,7 +247,8 @@ def _record(
 def rerun_records(plan: Plan, kinds: Sequence[Rerunnable]) -> list[Records]:
     """Rerun every differing case of each kind `plan.rounds` times against each build.
 
-    Per round, OLD then NEW, each kind in turn, one run per layout; the records
+    Per round, OLD then NEW, each kind in turn, one run per selection (the
+    suite: one for both layouts; the chaos suite: one per layout); the records
     of each kind, in the order of `kinds`.
     """
     found: list[Records] = [{c.new.key: [] for c in kind.changes} for kind in kinds]

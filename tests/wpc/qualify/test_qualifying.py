@@ -66,21 +66,28 @@ def plan(tmp_path: Path, rounds: int = 2) -> qualifying.Plan:
 BASE = {("Stable", "legacy"): "passed", ("Stable", "initless"): "passed"}
 
 
+def selected(run: Run, name: str, layout: str) -> bool:
+    """Whether the run takes item `name` in `layout`, as its layout and `-k` say."""
+    function = f"test_{name.lower()}"
+    if run.layout not in (layout, "both"):
+        return False
+    if not run.keywords:
+        return True
+    if "[" in run.keywords:  # `(test_x and [layout])` terms
+        return f"({function} and [{layout}])" in run.keywords
+    return function in run.keywords
+
+
 def upstream_like(run: Run, count: int) -> Outcomes:
     """Sigterm: fixed in NEW every time; Sidecar: regressed once, then flips back."""
     old = run.build.side == "old"
     outcomes = dict(BASE)
     if run.keywords:  # a rerun: only the selected items, as -k would
-        outcomes = {
-            k: v for k, v in outcomes.items() if f"test_{k[0].lower()}" in run.keywords
-        }
-    if not run.keywords or "test_sigterm" in run.keywords:
-        for layout in ("legacy", "initless"):
-            if run.layout in (layout, "both"):
-                outcomes[("Sigterm", layout)] = "failed" if old else "passed"
-    if run.layout in ("legacy", "both") and (
-        not run.keywords or "test_sidecar" in run.keywords
-    ):
+        outcomes = {k: v for k, v in outcomes.items() if selected(run, *k)}
+    for layout in ("legacy", "initless"):
+        if selected(run, "Sigterm", layout):
+            outcomes[("Sigterm", layout)] = "failed" if old else "passed"
+    if selected(run, "Sidecar", "legacy"):
         first_new = count == 2
         outcomes[("Sidecar", "legacy")] = "failed" if first_new else "passed"
     return outcomes
@@ -94,15 +101,15 @@ def test_a_qualification_reruns_differences_and_tells_fixes_from_flakes(tmp_path
     assert whole == [("v4.1.0", "both", ""), ("v4.1.2", "both", "")]
     assert runner.runs[0].reports_dir == tmp_path / "q" / "old"
     reruns = [(r.reports_dir.name, r.keywords) for r in runner.runs[2:]]
+    both = (
+        "(test_sigterm and [initless]) or (test_sidecar and [legacy])"
+        " or (test_sigterm and [legacy])"
+    )
     assert reruns == [
-        ("rerun-1-old-initless", "test_sigterm"),
-        ("rerun-1-old-legacy", "test_sidecar or test_sigterm"),
-        ("rerun-1-new-initless", "test_sigterm"),
-        ("rerun-1-new-legacy", "test_sidecar or test_sigterm"),
-        ("rerun-2-old-initless", "test_sigterm"),
-        ("rerun-2-old-legacy", "test_sidecar or test_sigterm"),
-        ("rerun-2-new-initless", "test_sigterm"),
-        ("rerun-2-new-legacy", "test_sidecar or test_sigterm"),
+        ("rerun-1-old-both", both),
+        ("rerun-1-new-both", both),
+        ("rerun-2-old-both", both),
+        ("rerun-2-new-both", both),
     ]
 
     diff = outcome.diff
@@ -118,7 +125,7 @@ def test_a_qualification_reruns_differences_and_tells_fixes_from_flakes(tmp_path
     assert sidecar.rerun.outcomes("old") == ["passed", "passed"]
     assert sidecar.rerun.outcomes("new") == ["passed", "passed"]
     assert {r.report for r in sidecar.rerun.records} == {
-        str(tmp_path / "q" / f"rerun-{i}-{side}-legacy" / "conformance.yaml")
+        str(tmp_path / "q" / f"rerun-{i}-{side}-both" / "conformance.yaml")
         for i in (1, 2)
         for side in ("old", "new")
     }
