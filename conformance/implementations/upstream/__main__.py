@@ -134,8 +134,9 @@ def main(argv: list[str] | None = None) -> int:
             ):
                 sys.stdout.write(f"{ref} {context}\n")
         elif args.verb == "crds":
+            module_dir = _module_dir(args)
             manifests.write(
-                manifests.crds(_module_dir(args), pins.CRDS_DIR), args.output
+                manifests.crds(module_dir, manifests.crds_dir(module_dir)), args.output
             )
         elif args.verb == "describe":
             source = _source(args)

@@ -19,6 +19,7 @@ import yaml
 
 from conformance import contract
 from conformance.errors import DataError
+from conformance.implementations.upstream import pins
 
 CONFIGMAP = "workflow-controller-configmap"
 DEPLOYMENT = "workflow-controller"
@@ -212,6 +213,27 @@ def write(objects: list[dict[str, Any]], path: Path) -> None:
     """Write a multi-document YAML file for `kubectl apply -f`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump_all(objects, sort_keys=False))
+
+
+def crds_dir(module_dir: Path) -> str:
+    """The CRD directory upstream's own install applies, relative to the tree.
+
+    Up to v3.6.x, `manifests/base/crds/kustomization.yaml` names it: `minimal` (the
+    schemaless CRDs). Their `full` CRDs are not valid on Kubernetes 1.36: v3.6.0's
+    `inline` DAG task property has no `type` ("Required value: must not be empty
+    for specified object fields", measured applying them), so applying them fails
+    where upstream's install never tried. Later trees have no such file, and the
+    suite applies `full` (pins.CRDS_DIR), whose schemas the API server checks.
+    """
+    chooser = module_dir / pins.CRDS_BASE / "kustomization.yaml"
+    if not chooser.is_file():
+        return pins.CRDS_DIR
+    resources = (yaml.safe_load(chooser.read_text()) or {}).get("resources") or []
+    if len(resources) != 1 or not isinstance(resources[0], str):
+        raise DataError(
+            f"{chooser}: expected one CRD directory under resources, got {resources!r}"
+        )
+    return f"{pins.CRDS_BASE}/{resources[0].strip('/')}"
 
 
 def crds(module_dir: Path, subdir: str) -> list[dict[str, Any]]:

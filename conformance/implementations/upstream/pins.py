@@ -12,4 +12,5 @@ BUILD_TAGS = ("kubernetes_protomessage_one_more_release",)
 Older trees (v4.0.x, on k8s v0.33) have no file it selects, so it changes nothing there."""
 CONTROLLER_IMAGE = f"quay.io/argoproj/workflow-controller:{VERSION}"
 EXECUTOR_IMAGE = f"quay.io/argoproj/argoexec:{VERSION}"
-CRDS_DIR = "manifests/base/crds/full"
+CRDS_BASE = "manifests/base/crds"
+CRDS_DIR = f"{CRDS_BASE}/full"

@@ -27,6 +27,25 @@ def _render(**extra):
     )
 
 
+def test_the_crd_directory_is_the_one_upstreams_install_names(tmp_path):
+    """v3.6.x installs `minimal` (its `full` CRDs are invalid on Kubernetes 1.36).
+
+    Failed before: the suite always applied `full`, and v3.6.0's prepare failed with
+    "spec.validation.openAPIV3Schema...[inline].type: Required value".
+    """
+    base = tmp_path / "manifests" / "base" / "crds"
+    base.mkdir(parents=True)
+    assert manifests.crds_dir(tmp_path) == "manifests/base/crds/full"  # v3.7 and later
+    chooser = base / "kustomization.yaml"
+    chooser.write_text(
+        yaml.safe_dump({"kind": "Kustomization", "resources": ["minimal"]})
+    )
+    assert manifests.crds_dir(tmp_path) == "manifests/base/crds/minimal"
+    chooser.write_text(yaml.safe_dump({"resources": ["minimal", "full"]}))
+    with pytest.raises(DataError, match="expected one CRD directory"):
+        manifests.crds_dir(tmp_path)
+
+
 def test_only_crds_are_read_from_the_crd_directory(tmp_path):
     crds = tmp_path / "manifests" / "base" / "crds" / "full"
     crds.mkdir(parents=True)
