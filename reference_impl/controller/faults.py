@@ -21,6 +21,8 @@ main-message-first       on a main exit 65 the node message comes from `main`, n
 no-wait-for-ready-env    init-less pods lack `ARGO_WAIT_FOR_READY=true` on wrapped containers
 wrong-container-order    user containers come before the aux container (`wait`/`supervisor`)
 no-owner-reference       pods are created without the Workflow ownerReference
+sidecar-stop-fails-node  a node whose main succeeded becomes `Failed` with the message of a
+                         sidecar stopped with 137/143 (`templates/nodes/stopped_sidecars`)
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -105,6 +107,7 @@ class Fault(enum.Enum):
     START_ERROR_AS_ERROR = "start-error-as-error"
     NO_REWATCH_AFTER_OUTAGE = "no-rewatch-after-outage"
     FOLLOW_MAIN_BY_EXEC = "follow-main-by-exec"
+    SIDECAR_STOP_FAILS_NODE = "sidecar-stop-fails-node"
 
 
 def known_names() -> list[str]:

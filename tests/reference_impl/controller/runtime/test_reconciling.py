@@ -543,3 +543,39 @@ def test_a_shutdown_verdict_survives_the_pods_own_termination() -> None:
     )
     h.reconcile()
     assert h.node("wf[0].a")["message"] == "workflow shutdown with strategy:  Terminate"
+
+
+def sidecar_stopped(hello_world: Json, main: int, fault: Fault | None) -> Json:
+    """The node of a pod whose main exited `main` and whose sidecar was stopped (143)."""
+    h = Harness(hello_world, settings=settings(fault=fault))
+    h.reconcile()
+    main_state = terminated(main, reason="Error" if main else "Completed")
+    h.set_pod(
+        "hello",
+        pod_status(
+            "Failed",
+            main=main_state,
+            wait=terminated(0),
+            sleeper=terminated(143, reason="Error"),
+        ),
+    )
+    h.reconcile()
+    h.reconcile()
+    return h.node("hello")
+
+
+def test_sidecar_stop_fails_node_fails_a_node_whose_main_succeeded(hello_world):
+    """The negative control for WPC-KILL-001: the stopped sidecar's 143 decides."""
+    healthy = sidecar_stopped(hello_world, 0, None)
+    assert (healthy["phase"], "message" in healthy) == ("Succeeded", False)
+    broken = sidecar_stopped(hello_world, 0, Fault.SIDECAR_STOP_FAILS_NODE)
+    assert (broken["phase"], broken["message"]) == (
+        "Failed",
+        "sleeper: Error (exit code 143)",
+    )
+    # A node main failed keeps main's message.
+    failed = sidecar_stopped(hello_world, 1, Fault.SIDECAR_STOP_FAILS_NODE)
+    assert (failed["phase"], failed["message"]) == (
+        "Failed",
+        "main: Error (exit code 1)",
+    )
