@@ -23,6 +23,8 @@ wrong-container-order    user containers come before the aux container (`wait`/`
 no-owner-reference       pods are created without the Workflow ownerReference
 sidecar-stop-fails-node  a node whose main succeeded becomes `Failed` with the message of a
                          sidecar stopped with 137/143 (`templates/nodes/stopped_sidecars`)
+terminate-with-sigkill   terminating a pod's containers (main done, shutdown, deadline)
+                         sends SIGKILL where SIGTERM is due (`cleanup/cleaning`)
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -108,6 +110,7 @@ class Fault(enum.Enum):
     NO_REWATCH_AFTER_OUTAGE = "no-rewatch-after-outage"
     FOLLOW_MAIN_BY_EXEC = "follow-main-by-exec"
     SIDECAR_STOP_FAILS_NODE = "sidecar-stop-fails-node"
+    TERMINATE_WITH_SIGKILL = "terminate-with-sigkill"
 
 
 def known_names() -> list[str]:
