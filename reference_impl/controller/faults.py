@@ -25,6 +25,8 @@ sidecar-stop-fails-node  a node whose main succeeded becomes `Failed` with the m
                          sidecar stopped with 137/143 (`templates/nodes/stopped_sidecars`)
 terminate-with-sigkill   terminating a pod's containers (main done, shutdown, deadline)
                          sends SIGKILL where SIGTERM is due (`cleanup/cleaning`)
+kill-default-not-pid1    the kill command for a container without argoexec (an injected
+                         sidecar) is `/bin/sh -c "kill -N -1"`: every process but PID 1
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -111,6 +113,7 @@ class Fault(enum.Enum):
     FOLLOW_MAIN_BY_EXEC = "follow-main-by-exec"
     SIDECAR_STOP_FAILS_NODE = "sidecar-stop-fails-node"
     TERMINATE_WITH_SIGKILL = "terminate-with-sigkill"
+    KILL_DEFAULT_NOT_PID1 = "kill-default-not-pid1"
 
 
 def known_names() -> list[str]:

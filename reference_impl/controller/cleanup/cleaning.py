@@ -81,7 +81,8 @@ class PodCleaner:
         self._fault = fault
         """A fault of commission whose `cleanup` hook changes each clean-up patch."""
         self._deliberate = deliberate
-        """This process's enum fault: `terminate-with-sigkill` changes what is sent."""
+        """This process's enum fault: `terminate-with-sigkill` and `kill_command`'s
+        change what is sent."""
         self._get_pod = get_pod
         self._grace_period_seconds = grace_period_seconds
         self.queue = queue if queue is not None else WorkQueue()
@@ -183,7 +184,9 @@ class PodCleaner:
                 # which the signals to them bring about.
                 continue
             try:
-                command = killing.kill_command(pod, container, signal_number)
+                command = killing.kill_command(
+                    pod, container, signal_number, fault=self._deliberate
+                )
                 output = self._api.exec_in_container(
                     meta["namespace"], meta["name"], container, command
                 )

@@ -152,3 +152,21 @@ def test_terminate_with_sigkill_sends_sigkill_first():
         "9",
         "1",
     ]
+
+
+def test_the_deliberate_fault_reaches_the_kill_command():
+    from reference_impl.controller.faults import Fault
+
+    pod = running_pod()
+    pod["spec"]["containers"].append({"name": "injected"})
+    pod["status"]["containerStatuses"] = [
+        {"name": "injected", "state": {"running": {}}}
+    ]
+    api = FakePodApi({"ns/p": pod})
+    PodCleaner(
+        api=api,
+        get_pod=lambda _key: None,
+        grace_period_seconds=lambda: None,
+        deliberate=Fault.KILL_DEFAULT_NOT_PID1,
+    ).process(f"ns/p/{decisions.Action.TERMINATE.value}")
+    assert api.execs == [("injected", ["/bin/sh", "-c", "kill -15 -1"])]
