@@ -27,6 +27,8 @@ terminate-with-sigkill   terminating a pod's containers (main done, shutdown, de
                          sends SIGKILL where SIGTERM is due (`cleanup/cleaning`)
 kill-default-not-pid1    the kill command for a container without argoexec (an injected
                          sidecar) is `/bin/sh -c "kill -N -1"`: every process but PID 1
+kill-cmd-ignored         the `workflows.argoproj.io/kill-cmd-<container>` annotation is
+                         ignored: containers get the kill command they would get without it
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -114,6 +116,7 @@ class Fault(enum.Enum):
     SIDECAR_STOP_FAILS_NODE = "sidecar-stop-fails-node"
     TERMINATE_WITH_SIGKILL = "terminate-with-sigkill"
     KILL_DEFAULT_NOT_PID1 = "kill-default-not-pid1"
+    KILL_CMD_IGNORED = "kill-cmd-ignored"
 
 
 def known_names() -> list[str]:

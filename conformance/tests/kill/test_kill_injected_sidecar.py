@@ -87,7 +87,8 @@ def test_injected_sidecars_are_signalled_through_exec_and_kill_cmd_annotation(
     injected = pods.terminated(custom, injecting.CONTAINER)
     lines = (injected.message or "").splitlines()
     assert (lines[:1], "TERM" in lines) == (["kill-cmd 15"], True), (
-        f"injected (kill-cmd): exit code {injected.exit_code}, log {injected.message!r}"
+        f"WPC-KILL-006: injected (kill-cmd): exit code {injected.exit_code}, "
+        f"log {injected.message!r}"
     )
 
     for step in ("default", "custom"):

@@ -36,7 +36,8 @@ def kill_command(
     Raises WorkflowError when the annotation is not a JSON array of strings.
 
     `fault`: under `kill-default-not-pid1` the last resort is `kill -N -1`, which
-    signals every process of the container but its PID 1.
+    signals every process of the container but its PID 1; under `kill-cmd-ignored`
+    the annotation is not read.
     """
     command = ["/bin/sh", "-c", "kill -%d 1"]
     if fault is Fault.KILL_DEFAULT_NOT_PID1:
@@ -55,7 +56,7 @@ def kill_command(
     annotation = ((pod.get("metadata") or {}).get("annotations") or {}).get(
         common.ANNOTATION_KILL_CMD_PREFIX + container
     )
-    if annotation is not None:
+    if annotation is not None and fault is not Fault.KILL_CMD_IGNORED:
         try:
             command = json.loads(annotation)
         except json.JSONDecodeError as err:

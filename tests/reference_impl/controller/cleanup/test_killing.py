@@ -106,3 +106,15 @@ def test_kill_default_not_pid1_signals_all_but_pid_1_of_an_injected_container():
         "-c",
         "kill -15 -1",
     ]
+
+
+def test_kill_cmd_ignored_uses_the_command_without_the_annotation():
+    """The negative control for WPC-KILL-006."""
+    subject = pod({"workflows.argoproj.io/kill-cmd-injected": '["echo", "%d"]'})
+    fault = faults.Fault.KILL_CMD_IGNORED
+    assert killing.kill_command(subject, "injected", killing.SIGTERM) == ["echo", "15"]
+    assert killing.kill_command(subject, "injected", killing.SIGTERM, fault=fault) == [
+        "/bin/sh",
+        "-c",
+        "kill -15 1",
+    ]
