@@ -29,6 +29,8 @@ kill-default-not-pid1    the kill command for a container without argoexec (an i
                          sidecar) is `/bin/sh -c "kill -N -1"`: every process but PID 1
 kill-cmd-ignored         the `workflows.argoproj.io/kill-cmd-<container>` annotation is
                          ignored: containers get the kill command they would get without it
+stopped-sidecar-message  a node whose main failed takes the message of a sidecar stopped
+                         with 137/143 instead of main's (`templates/nodes/stopped_sidecars`)
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -117,6 +119,7 @@ class Fault(enum.Enum):
     TERMINATE_WITH_SIGKILL = "terminate-with-sigkill"
     KILL_DEFAULT_NOT_PID1 = "kill-default-not-pid1"
     KILL_CMD_IGNORED = "kill-cmd-ignored"
+    STOPPED_SIDECAR_MESSAGE = "stopped-sidecar-message"
 
 
 def known_names() -> list[str]:

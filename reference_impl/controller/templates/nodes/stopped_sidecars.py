@@ -2,11 +2,13 @@
 
 A sidecar still running when every main container has exited is stopped (SIGTERM, then
 SIGKILL), so it ends with exit code 143 or 137; `inference.infer_failed_reason` ignores
-those codes, and the node ends as `main` decided (WPC-KILL-001). Each fault here breaks
-that for one outcome of `main`, and nothing else:
+those codes, and the node ends as `main` decided (WPC-KILL-001, WPC-KILL-004). Each fault
+here breaks that for one outcome of `main`, and nothing else:
 
 - `sidecar-stop-fails-node`: a node whose `main` succeeded becomes `Failed` with the first
-  stopped sidecar's message (WPC-KILL-001).
+  stopped sidecar's message (WPC-KILL-001);
+- `stopped-sidecar-message`: a node whose `main` failed next to a sidecar takes the first
+  stopped sidecar's message instead of `main`'s, still `Failed` (WPC-KILL-004).
 
 Without one of these faults `misreport` changes nothing.
 """
@@ -39,8 +41,16 @@ def stopped_sidecar_message(pod: Json) -> str | None:
 
 
 def misreport(fault: Fault | None, pod: Json, node: Json) -> None:
-    """Apply `sidecar-stop-fails-node` to an assessed node."""
+    """Apply `sidecar-stop-fails-node` or `stopped-sidecar-message` to an assessed node."""
     if fault is Fault.SIDECAR_STOP_FAILS_NODE and node.get("phase") == "Succeeded":
         message = stopped_sidecar_message(pod)
         if message is not None:
             node["phase"], node["message"] = "Failed", message
+    elif (
+        fault is Fault.STOPPED_SIDECAR_MESSAGE
+        and node.get("phase") == "Failed"
+        and str(node.get("message", "")).startswith(f"{common.MAIN}: ")
+    ):
+        message = stopped_sidecar_message(pod)
+        if message is not None:
+            node["message"] = message

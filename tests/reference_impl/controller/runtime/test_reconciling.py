@@ -564,18 +564,25 @@ def sidecar_stopped(hello_world: Json, main: int, fault: Fault | None) -> Json:
     return h.node("hello")
 
 
-def test_sidecar_stop_fails_node_fails_a_node_whose_main_succeeded(hello_world):
-    """The negative control for WPC-KILL-001: the stopped sidecar's 143 decides."""
-    healthy = sidecar_stopped(hello_world, 0, None)
-    assert (healthy["phase"], "message" in healthy) == ("Succeeded", False)
-    broken = sidecar_stopped(hello_world, 0, Fault.SIDECAR_STOP_FAILS_NODE)
-    assert (broken["phase"], broken["message"]) == (
-        "Failed",
-        "sleeper: Error (exit code 143)",
-    )
-    # A node main failed keeps main's message.
-    failed = sidecar_stopped(hello_world, 1, Fault.SIDECAR_STOP_FAILS_NODE)
-    assert (failed["phase"], failed["message"]) == (
-        "Failed",
-        "main: Error (exit code 1)",
-    )
+_SLEEPER = "sleeper: Error (exit code 143)"
+_MAIN_FAILED = "main: Error (exit code 1)"
+
+
+@pytest.mark.parametrize(
+    ("main", "fault", "expected"),
+    [
+        (0, None, ("Succeeded", None)),
+        (0, Fault.SIDECAR_STOP_FAILS_NODE, ("Failed", _SLEEPER)),
+        (0, Fault.STOPPED_SIDECAR_MESSAGE, ("Succeeded", None)),
+        (1, None, ("Failed", _MAIN_FAILED)),
+        (1, Fault.SIDECAR_STOP_FAILS_NODE, ("Failed", _MAIN_FAILED)),
+        (1, Fault.STOPPED_SIDECAR_MESSAGE, ("Failed", _SLEEPER)),
+    ],
+)
+def test_stopped_sidecar_faults_change_only_their_outcome_of_main(
+    hello_world, main, fault, expected
+):
+    """The negative controls for WPC-KILL-001 (`sidecar-stop-fails-node`: main
+    succeeded) and WPC-KILL-004 (`stopped-sidecar-message`: main failed)."""
+    node = sidecar_stopped(hello_world, main, fault)
+    assert (node["phase"], node.get("message")) == expected
