@@ -21,6 +21,16 @@ main-message-first       on a main exit 65 the node message comes from `main`, n
 no-wait-for-ready-env    init-less pods lack `ARGO_WAIT_FOR_READY=true` on wrapped containers
 wrong-container-order    user containers come before the aux container (`wait`/`supervisor`)
 no-owner-reference       pods are created without the Workflow ownerReference
+sidecar-stop-fails-node  a node whose main succeeded becomes `Failed` with the message of a
+                         sidecar stopped with 137/143 (`templates/nodes/stopped_sidecars`)
+terminate-with-sigkill   terminating a pod's containers (main done, shutdown, deadline)
+                         sends SIGKILL where SIGTERM is due (`cleanup/cleaning`)
+kill-default-not-pid1    the kill command for a container without argoexec (an injected
+                         sidecar) is `/bin/sh -c "kill -N -1"`: every process but PID 1
+kill-cmd-ignored         the `workflows.argoproj.io/kill-cmd-<container>` annotation is
+                         ignored: containers get the kill command they would get without it
+stopped-sidecar-message  a node whose main failed takes the message of a sidecar stopped
+                         with 137/143 instead of main's (`templates/nodes/stopped_sidecars`)
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -105,6 +115,11 @@ class Fault(enum.Enum):
     START_ERROR_AS_ERROR = "start-error-as-error"
     NO_REWATCH_AFTER_OUTAGE = "no-rewatch-after-outage"
     FOLLOW_MAIN_BY_EXEC = "follow-main-by-exec"
+    SIDECAR_STOP_FAILS_NODE = "sidecar-stop-fails-node"
+    TERMINATE_WITH_SIGKILL = "terminate-with-sigkill"
+    KILL_DEFAULT_NOT_PID1 = "kill-default-not-pid1"
+    KILL_CMD_IGNORED = "kill-cmd-ignored"
+    STOPPED_SIDECAR_MESSAGE = "stopped-sidecar-message"
 
 
 def known_names() -> list[str]:

@@ -150,6 +150,7 @@ class WorkflowController:
             grace_period_seconds=lambda: self.config().pod_gc_grace_period_seconds,
             queue=WorkQueue(clock=monotonic),
             fault=settings.commission,
+            deliberate=settings.fault,
         )
 
     # -- configuration ------------------------------------------------------------------

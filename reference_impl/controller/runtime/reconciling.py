@@ -32,6 +32,7 @@ from reference_impl.controller.templates.nodes import hooks
 from reference_impl.controller.templates.nodes import inference
 from reference_impl.controller.templates.nodes import parallelism
 from reference_impl.controller.templates.nodes import progress
+from reference_impl.controller.templates.nodes import stopped_sidecars
 from reference_impl.controller.templates.nodes import suspends
 from reference_impl.controller.templates.operation import Operation
 from reference_impl.controller.templates.operation import pod_node_id
@@ -283,6 +284,7 @@ def reconcile_pods(op: Operation) -> bool:
         new = assessment.node
         if new is not None:
             _misreport(op, new)
+            stopped_sidecars.misreport(op.settings.fault, pod, new)
             if (
                 new.get("phase") == "Succeeded"
                 and node.get("taskResultSynced") is False

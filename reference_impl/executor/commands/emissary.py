@@ -37,6 +37,7 @@ from reference_impl.executor.clocks import Clock
 from reference_impl.executor.errors import CommandNotFound
 from reference_impl.executor.errors import ExecutorError
 from reference_impl.executor.errors import PreMainFailure
+from reference_impl.executor.faults import EARLY_SIGKILL_FRACTION
 from reference_impl.executor.faults import EXIT_CODE_INSTEAD_OF_65
 from reference_impl.executor.faults import Fault
 from reference_impl.executor.files import commissioned
@@ -260,7 +261,8 @@ def _sidecar_self_kill(running: _Running) -> Callable[[int], None]:
     SIGTERM, then SIGKILL once the grace period has passed, both sent to the
     child directly. Through the signal file each would reach the child up to
     one poll interval late, independently, so the child could see less than
-    the grace period between them (WPC-KILL-003 says no earlier than G).
+    the grace period between them (WPC-KILL-003 says no earlier than G). The
+    `sidecar-sigkill-early` fault waits only part of it.
     """
     template, settings, paths = running.template, running.settings, running.paths
     clock, forwarder = running.clock, running.forwarder
@@ -275,13 +277,12 @@ def _sidecar_self_kill(running: _Running) -> Callable[[int], None]:
         stop = commission.signal_for(settings.commission, "sidecar", signal.SIGTERM)
         if not forwarder.signal_child(stop):
             return
-        if clock.wait(forwarder.exited, settings.grace_seconds):
+        grace = settings.grace_seconds
+        if settings.fault is Fault.SIDECAR_SIGKILL_EARLY:
+            grace *= EARLY_SIGKILL_FRACTION
+        if clock.wait(forwarder.exited, grace):
             return
-        logger.info(
-            "%s still runs %.0f s after SIGTERM; sending SIGKILL.",
-            name,
-            settings.grace_seconds,
-        )
+        logger.info("%s still runs %.1f s after SIGTERM; sending SIGKILL.", name, grace)
         forwarder.signal_child(signal.SIGKILL)
 
     def start(_pid: int) -> None:

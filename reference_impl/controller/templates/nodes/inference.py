@@ -102,10 +102,7 @@ def infer_failed_reason(
             elif name in (common.WAIT, common.SUPERVISOR):
                 aux_ok = True
             continue
-        message = f"{terminated.get('reason', '')} (exit code {code})"
-        if terminated.get("message"):
-            message = f"{message}: {terminated['message']}"
-        message = f"{name}: {message}"
+        message = container_message(name, terminated)
         if name == common.MAIN:
             return "Failed", message
         if name in (common.INIT, common.WAIT, common.SUPERVISOR):
@@ -122,6 +119,15 @@ def infer_failed_reason(
         "Failed",
         "pod failed: neither main nor wait container completed successfully",
     )
+
+
+def container_message(name: str, terminated: Json) -> str:
+    """`<container>: <Reason> (exit code N)[: <termination message>]`, as a node says it."""
+    code = int(terminated.get("exitCode", 0))
+    message = f"{terminated.get('reason', '')} (exit code {code})"
+    if terminated.get("message"):
+        message = f"{message}: {terminated['message']}"
+    return f"{name}: {message}"
 
 
 def needs_termination(pod: Json) -> bool:

@@ -127,3 +127,46 @@ def test_a_cleanup_fault_changes_the_patch_sent():
         fault=commission.load()["finalizers-all-dropped"],
     ).process(key)
     assert [p["metadata"]["finalizers"] for p in api.patches] == [["wpc.dev/keep"], []]
+
+
+def test_terminate_with_sigkill_sends_sigkill_first():
+    """The negative control for WPC-KILL-009: no SIGTERM before the SIGKILL."""
+    from reference_impl.controller.faults import Fault
+
+    def first_command(fault: Fault | None) -> list[str]:
+        api = FakePodApi({"ns/p": running_pod()})
+        PodCleaner(
+            api=api,
+            get_pod=lambda _key: None,
+            grace_period_seconds=lambda: None,
+            deliberate=fault,
+        ).process(f"ns/p/{decisions.Action.TERMINATE.value}")
+        ((container, command),) = api.execs
+        assert container == "main"
+        return command
+
+    assert first_command(None)[2] == "15"
+    assert first_command(Fault.TERMINATE_WITH_SIGKILL) == [
+        "/var/run/argo/argoexec",
+        "kill",
+        "9",
+        "1",
+    ]
+
+
+def test_the_deliberate_fault_reaches_the_kill_command():
+    from reference_impl.controller.faults import Fault
+
+    pod = running_pod()
+    pod["spec"]["containers"].append({"name": "injected"})
+    pod["status"]["containerStatuses"] = [
+        {"name": "injected", "state": {"running": {}}}
+    ]
+    api = FakePodApi({"ns/p": pod})
+    PodCleaner(
+        api=api,
+        get_pod=lambda _key: None,
+        grace_period_seconds=lambda: None,
+        deliberate=Fault.KILL_DEFAULT_NOT_PID1,
+    ).process(f"ns/p/{decisions.Action.TERMINATE.value}")
+    assert api.execs == [("injected", ["/bin/sh", "-c", "kill -15 -1"])]

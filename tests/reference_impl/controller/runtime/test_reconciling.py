@@ -543,3 +543,46 @@ def test_a_shutdown_verdict_survives_the_pods_own_termination() -> None:
     )
     h.reconcile()
     assert h.node("wf[0].a")["message"] == "workflow shutdown with strategy:  Terminate"
+
+
+def sidecar_stopped(hello_world: Json, main: int, fault: Fault | None) -> Json:
+    """The node of a pod whose main exited `main` and whose sidecar was stopped (143)."""
+    h = Harness(hello_world, settings=settings(fault=fault))
+    h.reconcile()
+    main_state = terminated(main, reason="Error" if main else "Completed")
+    h.set_pod(
+        "hello",
+        pod_status(
+            "Failed",
+            main=main_state,
+            wait=terminated(0),
+            sleeper=terminated(143, reason="Error"),
+        ),
+    )
+    h.reconcile()
+    h.reconcile()
+    return h.node("hello")
+
+
+_SLEEPER = "sleeper: Error (exit code 143)"
+_MAIN_FAILED = "main: Error (exit code 1)"
+
+
+@pytest.mark.parametrize(
+    ("main", "fault", "expected"),
+    [
+        (0, None, ("Succeeded", None)),
+        (0, Fault.SIDECAR_STOP_FAILS_NODE, ("Failed", _SLEEPER)),
+        (0, Fault.STOPPED_SIDECAR_MESSAGE, ("Succeeded", None)),
+        (1, None, ("Failed", _MAIN_FAILED)),
+        (1, Fault.SIDECAR_STOP_FAILS_NODE, ("Failed", _MAIN_FAILED)),
+        (1, Fault.STOPPED_SIDECAR_MESSAGE, ("Failed", _SLEEPER)),
+    ],
+)
+def test_stopped_sidecar_faults_change_only_their_outcome_of_main(
+    hello_world, main, fault, expected
+):
+    """The negative controls for WPC-KILL-001 (`sidecar-stop-fails-node`: main
+    succeeded) and WPC-KILL-004 (`stopped-sidecar-message`: main failed)."""
+    node = sidecar_stopped(hello_world, main, fault)
+    assert (node["phase"], node.get("message")) == expected

@@ -233,7 +233,8 @@ def test_a_template_sidecar_kills_itself_once_main_has_exited(paths):
     assert paths.exitcode("sc").read_text() == "143"
 
 
-def test_a_sidecar_ignoring_sigterm_is_killed_no_earlier_than_the_grace_period(paths):
+def _stubborn_sidecar(paths: Paths, grace: float, fault: Fault | None) -> float:
+    """Run a sidecar whose command ignores SIGTERM; seconds until it was killed (137)."""
     paths.ctr("main").mkdir(parents=True)
     template = '{"sidecars": [{"name": "sc"}]}'
     # The child "completes main" itself once its trap is set, so the SIGTERM
@@ -246,10 +247,20 @@ def test_a_sidecar_ignoring_sigterm_is_killed_no_earlier_than_the_grace_period(p
         ["sh", "-c", script],
         container_name="sc",
         template_env=template,
-        grace_seconds=1.0,
+        grace_seconds=grace,
+        fault=fault,
     )
     assert code == 137
-    assert time.monotonic() - started >= 1.0
+    return time.monotonic() - started
+
+
+def test_a_sidecar_ignoring_sigterm_is_killed_no_earlier_than_the_grace_period(paths):
+    assert _stubborn_sidecar(paths, 1.0, None) >= 1.0
+
+
+def test_sidecar_sigkill_early_kills_a_stubborn_sidecar_before_the_grace_period(paths):
+    # The negative control for WPC-KILL-003: SIGKILL after half the grace period.
+    assert 2.0 <= _stubborn_sidecar(paths, 4.0, Fault.SIDECAR_SIGKILL_EARLY) < 4.0
 
 
 def test_container_set_member_waits_for_its_dependencies(paths, clock):
