@@ -21,6 +21,9 @@ main-message-first       on a main exit 65 the node message comes from `main`, n
 no-wait-for-ready-env    init-less pods lack `ARGO_WAIT_FOR_READY=true` on wrapped containers
 wrong-container-order    user containers come before the aux container (`wait`/`supervisor`)
 no-owner-reference       pods are created without the Workflow ownerReference
+downtime-success-noted   a Pod node whose `main` finished before this process started
+                         (it completed while no controller ran) becomes `Succeeded`
+                         with a message, not without one (`runtime/downtime.py`)
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -105,6 +108,7 @@ class Fault(enum.Enum):
     START_ERROR_AS_ERROR = "start-error-as-error"
     NO_REWATCH_AFTER_OUTAGE = "no-rewatch-after-outage"
     FOLLOW_MAIN_BY_EXEC = "follow-main-by-exec"
+    DOWNTIME_SUCCESS_NOTED = "downtime-success-noted"
 
 
 def known_names() -> list[str]:

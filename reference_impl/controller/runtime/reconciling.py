@@ -25,6 +25,7 @@ from reference_impl.controller.faults import Fault
 from reference_impl.controller.formats import durations
 from reference_impl.controller.formats import naming
 from reference_impl.controller.formats import timestamps
+from reference_impl.controller.runtime import downtime
 from reference_impl.controller.templates.checks import validation
 from reference_impl.controller.templates.execution import ExecuteOptions
 from reference_impl.controller.templates.execution import TemplateError
@@ -283,6 +284,7 @@ def reconcile_pods(op: Operation) -> bool:
         new = assessment.node
         if new is not None:
             _misreport(op, new)
+            downtime.note_success(op, pod, new)
             if (
                 new.get("phase") == "Succeeded"
                 and node.get("taskResultSynced") is False

@@ -1,0 +1,49 @@
+"""Faults about what a restarted controller finds: negative controls of WPC-RECOVERY.
+
+Each fault here (see `faults.py`) changes how this process reports a node whose
+pod changed while no controller ran, judged by the moment this process started
+(`Operation.process_started`). Nodes and pods that change while this process runs
+are reported as without the fault, so the conformance scenarios that never stop
+the controller are the faults' canaries.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from reference_impl import common
+from reference_impl.controller.faults import Fault
+from reference_impl.controller.formats import timestamps
+from reference_impl.controller.templates.operation import Operation
+
+Json = dict[str, Any]
+
+NOTE = "completed while no controller ran"
+"""The message `downtime-success-noted` gives a Succeeded node (any would do)."""
+
+
+def _before(text: object, moment: datetime.datetime | None) -> bool:
+    parsed = timestamps.parse_time(str(text)) if text else None
+    return moment is not None and parsed is not None and parsed < moment
+
+
+def main_finished_before(pod: Json, moment: datetime.datetime | None) -> bool:
+    """Whether the pod's `main` container terminated before `moment`."""
+    for status in (pod.get("status") or {}).get("containerStatuses") or []:
+        if status.get("name") == common.MAIN:
+            finished = ((status.get("state") or {}).get("terminated") or {}).get(
+                "finishedAt"
+            )
+            return _before(finished, moment)
+    return False
+
+
+def note_success(op: Operation, pod: Json, new: Json) -> None:
+    """`downtime-success-noted`: a node that succeeded during the downtime gets a message."""
+    if (
+        op.settings.has_fault(Fault.DOWNTIME_SUCCESS_NOTED)
+        and new.get("phase") == "Succeeded"
+        and main_finished_before(pod, op.process_started)
+    ):
+        new["message"] = NOTE
