@@ -24,6 +24,8 @@ no-owner-reference       pods are created without the Workflow ownerReference
 downtime-success-noted   a Pod node whose `main` finished before this process started
                          (it completed while no controller ran) becomes `Succeeded`
                          with a message, not without one (`runtime/downtime.py`)
+downtime-deleted-failed  a Running node, started before this process did, whose pod
+                         vanished becomes `Failed`, not `Error`, with `pod deleted`
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -109,6 +111,7 @@ class Fault(enum.Enum):
     NO_REWATCH_AFTER_OUTAGE = "no-rewatch-after-outage"
     FOLLOW_MAIN_BY_EXEC = "follow-main-by-exec"
     DOWNTIME_SUCCESS_NOTED = "downtime-success-noted"
+    DOWNTIME_DELETED_FAILED = "downtime-deleted-failed"
 
 
 def known_names() -> list[str]:

@@ -47,3 +47,16 @@ def note_success(op: Operation, pod: Json, new: Json) -> None:
         and main_finished_before(pod, op.process_started)
     ):
         new["message"] = NOTE
+
+
+def vanished_phase(op: Operation, node: Json) -> str:
+    """The phase of a Running node whose pod vanished: `Error`, unless the fault.
+
+    Under `downtime-deleted-failed`, `Failed` for a node that started before this
+    process did: its pod vanished while no controller ran.
+    """
+    if op.settings.has_fault(Fault.DOWNTIME_DELETED_FAILED) and _before(
+        node.get("startedAt"), op.process_started
+    ):
+        return "Failed"
+    return "Error"

@@ -319,7 +319,7 @@ def reconcile_pods(op: Operation) -> bool:
                 op.requeue(op.settings.recently_started_pod_seconds - ago)
                 continue
         logger.info("%s Pod of node %s is missing.", op.prefix, node["name"])
-        op.mark_node(node["name"], "Error", "pod deleted")
+        op.mark_node(node["name"], downtime.vanished_phase(op, node), "pod deleted")
     return True
 
 

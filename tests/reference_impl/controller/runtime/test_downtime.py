@@ -4,12 +4,16 @@ started (the canaries' case, where the fault must change nothing):
 
 - downtime-success-noted: a node whose main finished before the process started
   becomes Succeeded with a message (WPC-RECOVERY-001, WPC-RECOVERY-008);
+- downtime-deleted-failed: a Running node started before the process, whose pod
+  vanished, becomes Failed `pod deleted`, not Error (WPC-RECOVERY-006);
 """
 
 from __future__ import annotations
 
 import datetime
 from typing import Any
+
+import pytest
 
 from reference_impl.controller.faults import Fault
 from reference_impl.controller.runtime import downtime
@@ -60,3 +64,30 @@ def test_downtime_success_noted_spares_a_node_finished_under_this_process(
 ):
     node = succeeded(hello_world, Fault.DOWNTIME_SUCCESS_NOTED, NOW - MINUTE)
     assert (node["phase"], "message" in node) == ("Succeeded", False)
+
+
+def vanished(
+    hello_world: Json, fault: Fault | None, started: datetime.datetime
+) -> Json:
+    """The node once its running pod is gone for longer than the recent-start grace."""
+    h = restarted(hello_world, fault, started)
+    h.pods.clear()
+    h.now = NOW + 2 * MINUTE
+    h.reconcile()
+    return h.node("hello")
+
+
+@pytest.mark.parametrize(
+    ("fault", "started", "phase"),
+    [
+        (None, NOW + MINUTE, "Error"),
+        (Fault.DOWNTIME_DELETED_FAILED, NOW + MINUTE, "Failed"),
+        # The pod vanished under a process that saw the node start: no downtime.
+        (Fault.DOWNTIME_DELETED_FAILED, NOW - MINUTE, "Error"),
+    ],
+)
+def test_downtime_deleted_failed_fails_a_node_whose_pod_vanished_while_down(
+    hello_world, fault, started, phase
+):
+    node = vanished(hello_world, fault, started)
+    assert (node["phase"], node["message"]) == (phase, "pod deleted")
