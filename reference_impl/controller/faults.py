@@ -26,6 +26,9 @@ downtime-success-noted   a Pod node whose `main` finished before this process st
                          with a message, not without one (`runtime/downtime.py`)
 downtime-deleted-failed  a Running node, started before this process did, whose pod
                          vanished becomes `Failed`, not `Error`, with `pod deleted`
+deleted-while-down-lost  a pod deleted before this process started, still held by the
+                         status finalizer, is taken as gone: its node becomes `Error:
+                         pod deleted` instead of being read from its container statuses
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -112,6 +115,7 @@ class Fault(enum.Enum):
     FOLLOW_MAIN_BY_EXEC = "follow-main-by-exec"
     DOWNTIME_SUCCESS_NOTED = "downtime-success-noted"
     DOWNTIME_DELETED_FAILED = "downtime-deleted-failed"
+    DELETED_WHILE_DOWN_LOST = "deleted-while-down-lost"
 
 
 def known_names() -> list[str]:

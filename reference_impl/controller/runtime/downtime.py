@@ -39,6 +39,20 @@ def main_finished_before(pod: Json, moment: datetime.datetime | None) -> bool:
     return False
 
 
+def deleted_before(pod: Json, moment: datetime.datetime | None) -> bool:
+    """Whether the pod's deletion was asked for before `moment`.
+
+    `deletionTimestamp` is when the grace period ends, so the request was that
+    many seconds (`deletionGracePeriodSeconds`) earlier.
+    """
+    meta = pod.get("metadata") or {}
+    ends = timestamps.parse_time(meta.get("deletionTimestamp"))
+    if ends is None or moment is None:
+        return False
+    grace = float(meta.get("deletionGracePeriodSeconds") or 0)
+    return ends - datetime.timedelta(seconds=grace) < moment
+
+
 def note_success(op: Operation, pod: Json, new: Json) -> None:
     """`downtime-success-noted`: a node that succeeded during the downtime gets a message."""
     if (
@@ -47,6 +61,13 @@ def note_success(op: Operation, pod: Json, new: Json) -> None:
         and main_finished_before(pod, op.process_started)
     ):
         new["message"] = NOTE
+
+
+def taken_as_gone(op: Operation, pod: Json) -> bool:
+    """`deleted-while-down-lost`: a pod deleted during the downtime counts as gone."""
+    return op.settings.has_fault(Fault.DELETED_WHILE_DOWN_LOST) and deleted_before(
+        pod, op.process_started
+    )
 
 
 def vanished_phase(op: Operation, node: Json) -> str:

@@ -271,6 +271,9 @@ def reconcile_pods(op: Operation) -> bool:
             # A fulfilled node keeps its verdict (e.g. the shutdown message) even while its
             # pod is still being terminated; the pod is labelled completed after persist.
             continue
+        if downtime.taken_as_gone(op, pod):
+            op.mark_node(node["name"], "Error", "pod deleted")  # fault
+            continue
         template = op.templates.get(node.get("templateName", ""))
         assessment = inference.assess(
             pod,

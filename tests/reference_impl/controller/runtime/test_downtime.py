@@ -6,6 +6,9 @@ started (the canaries' case, where the fault must change nothing):
   becomes Succeeded with a message (WPC-RECOVERY-001, WPC-RECOVERY-008);
 - downtime-deleted-failed: a Running node started before the process, whose pod
   vanished, becomes Failed `pod deleted`, not Error (WPC-RECOVERY-006);
+- deleted-while-down-lost: a pod deleted before the process started, held by the
+  finalizer, makes its node Error `pod deleted` instead of its containers'
+  verdict (WPC-RECOVERY-005).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from tests.reference_impl.controller.conftest import Harness
 from tests.reference_impl.controller.conftest import pod_status
 from tests.reference_impl.controller.conftest import running
 from tests.reference_impl.controller.conftest import settings
+from tests.reference_impl.controller.conftest import terminated
 
 Json = dict[str, Any]
 MINUTE = datetime.timedelta(minutes=1)
@@ -91,3 +95,50 @@ def test_downtime_deleted_failed_fails_a_node_whose_pod_vanished_while_down(
 ):
     node = vanished(hello_world, fault, started)
     assert (node["phase"], node["message"]) == (phase, "pod deleted")
+
+
+def deleted(hello_world: Json, fault: Fault | None, started: datetime.datetime) -> Json:
+    """The node of a pod deleted at NOW (grace 5 s) whose main then exited 3."""
+    h = restarted(hello_world, fault, started)
+    pod = h.pod_of("hello")
+    pod["metadata"]["deletionTimestamp"] = "2026-01-02T03:04:10Z"
+    pod["metadata"]["deletionGracePeriodSeconds"] = 5
+    h.set_pod(
+        "hello",
+        pod_status("Failed", main=terminated(3, reason="Error"), wait=terminated(0)),
+    )
+    h.now = NOW + 2 * MINUTE
+    h.reconcile()
+    return h.node("hello")
+
+
+@pytest.mark.parametrize(
+    ("fault", "started", "verdict"),
+    [
+        (None, NOW + MINUTE, ("Failed", "main: Error (exit code 3)")),
+        (Fault.DELETED_WHILE_DOWN_LOST, NOW + MINUTE, ("Error", "pod deleted")),
+        # Deleted (NOW) after this process started: read as without the fault.
+        (
+            Fault.DELETED_WHILE_DOWN_LOST,
+            NOW - MINUTE,
+            ("Failed", "main: Error (exit code 3)"),
+        ),
+    ],
+)
+def test_deleted_while_down_lost_takes_a_pod_deleted_while_down_as_gone(
+    hello_world, fault, started, verdict
+):
+    node = deleted(hello_world, fault, started)
+    assert (node["phase"], node["message"]) == verdict
+
+
+def test_a_deletion_counts_from_its_request_not_from_the_end_of_its_grace() -> None:
+    pod = {
+        "metadata": {
+            "deletionTimestamp": "2026-01-02T03:04:10Z",
+            "deletionGracePeriodSeconds": 5,
+        }
+    }
+    assert downtime.deleted_before(pod, NOW + datetime.timedelta(seconds=1))
+    assert not downtime.deleted_before(pod, NOW)
+    assert not downtime.deleted_before({"metadata": {}}, NOW)
