@@ -29,6 +29,9 @@ downtime-deleted-failed  a Running node, started before this process did, whose 
 deleted-while-down-lost  a pod deleted before this process started, still held by the
                          status finalizer, is taken as gone: its node becomes `Error:
                          pod deleted` instead of being read from its container statuses
+restart-skips-cleanup    pods created before this process started are never labelled
+                         completed nor lose the status finalizer after their node is
+                         done (clean-up after persist skips them)
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -116,6 +119,7 @@ class Fault(enum.Enum):
     DOWNTIME_SUCCESS_NOTED = "downtime-success-noted"
     DOWNTIME_DELETED_FAILED = "downtime-deleted-failed"
     DELETED_WHILE_DOWN_LOST = "deleted-while-down-lost"
+    RESTART_SKIPS_CLEANUP = "restart-skips-cleanup"
 
 
 def known_names() -> list[str]:

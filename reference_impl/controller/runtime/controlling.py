@@ -386,6 +386,8 @@ class WorkflowController:
     def _clean_up(
         self, workflow: Json, pods: list[Json], config: ControllerConfig
     ) -> None:
+        if self.settings.has_fault(Fault.RESTART_SKIPS_CLEANUP):
+            pods = [p for p in pods if not faults.predates(p, self.started_at)]
         actions = reconciling.after_persist(
             workflow=workflow,
             pods=pods,

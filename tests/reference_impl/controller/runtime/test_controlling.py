@@ -6,7 +6,9 @@ terminating containers, the layout switch with and without keep-old-layout, and 
 restart faults of issue 16: restart-suspend-timer (a suspend that ended while no controller
 ran resumes only a whole duration after the restart) and rerun-hook-on-restart (an
 exit hook still running at the restart gets a second pod, other running nodes are
-adopted), each inactive without its switch."""
+adopted), each inactive without its switch.
+Also restart-skips-cleanup (the pods of a finished node, created before the process
+started, are never cleaned up; its own pods are)."""
 
 from __future__ import annotations
 
@@ -510,3 +512,29 @@ def test_rerun_exit_hook_on_restart_adopts_and_cleans_up_a_finished_hooks_pod() 
     assert f"ns/{hook_pod['metadata']['name']}/labelPodCompleted" in drain(
         wfc.cleaner.queue
     )
+
+
+@pytest.mark.parametrize(
+    ("fault", "created", "cleaned"),
+    [
+        (None, BEFORE_THE_RESTART, True),
+        (faults.Fault.RESTART_SKIPS_CLEANUP, BEFORE_THE_RESTART, False),
+        # A pod this process created is cleaned up as without the fault.
+        (faults.Fault.RESTART_SKIPS_CLEANUP, AT_THE_RESTART, True),
+    ],
+)
+def test_restart_skips_cleanup_leaves_pods_from_before_the_restart_alone(
+    fault, created, cleaned
+):
+    """WPC-RECOVERY-003/-004: the finished pod is never labelled nor loses the finalizer."""
+    h = Harness(workflow(HOOKED))
+    h.reconcile()
+    h.succeed("wf[0].work")
+    h.reconcile()
+    state = cluster_of(h, created=created)
+    (work,) = [
+        p for p in state[1] if p["metadata"]["annotations"][NODE_NAME] == "wf[0].work"
+    ]
+    _, _, wfc = restarted(fault, state)
+    key = f"ns/{work['metadata']['name']}/labelPodCompleted"
+    assert (key in drain(wfc.cleaner.queue)) is cleaned
