@@ -32,6 +32,9 @@ deleted-while-down-lost  a pod deleted before this process started, still held b
 restart-skips-cleanup    pods created before this process started are never labelled
                          completed nor lose the status finalizer after their node is
                          done (clean-up after persist skips them)
+claim-sibling-pods       a controller with instance ID `<stem>-initless` labels each pod
+                         of the instance `<stem>-legacy` (the other layout's instance of
+                         one fault) with its own ID, and at once gives it back
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -120,6 +123,7 @@ class Fault(enum.Enum):
     DOWNTIME_DELETED_FAILED = "downtime-deleted-failed"
     DELETED_WHILE_DOWN_LOST = "deleted-while-down-lost"
     RESTART_SKIPS_CLEANUP = "restart-skips-cleanup"
+    CLAIM_SIBLING_PODS = "claim-sibling-pods"
 
 
 def known_names() -> list[str]:
@@ -162,3 +166,21 @@ def predates(pod: dict[str, Any], moment: str) -> bool:
     """Whether the pod was created before `moment` (RFC 3339, second precision)."""
     created = str((pod.get("metadata") or {}).get("creationTimestamp") or "")
     return bool(created) and created < moment
+
+
+SIBLING_SUFFIXES = ("-initless", "-legacy")
+"""(claimant, claimed): the layout suffixes of the instances `claim-sibling-pods` pairs."""
+
+
+def sibling_instance(instance_id: str) -> str:
+    """The instance whose pods `claim-sibling-pods` takes, else "".
+
+    The negative controls install one instance per layout for a fault, with IDs
+    that differ only in the layout suffix; the fault must reach no other instance
+    (another fault's, run side by side), so only that twin counts. One way only:
+    `<stem>-initless` claims the pods of `<stem>-legacy`, never back (two claimants
+    would relabel one pod in turn for ever).
+    """
+    claimant, claimed = SIBLING_SUFFIXES
+    stem = instance_id.removesuffix(claimant)
+    return stem + claimed if stem and stem != instance_id else ""

@@ -97,6 +97,16 @@ class WorkflowController:
         self.started = self.clock().replace(microsecond=0)
         self.started_at = timestamps.format_time(self.started)
         selector = sources.instance_selector(startup_config.instance_id)
+        # `claim-sibling-pods` (a fault): the pods of the other layout's instance too.
+        self.sibling = (
+            faults.sibling_instance(startup_config.instance_id)
+            if settings.has_fault(Fault.CLAIM_SIBLING_PODS)
+            else ""
+        )
+        self._claimed: set[str] = set()  # uids of the twin's pods claimed once
+        pod_selector = sources.instance_selector(
+            startup_config.instance_id, also=self.sibling
+        )
         give_up = (
             GiveUp(watch_seconds=kube.WATCH_SECONDS, clock=monotonic)
             if settings.has_fault(Fault.NO_REWATCH_AFTER_OUTAGE)
@@ -116,7 +126,7 @@ class WorkflowController:
             give_up,
             "pods",
             kube.PODS,
-            labels=f"{common.LABEL_WORKFLOW},{common.LABEL_COMPLETED}=false,{selector}",
+            labels=f"{common.LABEL_WORKFLOW},{common.LABEL_COMPLETED}=false,{pod_selector}",
             on_object=self._on_pod,
             on_delete=lambda pod: self._on_pod(pod, deleted=True),
             by_workflow=True,
@@ -227,6 +237,8 @@ class WorkflowController:
                 )
 
     def _on_pod(self, pod: Json, *, deleted: bool = False) -> None:
+        if self.sibling and self._twins(pod, deleted=deleted):
+            return
         self._enqueue_owner(pod)
         meta = pod["metadata"]
         deleting = deleted or bool(meta.get("deletionTimestamp"))
@@ -254,6 +266,30 @@ class WorkflowController:
             pod=pod, action=action, deleting=deleting, now=self.clock()
         )
         self.cleaner.enqueue(meta["namespace"], meta["name"], action, delay)
+
+    def _twins(self, pod: Json, *, deleted: bool) -> bool:
+        """Whether the pod is the twin instance's; claim it once (`claim-sibling-pods`).
+
+        The twin's pod is labelled with this instance's ID and at once given back,
+        once per pod: its controller only misses it between the two patches (a
+        Pending node's pod is not made twice: its name is taken), so its workflow
+        still runs, while the pod's label history shows the touch.
+        """
+        meta = pod["metadata"]
+        uid = str(meta.get("uid") or "")
+        if uid in self._claimed:
+            return True
+        if (meta.get("labels") or {}).get(common.LABEL_INSTANCE_ID) != self.sibling:
+            return False
+        if not deleted:
+            self._claimed.add(uid)
+            for owner in (self.startup_config.instance_id, self.sibling):
+                patch = {"metadata": {"labels": {common.LABEL_INSTANCE_ID: owner}}}
+                try:
+                    self.api.patch_pod(meta["namespace"], meta["name"], patch)
+                except errors.ApiError as err:
+                    logger.info("Claiming pod %s (fault): %s", meta["name"], err)
+        return True
 
     def _orphaned(self, pod: Json) -> bool:
         """Return whether the pod's owning Workflow is gone or being deleted (`podOrphaned`)."""

@@ -8,7 +8,9 @@ ran resumes only a whole duration after the restart) and rerun-hook-on-restart (
 exit hook still running at the restart gets a second pod, other running nodes are
 adopted), each inactive without its switch.
 Also restart-skips-cleanup (the pods of a finished node, created before the process
-started, are never cleaned up; its own pods are)."""
+started, are never cleaned up; its own pods are).
+Also claim-sibling-pods (the init-less instance of a fault relabels each pod of its
+legacy twin once and gives it back; no other instance is watched or touched)."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ import pytest
 from reference_impl.controller import faults
 from reference_impl.controller.cleanup import decisions
 from reference_impl.controller.config import configuration
+from reference_impl.controller.machinery import sources
 from reference_impl.controller.machinery.queueing import WorkQueue
 from reference_impl.controller.runtime.controlling import WorkflowController
 from tests.reference_impl.controller.conftest import NOW
@@ -538,3 +541,79 @@ def test_restart_skips_cleanup_leaves_pods_from_before_the_restart_alone(
     _, _, wfc = restarted(fault, state)
     key = f"ns/{work['metadata']['name']}/labelPodCompleted"
     assert (key in drain(wfc.cleaner.queue)) is cleaned
+
+
+def instance_pod(instance_id: str) -> Json:
+    pod = leftover_pod()
+    pod["metadata"]["labels"]["workflows.argoproj.io/controller-instanceid"] = (
+        instance_id
+    )
+    return pod
+
+
+def instance_controller(
+    instance_id: str, fault: faults.Fault | None
+) -> tuple[WorkflowController, FakeApi]:
+    api = FakeApi()
+    wfc = WorkflowController(
+        api=cast(Any, api),
+        settings=settings(fault=fault),
+        startup_config=configuration.ControllerConfig(instance_id=instance_id),
+        clock=lambda: NOW,
+        monotonic=Monotonic(),
+    )
+    return wfc, api
+
+
+def test_claim_sibling_pods_labels_the_legacy_twins_pods_once_and_gives_them_back() -> (
+    None
+):
+    """WPC-INSTANCE-004: the init-less instance of a fault relabels its twin's pods."""
+    wfc, api = instance_controller(
+        "wpc-neg-f-initless", faults.Fault.CLAIM_SIBLING_PODS
+    )
+    pod = instance_pod("wpc-neg-f-legacy")
+    pod["metadata"]["uid"] = "p1"
+    wfc.pods.apply("ADDED", pod)
+    label = "workflows.argoproj.io/controller-instanceid"
+    assert api.patched == [
+        ("hello", {"metadata": {"labels": {label: "wpc-neg-f-initless"}}}),
+        ("hello", {"metadata": {"labels": {label: "wpc-neg-f-legacy"}}}),
+    ]
+    # The versions its own patches make are left alone, as a pod of its own would not be.
+    claimed = copy.deepcopy(pod)
+    claimed["metadata"]["labels"][label] = "wpc-neg-f-initless"
+    wfc.pods.apply("MODIFIED", claimed)
+    wfc.pods.apply("MODIFIED", pod)
+    assert len(api.patched) == 2
+    assert drain(wfc.queue) == []  # the twin's workflow is none of its business
+    assert drain(wfc.cleaner.queue) == []
+
+
+@pytest.mark.parametrize(
+    ("instance_id", "fault"),
+    [
+        ("wpc-neg-f-initless", None),
+        # One way only, and never an instance that is no layout twin (wpc-t-...).
+        ("wpc-neg-f-legacy", faults.Fault.CLAIM_SIBLING_PODS),
+        ("wpc-t-1234abcd", faults.Fault.CLAIM_SIBLING_PODS),
+        ("", faults.Fault.CLAIM_SIBLING_PODS),
+    ],
+)
+def test_without_claim_sibling_pods_no_other_instance_is_watched(instance_id, fault):
+    wfc, api = instance_controller(instance_id, fault)
+    assert wfc.sibling == ""
+    wfc.pods.apply("ADDED", instance_pod(instance_id))
+    assert api.patched == []
+
+
+def test_the_pod_watch_selects_the_claimed_twin_only() -> None:
+    assert faults.sibling_instance("wpc-neg-f-initless") == "wpc-neg-f-legacy"
+    assert sources.instance_selector("wpc-neg-f-initless", also="wpc-neg-f-legacy") == (
+        "workflows.argoproj.io/controller-instanceid in "
+        "(wpc-neg-f-initless,wpc-neg-f-legacy)"
+    )
+    assert (
+        sources.instance_selector("x")
+        == "workflows.argoproj.io/controller-instanceid=x"
+    )
