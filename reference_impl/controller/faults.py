@@ -35,6 +35,9 @@ restart-skips-cleanup    pods created before this process started are never labe
 claim-sibling-pods       a controller with instance ID `<stem>-initless` labels each pod
                          of the instance `<stem>-legacy` (the other layout's instance of
                          one fault) with its own ID, and at once gives it back
+reopen-after-restart     a completed workflow created before this process started is
+                         written back as `Running` on its first pass, and its phase
+                         restored on the next (`runtime/downtime.py`)
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -124,6 +127,7 @@ class Fault(enum.Enum):
     DELETED_WHILE_DOWN_LOST = "deleted-while-down-lost"
     RESTART_SKIPS_CLEANUP = "restart-skips-cleanup"
     CLAIM_SIBLING_PODS = "claim-sibling-pods"
+    REOPEN_AFTER_RESTART = "reopen-after-restart"
 
 
 def known_names() -> list[str]:

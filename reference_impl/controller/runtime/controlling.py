@@ -32,6 +32,7 @@ from reference_impl.controller.machinery.queueing import WorkQueue
 from reference_impl.controller.machinery.watching import GiveUp
 from reference_impl.controller.machinery.watching import Handlers
 from reference_impl.controller.machinery.watching import Informer
+from reference_impl.controller.runtime import downtime
 from reference_impl.controller.runtime import following
 from reference_impl.controller.runtime import reconciling
 from reference_impl.controller.templates.nodes import hooks
@@ -104,6 +105,7 @@ class WorkflowController:
             else ""
         )
         self._claimed: set[str] = set()  # uids of the twin's pods claimed once
+        self._reopened: dict[str, str] = {}  # `reopen-after-restart`: uid -> phase
         pod_selector = sources.instance_selector(
             startup_config.instance_id, also=self.sibling
         )
@@ -325,6 +327,10 @@ class WorkflowController:
         if (workflow["metadata"].get("labels") or {}).get(
             common.LABEL_COMPLETED
         ) == "true":
+            if self.settings.has_fault(Fault.REOPEN_AFTER_RESTART) and self._reopen(
+                key, workflow
+            ):
+                return
             self._clean_up(workflow, pods, config)
             return
         op = Operation(
@@ -379,6 +385,29 @@ class WorkflowController:
         self.queue.forget(key)
         if op.requeue_after is not None:
             self.queue.add_after(key, op.requeue_after)
+
+    def _reopen(self, key: str, workflow: Json) -> bool:
+        """Write a completed workflow back as Running once, then restore it (a fault)."""
+        changed = downtime.reopened(
+            workflow, started_at=self.started_at, seen=self._reopened
+        )
+        if changed is None:
+            return False
+        try:
+            self.workflows.remember(self.api.replace_workflow(changed))
+        except errors.ApiError as err:
+            logger.info("[%s] Reopening failed, retrying (fault): %s", key, err)
+            if changed["status"]["phase"] == "Running":
+                self._reopened.pop(str(workflow["metadata"].get("uid") or ""), None)
+            self.queue.add_rate_limited(key)
+            return True
+        logger.info(
+            "[%s] Workflow phase written as %s (fault).",
+            key,
+            changed["status"]["phase"],
+        )
+        self.queue.add(key)
+        return True
 
     def _without_hook_pods_from_before(
         self, workflow: Json, pods: list[Json]

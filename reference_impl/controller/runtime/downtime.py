@@ -13,6 +13,7 @@ import datetime
 from typing import Any
 
 from reference_impl import common
+from reference_impl.controller import faults
 from reference_impl.controller.faults import Fault
 from reference_impl.controller.formats import timestamps
 from reference_impl.controller.templates.operation import Operation
@@ -81,3 +82,24 @@ def vanished_phase(op: Operation, node: Json) -> str:
     ):
         return "Failed"
     return "Error"
+
+
+def reopened(workflow: Json, *, started_at: str, seen: dict[str, str]) -> Json | None:
+    """`reopen-after-restart`: the version to write of a completed workflow, else None.
+
+    Only for a workflow created before this process started (`started_at`): the
+    first pass that sees it completed writes it back as `Running`, the next one
+    restores the phase it had (kept in `seen`, uid -> phase); then it is left alone.
+    """
+    meta, status = workflow["metadata"], workflow.get("status") or {}
+    uid, phase = str(meta.get("uid") or ""), str(status.get("phase") or "")
+    if not faults.predates(workflow, started_at):
+        return None
+    if uid not in seen:
+        seen[uid] = phase
+        phase = "Running"
+    elif phase == "Running" and seen[uid] != "Running":
+        phase = seen[uid]
+    else:
+        return None
+    return {**workflow, "status": {**status, "phase": phase}}

@@ -10,7 +10,9 @@ adopted), each inactive without its switch.
 Also restart-skips-cleanup (the pods of a finished node, created before the process
 started, are never cleaned up; its own pods are).
 Also claim-sibling-pods (the init-less instance of a fault relabels each pod of its
-legacy twin once and gives it back; no other instance is watched or touched)."""
+legacy twin once and gives it back; no other instance is watched or touched).
+Also reopen-after-restart (a workflow completed before the process started is written
+back as Running once, then its phase is restored)."""
 
 from __future__ import annotations
 
@@ -617,3 +619,38 @@ def test_the_pod_watch_selects_the_claimed_twin_only() -> None:
         sources.instance_selector("x")
         == "workflows.argoproj.io/controller-instanceid=x"
     )
+
+
+def completed_before(created: str) -> Json:
+    done = hello(
+        labels={"workflows.argoproj.io/completed": "true"}, creationTimestamp=created
+    )
+    done["status"] = {"phase": "Failed", "nodes": {}}
+    return done
+
+
+def test_reopen_after_restart_writes_a_completed_workflow_running_once() -> None:
+    """WPC-RECOVERY-009: the phase of a workflow completed before the start changes."""
+    wfc, api = controller(faults.Fault.REOPEN_AFTER_RESTART)
+    wfc.workflows.apply("ADDED", completed_before(BEFORE_THE_RESTART))
+    wfc.process_workflow("ns/hello")
+    assert [w["status"]["phase"] for w in api.replaced] == ["Running"]
+    wfc.process_workflow("ns/hello")
+    assert [w["status"]["phase"] for w in api.replaced] == ["Running", "Failed"]
+    wfc.process_workflow("ns/hello")
+    assert len(api.replaced) == 2  # then left alone, as without the fault
+
+
+@pytest.mark.parametrize(
+    ("fault", "created"),
+    [
+        (None, BEFORE_THE_RESTART),
+        # Completed under this process: no restart in between.
+        (faults.Fault.REOPEN_AFTER_RESTART, AT_THE_RESTART),
+    ],
+)
+def test_a_completed_workflow_keeps_its_phase(fault, created):
+    wfc, api = controller(fault)
+    wfc.workflows.apply("ADDED", completed_before(created))
+    wfc.process_workflow("ns/hello")
+    assert api.replaced == []
