@@ -31,6 +31,23 @@ kill-cmd-ignored         the `workflows.argoproj.io/kill-cmd-<container>` annota
                          ignored: containers get the kill command they would get without it
 stopped-sidecar-message  a node whose main failed takes the message of a sidecar stopped
                          with 137/143 instead of main's (`templates/nodes/stopped_sidecars`)
+downtime-success-noted   a Pod node whose `main` finished before this process started
+                         (it completed while no controller ran) becomes `Succeeded`
+                         with a message, not without one (`runtime/downtime.py`)
+downtime-deleted-failed  a Running node, started before this process did, whose pod
+                         vanished becomes `Failed`, not `Error`, with `pod deleted`
+deleted-while-down-lost  a pod deleted before this process started, still held by the
+                         status finalizer, is taken as gone: its node becomes `Error:
+                         pod deleted` instead of being read from its container statuses
+restart-skips-cleanup    pods created before this process started are never labelled
+                         completed nor lose the status finalizer after their node is
+                         done (clean-up after persist skips them)
+claim-sibling-pods       a controller with instance ID `<stem>-initless` labels each pod
+                         of the instance `<stem>-legacy` (the other layout's instance of
+                         one fault) with its own ID, and at once gives it back
+reopen-after-restart     a completed workflow created before this process started is
+                         written back as `Running` on its first pass, and its phase
+                         restored on the next (`runtime/downtime.py`)
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -120,6 +137,12 @@ class Fault(enum.Enum):
     KILL_DEFAULT_NOT_PID1 = "kill-default-not-pid1"
     KILL_CMD_IGNORED = "kill-cmd-ignored"
     STOPPED_SIDECAR_MESSAGE = "stopped-sidecar-message"
+    DOWNTIME_SUCCESS_NOTED = "downtime-success-noted"
+    DOWNTIME_DELETED_FAILED = "downtime-deleted-failed"
+    DELETED_WHILE_DOWN_LOST = "deleted-while-down-lost"
+    RESTART_SKIPS_CLEANUP = "restart-skips-cleanup"
+    CLAIM_SIBLING_PODS = "claim-sibling-pods"
+    REOPEN_AFTER_RESTART = "reopen-after-restart"
 
 
 def known_names() -> list[str]:
@@ -162,3 +185,21 @@ def predates(pod: dict[str, Any], moment: str) -> bool:
     """Whether the pod was created before `moment` (RFC 3339, second precision)."""
     created = str((pod.get("metadata") or {}).get("creationTimestamp") or "")
     return bool(created) and created < moment
+
+
+SIBLING_SUFFIXES = ("-initless", "-legacy")
+"""(claimant, claimed): the layout suffixes of the instances `claim-sibling-pods` pairs."""
+
+
+def sibling_instance(instance_id: str) -> str:
+    """The instance whose pods `claim-sibling-pods` takes, else "".
+
+    The negative controls install one instance per layout for a fault, with IDs
+    that differ only in the layout suffix; the fault must reach no other instance
+    (another fault's, run side by side), so only that twin counts. One way only:
+    `<stem>-initless` claims the pods of `<stem>-legacy`, never back (two claimants
+    would relabel one pod in turn for ever).
+    """
+    claimant, claimed = SIBLING_SUFFIXES
+    stem = instance_id.removesuffix(claimant)
+    return stem + claimed if stem and stem != instance_id else ""

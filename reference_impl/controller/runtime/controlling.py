@@ -32,6 +32,7 @@ from reference_impl.controller.machinery.queueing import WorkQueue
 from reference_impl.controller.machinery.watching import GiveUp
 from reference_impl.controller.machinery.watching import Handlers
 from reference_impl.controller.machinery.watching import Informer
+from reference_impl.controller.runtime import downtime
 from reference_impl.controller.runtime import following
 from reference_impl.controller.runtime import reconciling
 from reference_impl.controller.templates.nodes import hooks
@@ -97,6 +98,17 @@ class WorkflowController:
         self.started = self.clock().replace(microsecond=0)
         self.started_at = timestamps.format_time(self.started)
         selector = sources.instance_selector(startup_config.instance_id)
+        # `claim-sibling-pods` (a fault): the pods of the other layout's instance too.
+        self.sibling = (
+            faults.sibling_instance(startup_config.instance_id)
+            if settings.has_fault(Fault.CLAIM_SIBLING_PODS)
+            else ""
+        )
+        self._claimed: set[str] = set()  # uids of the twin's pods claimed once
+        self._reopened: dict[str, str] = {}  # `reopen-after-restart`: uid -> phase
+        pod_selector = sources.instance_selector(
+            startup_config.instance_id, also=self.sibling
+        )
         give_up = (
             GiveUp(watch_seconds=kube.WATCH_SECONDS, clock=monotonic)
             if settings.has_fault(Fault.NO_REWATCH_AFTER_OUTAGE)
@@ -116,7 +128,7 @@ class WorkflowController:
             give_up,
             "pods",
             kube.PODS,
-            labels=f"{common.LABEL_WORKFLOW},{common.LABEL_COMPLETED}=false,{selector}",
+            labels=f"{common.LABEL_WORKFLOW},{common.LABEL_COMPLETED}=false,{pod_selector}",
             on_object=self._on_pod,
             on_delete=lambda pod: self._on_pod(pod, deleted=True),
             by_workflow=True,
@@ -228,6 +240,8 @@ class WorkflowController:
                 )
 
     def _on_pod(self, pod: Json, *, deleted: bool = False) -> None:
+        if self.sibling and self._twins(pod, deleted=deleted):
+            return
         self._enqueue_owner(pod)
         meta = pod["metadata"]
         deleting = deleted or bool(meta.get("deletionTimestamp"))
@@ -255,6 +269,30 @@ class WorkflowController:
             pod=pod, action=action, deleting=deleting, now=self.clock()
         )
         self.cleaner.enqueue(meta["namespace"], meta["name"], action, delay)
+
+    def _twins(self, pod: Json, *, deleted: bool) -> bool:
+        """Whether the pod is the twin instance's; claim it once (`claim-sibling-pods`).
+
+        The twin's pod is labelled with this instance's ID and at once given back,
+        once per pod: its controller only misses it between the two patches (a
+        Pending node's pod is not made twice: its name is taken), so its workflow
+        still runs, while the pod's label history shows the touch.
+        """
+        meta = pod["metadata"]
+        uid = str(meta.get("uid") or "")
+        if uid in self._claimed:
+            return True
+        if (meta.get("labels") or {}).get(common.LABEL_INSTANCE_ID) != self.sibling:
+            return False
+        if not deleted:
+            self._claimed.add(uid)
+            for owner in (self.startup_config.instance_id, self.sibling):
+                patch = {"metadata": {"labels": {common.LABEL_INSTANCE_ID: owner}}}
+                try:
+                    self.api.patch_pod(meta["namespace"], meta["name"], patch)
+                except errors.ApiError as err:
+                    logger.info("Claiming pod %s (fault): %s", meta["name"], err)
+        return True
 
     def _orphaned(self, pod: Json) -> bool:
         """Return whether the pod's owning Workflow is gone or being deleted (`podOrphaned`)."""
@@ -290,6 +328,10 @@ class WorkflowController:
         if (workflow["metadata"].get("labels") or {}).get(
             common.LABEL_COMPLETED
         ) == "true":
+            if self.settings.has_fault(Fault.REOPEN_AFTER_RESTART) and self._reopen(
+                key, workflow
+            ):
+                return
             self._clean_up(workflow, pods, config)
             return
         op = Operation(
@@ -345,6 +387,29 @@ class WorkflowController:
         if op.requeue_after is not None:
             self.queue.add_after(key, op.requeue_after)
 
+    def _reopen(self, key: str, workflow: Json) -> bool:
+        """Write a completed workflow back as Running once, then restore it (a fault)."""
+        changed = downtime.reopened(
+            workflow, started_at=self.started_at, seen=self._reopened
+        )
+        if changed is None:
+            return False
+        try:
+            self.workflows.remember(self.api.replace_workflow(changed))
+        except errors.ApiError as err:
+            logger.info("[%s] Reopening failed, retrying (fault): %s", key, err)
+            if changed["status"]["phase"] == "Running":
+                self._reopened.pop(str(workflow["metadata"].get("uid") or ""), None)
+            self.queue.add_rate_limited(key)
+            return True
+        logger.info(
+            "[%s] Workflow phase written as %s (fault).",
+            key,
+            changed["status"]["phase"],
+        )
+        self.queue.add(key)
+        return True
+
     def _without_hook_pods_from_before(
         self, workflow: Json, pods: list[Json]
     ) -> tuple[list[Json], frozenset[str]]:
@@ -387,6 +452,8 @@ class WorkflowController:
     def _clean_up(
         self, workflow: Json, pods: list[Json], config: ControllerConfig
     ) -> None:
+        if self.settings.has_fault(Fault.RESTART_SKIPS_CLEANUP):
+            pods = [p for p in pods if not faults.predates(p, self.started_at)]
         actions = reconciling.after_persist(
             workflow=workflow,
             pods=pods,

@@ -25,6 +25,7 @@ from reference_impl.controller.faults import Fault
 from reference_impl.controller.formats import durations
 from reference_impl.controller.formats import naming
 from reference_impl.controller.formats import timestamps
+from reference_impl.controller.runtime import downtime
 from reference_impl.controller.templates.checks import validation
 from reference_impl.controller.templates.execution import ExecuteOptions
 from reference_impl.controller.templates.execution import TemplateError
@@ -271,6 +272,9 @@ def reconcile_pods(op: Operation) -> bool:
             # A fulfilled node keeps its verdict (e.g. the shutdown message) even while its
             # pod is still being terminated; the pod is labelled completed after persist.
             continue
+        if downtime.taken_as_gone(op, pod):
+            op.mark_node(node["name"], "Error", "pod deleted")  # fault
+            continue
         template = op.templates.get(node.get("templateName", ""))
         assessment = inference.assess(
             pod,
@@ -285,6 +289,7 @@ def reconcile_pods(op: Operation) -> bool:
         if new is not None:
             _misreport(op, new)
             stopped_sidecars.misreport(op.settings.fault, pod, new)
+            downtime.note_success(op, pod, new)
             if (
                 new.get("phase") == "Succeeded"
                 and node.get("taskResultSynced") is False
@@ -319,7 +324,7 @@ def reconcile_pods(op: Operation) -> bool:
                 op.requeue(op.settings.recently_started_pod_seconds - ago)
                 continue
         logger.info("%s Pod of node %s is missing.", op.prefix, node["name"])
-        op.mark_node(node["name"], "Error", "pod deleted")
+        op.mark_node(node["name"], downtime.vanished_phase(op, node), "pod deleted")
     return True
 
 
