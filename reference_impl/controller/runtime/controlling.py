@@ -185,9 +185,14 @@ class WorkflowController:
         self._config = parsed
 
     def initless(self) -> bool:
-        """Return the layout for the next pod (frozen at start-up under `keep-old-layout`)."""
+        """Return the layout for the next pod (frozen at start-up under `keep-old-layout`).
+
+        `always-initless` answers True whatever the configuration says.
+        """
         if self.settings.has_fault(Fault.KEEP_OLD_LAYOUT):
             return self.startup_config.initless
+        if self.settings.has_fault(Fault.ALWAYS_INITLESS):
+            return True
         return self.config().initless
 
     # -- event handlers ------------------------------------------------------------------
