@@ -23,6 +23,8 @@ wrong-container-order    user containers come before the aux container (`wait`/`
 no-owner-reference       pods are created without the Workflow ownerReference
 always-initless          every pod is built in the init-less layout, whatever
                          `initlessPod` says (WPC-LAYOUT-001)
+never-initless           every pod is built in the legacy layout, whatever `initlessPod`
+                         says (WPC-LAYOUT-002)
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -108,6 +110,7 @@ class Fault(enum.Enum):
     NO_REWATCH_AFTER_OUTAGE = "no-rewatch-after-outage"
     FOLLOW_MAIN_BY_EXEC = "follow-main-by-exec"
     ALWAYS_INITLESS = "always-initless"
+    NEVER_INITLESS = "never-initless"
 
 
 def known_names() -> list[str]:

@@ -187,12 +187,15 @@ class WorkflowController:
     def initless(self) -> bool:
         """Return the layout for the next pod (frozen at start-up under `keep-old-layout`).
 
-        `always-initless` answers True whatever the configuration says.
+        `always-initless` answers True and `never-initless` False whatever the
+        configuration says.
         """
         if self.settings.has_fault(Fault.KEEP_OLD_LAYOUT):
             return self.startup_config.initless
         if self.settings.has_fault(Fault.ALWAYS_INITLESS):
             return True
+        if self.settings.has_fault(Fault.NEVER_INITLESS):
+            return False
         return self.config().initless
 
     # -- event handlers ------------------------------------------------------------------

@@ -2,7 +2,9 @@
 issue 28 item 3), against the fake API of test_controlling, no cluster:
 
 - `always-initless` builds the pod of a workflow in the init-less layout although the
-  configuration says `enabled: false` (WPC-LAYOUT-001), and is inert when not selected.
+  configuration says `enabled: false` (WPC-LAYOUT-001), and `never-initless` in the
+  legacy layout although it says `enabled: true` (WPC-LAYOUT-002); each is inert when
+  not selected.
 """
 
 from __future__ import annotations
@@ -35,5 +37,14 @@ def test_always_initless_builds_initless_pods_when_the_config_disables_them() ->
     ]
     assert containers_of_first_pod(faults.Fault.ALWAYS_INITLESS, initless=True) == [
         "supervisor",
+        "main",
+    ]
+
+
+def test_never_initless_builds_legacy_pods_when_the_config_enables_initless() -> None:
+    assert containers_of_first_pod(None, initless=True) == ["supervisor", "main"]
+    assert containers_of_first_pod(faults.Fault.NEVER_INITLESS, initless=True) == [
+        "init",
+        "wait",
         "main",
     ]
