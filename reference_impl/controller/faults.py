@@ -25,6 +25,8 @@ always-initless          every pod is built in the init-less layout, whatever
                          `initlessPod` says (WPC-LAYOUT-001)
 never-initless           every pod is built in the legacy layout, whatever `initlessPod`
                          says (WPC-LAYOUT-002)
+delete-old-layout-pods   a completed pod whose layout is not the one now in force is
+                         deleted instead of being labelled completed (WPC-LAYOUT-004)
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -111,6 +113,7 @@ class Fault(enum.Enum):
     FOLLOW_MAIN_BY_EXEC = "follow-main-by-exec"
     ALWAYS_INITLESS = "always-initless"
     NEVER_INITLESS = "never-initless"
+    DELETE_OLD_LAYOUT_PODS = "delete-old-layout-pods"
 
 
 def known_names() -> list[str]:
@@ -153,3 +156,9 @@ def predates(pod: dict[str, Any], moment: str) -> bool:
     """Whether the pod was created before `moment` (RFC 3339, second precision)."""
     created = str((pod.get("metadata") or {}).get("creationTimestamp") or "")
     return bool(created) and created < moment
+
+
+def built_initless(pod: dict[str, Any]) -> bool:
+    """Whether the pod was built in the init-less layout (it has a `supervisor`)."""
+    containers = (pod.get("spec") or {}).get("containers") or []
+    return any(c.get("name") == common.SUPERVISOR for c in containers)

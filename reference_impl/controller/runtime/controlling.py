@@ -400,6 +400,12 @@ class WorkflowController:
             config_delay=config.pod_gc_delete_delay_seconds,
         )
         for action, pod, delay in actions:
+            if (
+                action is decisions.Action.LABEL_COMPLETED
+                and self.settings.has_fault(Fault.DELETE_OLD_LAYOUT_PODS)
+                and faults.built_initless(pod) != self.initless()
+            ):
+                action = decisions.Action.DELETE  # a pod of the old layout (fault)
             self.cleaner.enqueue(
                 pod["metadata"]["namespace"], pod["metadata"]["name"], action, delay
             )
