@@ -27,6 +27,9 @@ never-initless           every pod is built in the legacy layout, whatever `init
                          says (WPC-LAYOUT-002)
 delete-old-layout-pods   a completed pod whose layout is not the one now in force is
                          deleted instead of being labelled completed (WPC-LAYOUT-004)
+workflow-keeps-layout    a workflow's pods all get the layout in force when this process
+                         first reconciled it; a later `initlessPod` change applies to new
+                         workflows only (WPC-LAYOUT-005)
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -114,6 +117,7 @@ class Fault(enum.Enum):
     ALWAYS_INITLESS = "always-initless"
     NEVER_INITLESS = "never-initless"
     DELETE_OLD_LAYOUT_PODS = "delete-old-layout-pods"
+    WORKFLOW_KEEPS_LAYOUT = "workflow-keeps-layout"
 
 
 def known_names() -> list[str]:

@@ -96,6 +96,8 @@ class WorkflowController:
         # Chaos negative controls (faults.py) judge pods and nodes by this moment.
         self.started = self.clock().replace(microsecond=0)
         self.started_at = timestamps.format_time(self.started)
+        # Workflow uid -> the layout of its first reconciliation (`workflow-keeps-layout`).
+        self._first_layouts: dict[str, bool] = {}
         selector = sources.instance_selector(startup_config.instance_id)
         give_up = (
             GiveUp(watch_seconds=kube.WATCH_SECONDS, clock=monotonic)
@@ -197,6 +199,17 @@ class WorkflowController:
         if self.settings.has_fault(Fault.NEVER_INITLESS):
             return False
         return self.config().initless
+
+    def _layout_of(self, workflow: Json) -> bool:
+        """Return the layout for the workflow's next pod: the controller's.
+
+        Under `workflow-keeps-layout`, the one in force when this process first
+        reconciled the workflow, so a switch never reaches its later pods.
+        """
+        if not self.settings.has_fault(Fault.WORKFLOW_KEEPS_LAYOUT):
+            return self.initless()
+        uid = str(workflow["metadata"].get("uid") or workflow["metadata"]["name"])
+        return self._first_layouts.setdefault(uid, self.initless())
 
     # -- event handlers ------------------------------------------------------------------
 
@@ -307,7 +320,7 @@ class WorkflowController:
             settings=self.settings,
             now=self.clock(),
             effects=_ClusterEffects(self, rerun=rerun),
-            initless=self.initless(),
+            initless=self._layout_of(workflow),
             process_started=self.started,
         )
         if forgotten and self.settings.has_fault(Fault.DOUBLE_POD_ON_RESTART):

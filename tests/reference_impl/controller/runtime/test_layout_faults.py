@@ -7,12 +7,16 @@ issue 28 item 3), against the fake API of test_controlling, no cluster:
   not selected;
 - `delete-old-layout-pods` deletes a completed pod built in the layout in force before a
   switch instead of labelling it completed (WPC-LAYOUT-004), while a pod of the layout
-  in force, and any pod without the fault, is labelled as before.
+  in force, and any pod without the fault, is labelled as before;
+- `workflow-keeps-layout` builds the second step's pod, after a switch, in the layout
+  of the first (WPC-LAYOUT-005), while a workflow first seen after the switch, and
+  any workflow without the fault, gets the new layout.
 """
 
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 from reference_impl.controller import faults
 from reference_impl.controller.runtime.controlling import WorkflowController
@@ -23,6 +27,8 @@ from tests.reference_impl.controller.runtime.test_controlling import configmap
 from tests.reference_impl.controller.runtime.test_controlling import controller
 from tests.reference_impl.controller.runtime.test_controlling import drain
 from tests.reference_impl.controller.runtime.test_controlling import hello
+
+Json = dict[str, Any]
 
 
 def containers_of_first_pod(fault: faults.Fault | None, *, initless: bool) -> list[str]:
@@ -59,6 +65,13 @@ def test_never_initless_builds_legacy_pods_when_the_config_enables_initless() ->
     ]
 
 
+def switch_to_initless(wfc: WorkflowController) -> None:
+    """The ConfigMap's new version: `initlessPod` enabled."""
+    switched = configmap(True)
+    switched["metadata"]["resourceVersion"] = "3"  # a new version reaches the handler
+    wfc.configmaps.apply("MODIFIED", switched)
+
+
 def cleanup_after_completion(
     fault: faults.Fault | None, *, switch: bool
 ) -> tuple[WorkflowController, FakeApi, list[str]]:
@@ -69,9 +82,7 @@ def cleanup_after_completion(
     wfc.process_workflow("ns/hello")
     wfc.workflows.apply("MODIFIED", api.replaced[-1])
     if switch:
-        switched = configmap(True)
-        switched["metadata"]["resourceVersion"] = "3"
-        wfc.configmaps.apply("MODIFIED", switched)
+        switch_to_initless(wfc)
     pod = copy.deepcopy(api.created[0])
     pod["status"] = pod_status("Succeeded", main=terminated(0), wait=terminated(0))
     wfc.pods.apply("ADDED", pod)
@@ -92,4 +103,45 @@ def test_delete_old_layout_pods_deletes_a_pod_of_the_layout_switched_from() -> N
     ]
     assert cleanup_after_completion(None, switch=True)[2] == [
         "ns/hello/labelPodCompleted"
+    ]
+
+
+def two_steps(name: str, uid: str) -> Json:
+    """A workflow of two container steps, `first` then `second`."""
+    wf = hello(name=name, uid=uid)
+    echo = {"name": "echo", "container": {"image": "busybox", "command": ["true"]}}
+    steps = [
+        [{"name": "first", "template": "echo"}],
+        [{"name": "second", "template": "echo"}],
+    ]
+    wf["spec"]["templates"] = [{"name": "main", "steps": steps}, echo]
+    return wf
+
+
+def layouts_across_a_switch(fault: faults.Fault | None) -> list[bool]:
+    """Whether each pod is init-less: a workflow's two steps, switched in between,
+    then a workflow submitted after the switch."""
+    wfc, api = controller(fault)
+    wfc.configmaps.apply("ADDED", configmap(False))
+    wfc.workflows.apply("ADDED", two_steps("wf", "uid-1"))
+    wfc.process_workflow("ns/wf")
+    wfc.workflows.apply("MODIFIED", api.replaced[-1])
+    switch_to_initless(wfc)
+    first = copy.deepcopy(api.created[0])
+    first["metadata"]["resourceVersion"] = "7"
+    first["status"] = pod_status("Succeeded", main=terminated(0), wait=terminated(0))
+    wfc.pods.apply("ADDED", first)
+    wfc.process_workflow("ns/wf")
+    wfc.workflows.apply("ADDED", two_steps("later", "uid-2"))
+    wfc.process_workflow("ns/later")
+    assert len(api.created) == 3, [p["metadata"]["name"] for p in api.created]
+    return [faults.built_initless(p) for p in api.created]
+
+
+def test_workflow_keeps_layout_builds_later_steps_in_the_first_steps_layout() -> None:
+    assert layouts_across_a_switch(None) == [False, True, True]
+    assert layouts_across_a_switch(faults.Fault.WORKFLOW_KEEPS_LAYOUT) == [
+        False,
+        False,
+        True,
     ]
