@@ -25,8 +25,9 @@ always-initless          every pod is built in the init-less layout, whatever
                          `initlessPod` says (WPC-LAYOUT-001)
 never-initless           every pod is built in the legacy layout, whatever `initlessPod`
                          says (WPC-LAYOUT-002)
-delete-old-layout-pods   a completed pod whose layout is not the one now in force is
-                         deleted instead of being labelled completed (WPC-LAYOUT-004)
+delete-old-layout-pods   a completed pod of a workflow still running, built in a layout
+                         that is no longer in force, is deleted instead of being
+                         labelled completed (WPC-LAYOUT-004)
 workflow-keeps-layout    a workflow's pods all get the layout in force when this process
                          first reconciled it; a later `initlessPod` change applies to new
                          workflows only (WPC-LAYOUT-005)

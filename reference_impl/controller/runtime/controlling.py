@@ -417,8 +417,11 @@ class WorkflowController:
                 action is decisions.Action.LABEL_COMPLETED
                 and self.settings.has_fault(Fault.DELETE_OLD_LAYOUT_PODS)
                 and faults.built_initless(pod) != self.initless()
+                and (workflow.get("status") or {}).get("phase")
+                not in inference.COMPLETED
             ):
-                action = decisions.Action.DELETE  # a pod of the old layout (fault)
+                # A pod of the old layout in a workflow still in flight (fault).
+                action = decisions.Action.DELETE
             self.cleaner.enqueue(
                 pod["metadata"]["namespace"], pod["metadata"]["name"], action, delay
             )

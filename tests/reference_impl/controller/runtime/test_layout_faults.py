@@ -5,9 +5,11 @@ issue 28 item 3), against the fake API of test_controlling, no cluster:
   configuration says `enabled: false` (WPC-LAYOUT-001), and `never-initless` in the
   legacy layout although it says `enabled: true` (WPC-LAYOUT-002); each is inert when
   not selected;
-- `delete-old-layout-pods` deletes a completed pod built in the layout in force before a
-  switch instead of labelling it completed (WPC-LAYOUT-004), while a pod of the layout
-  in force, and any pod without the fault, is labelled as before;
+- `delete-old-layout-pods` deletes the completed first pod of a running two-step
+  workflow, built in the layout in force before a switch, instead of labelling it
+  completed (WPC-LAYOUT-004), while a pod of the layout in force, the pod of a
+  one-pod workflow (which completes with it), and any pod without the fault, is
+  labelled as before;
 - `workflow-keeps-layout` builds the second step's pod, after a switch, in the layout
   of the first (WPC-LAYOUT-005), while a workflow first seen after the switch, and
   any workflow without the fault, gets the new layout.
@@ -65,47 +67,6 @@ def test_never_initless_builds_legacy_pods_when_the_config_enables_initless() ->
     ]
 
 
-def switch_to_initless(wfc: WorkflowController) -> None:
-    """The ConfigMap's new version: `initlessPod` enabled."""
-    switched = configmap(True)
-    switched["metadata"]["resourceVersion"] = "3"  # a new version reaches the handler
-    wfc.configmaps.apply("MODIFIED", switched)
-
-
-def cleanup_after_completion(
-    fault: faults.Fault | None, *, switch: bool
-) -> tuple[WorkflowController, FakeApi, list[str]]:
-    """The clean-up queued once a legacy pod completed, the layout switched or not."""
-    wfc, api = controller(fault)
-    wfc.configmaps.apply("ADDED", configmap(False))
-    wfc.workflows.apply("ADDED", hello())
-    wfc.process_workflow("ns/hello")
-    wfc.workflows.apply("MODIFIED", api.replaced[-1])
-    if switch:
-        switch_to_initless(wfc)
-    pod = copy.deepcopy(api.created[0])
-    pod["status"] = pod_status("Succeeded", main=terminated(0), wait=terminated(0))
-    wfc.pods.apply("ADDED", pod)
-    drain(wfc.cleaner.queue)
-    wfc.process_workflow("ns/hello")
-    assert api.replaced[-1]["status"]["phase"] == "Succeeded"
-    return wfc, api, drain(wfc.cleaner.queue)
-
-
-def test_delete_old_layout_pods_deletes_a_pod_of_the_layout_switched_from() -> None:
-    fault = faults.Fault.DELETE_OLD_LAYOUT_PODS
-    wfc, api, queued = cleanup_after_completion(fault, switch=True)
-    assert queued == ["ns/hello/deletePod"]
-    wfc.cleaner.process("ns/hello/deletePod")
-    assert "hello" in api.deleted
-    assert cleanup_after_completion(fault, switch=False)[2] == [
-        "ns/hello/labelPodCompleted"
-    ]
-    assert cleanup_after_completion(None, switch=True)[2] == [
-        "ns/hello/labelPodCompleted"
-    ]
-
-
 def two_steps(name: str, uid: str) -> Json:
     """A workflow of two container steps, `first` then `second`."""
     wf = hello(name=name, uid=uid)
@@ -116,6 +77,60 @@ def two_steps(name: str, uid: str) -> Json:
     ]
     wf["spec"]["templates"] = [{"name": "main", "steps": steps}, echo]
     return wf
+
+
+def switch_to_initless(wfc: WorkflowController) -> None:
+    """The ConfigMap's new version: `initlessPod` enabled."""
+    switched = configmap(True)
+    switched["metadata"]["resourceVersion"] = "3"  # a new version reaches the handler
+    wfc.configmaps.apply("MODIFIED", switched)
+
+
+def cleanup_after_completion(
+    fault: faults.Fault | None, *, switch: bool, steps: int = 2
+) -> tuple[WorkflowController, FakeApi, list[str]]:
+    """The clean-up queued for the first legacy pod once it completed, the layout
+    switched or not; with `steps=1` its completion completes the workflow too."""
+    wfc, api = controller(fault)
+    wfc.configmaps.apply("ADDED", configmap(False))
+    wfc.workflows.apply("ADDED", two_steps("wf", "uid-1") if steps == 2 else hello())
+    name = "wf" if steps == 2 else "hello"
+    wfc.process_workflow(f"ns/{name}")
+    wfc.workflows.apply("MODIFIED", api.replaced[-1])
+    if switch:
+        switch_to_initless(wfc)
+    pod = copy.deepcopy(api.created[0])
+    pod["metadata"]["resourceVersion"] = "7"
+    pod["status"] = pod_status("Succeeded", main=terminated(0), wait=terminated(0))
+    wfc.pods.apply("ADDED", pod)
+    drain(wfc.cleaner.queue)
+    wfc.process_workflow(f"ns/{name}")
+    phase = api.replaced[-1]["status"]["phase"]
+    assert phase == ("Running" if steps == 2 else "Succeeded"), phase
+    key = f"ns/{pod['metadata']['name']}/"
+    return (
+        wfc,
+        api,
+        [k[len(key) :] for k in drain(wfc.cleaner.queue) if k.startswith(key)],
+    )
+
+
+def test_delete_old_layout_pods_deletes_a_pod_of_the_layout_switched_from() -> None:
+    fault = faults.Fault.DELETE_OLD_LAYOUT_PODS
+    wfc, api, queued = cleanup_after_completion(fault, switch=True)
+    assert queued == ["deletePod"]
+    name = api.created[0]["metadata"]["name"]
+    wfc.cleaner.process(f"ns/{name}/deletePod")
+    assert name in api.deleted
+    assert cleanup_after_completion(fault, switch=False)[2] == ["labelPodCompleted"]
+    assert cleanup_after_completion(None, switch=True)[2] == ["labelPodCompleted"]
+
+
+def test_delete_old_layout_pods_spares_the_pods_of_completed_workflows() -> None:
+    """A one-pod workflow (the killer's probes) completes with its pod: labelled."""
+    fault = faults.Fault.DELETE_OLD_LAYOUT_PODS
+    queued = cleanup_after_completion(fault, switch=True, steps=1)[2]
+    assert queued == ["labelPodCompleted"]
 
 
 def layouts_across_a_switch(fault: faults.Fault | None) -> list[bool]:
