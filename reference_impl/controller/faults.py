@@ -31,6 +31,9 @@ delete-old-layout-pods   a completed pod of a workflow still running, built in a
 workflow-keeps-layout    a workflow's pods all get the layout in force when this process
                          first reconciled it; a later `initlessPod` change applies to new
                          workflows only (WPC-LAYOUT-005)
+pod-gc-delay-ignored     a pod that pod GC deletes is deleted as soon as its node
+                         completed, whatever `podGC.deleteDelayDuration` says
+                         (WPC-FINALIZER-010)
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -119,6 +122,7 @@ class Fault(enum.Enum):
     NEVER_INITLESS = "never-initless"
     DELETE_OLD_LAYOUT_PODS = "delete-old-layout-pods"
     WORKFLOW_KEEPS_LAYOUT = "workflow-keeps-layout"
+    POD_GC_DELAY_IGNORED = "pod-gc-delay-ignored"
 
 
 def known_names() -> list[str]:

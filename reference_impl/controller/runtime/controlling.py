@@ -422,6 +422,10 @@ class WorkflowController:
             ):
                 # A pod of the old layout in a workflow still in flight (fault).
                 action = decisions.Action.DELETE
+            if action is decisions.Action.DELETE and self.settings.has_fault(
+                Fault.POD_GC_DELAY_IGNORED
+            ):
+                delay = 0.0  # deleteDelayDuration ignored (fault)
             self.cleaner.enqueue(
                 pod["metadata"]["namespace"], pod["metadata"]["name"], action, delay
             )

@@ -1,0 +1,67 @@
+"""We test these aspects of the finalizer and pod GC faults (negative controls of the
+FINALIZER clauses, issue 28 item 3), against the fake API of test_controlling, no
+cluster:
+
+- `pod-gc-delay-ignored` queues the deletion of a succeeded pod under `OnPodSuccess`
+  with `deleteDelayDuration: 20s` at once, not 20 s later (WPC-FINALIZER-010), and
+  is inert when not selected.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from reference_impl.controller import faults
+from reference_impl.controller.runtime.controlling import WorkflowController
+from tests.reference_impl.controller.conftest import pod_status
+from tests.reference_impl.controller.conftest import terminated
+from tests.reference_impl.controller.runtime.test_controlling import FakeApi
+from tests.reference_impl.controller.runtime.test_controlling import controller
+from tests.reference_impl.controller.runtime.test_controlling import drain
+from tests.reference_impl.controller.runtime.test_layout_faults import two_steps
+
+Json = dict[str, Any]
+
+
+def with_pod_gc(pod_gc: Json | None) -> Json:
+    """A workflow of two container steps, `first` then `second`, with `podGC`."""
+    wf = two_steps("wf", "uid-1")
+    if pod_gc is not None:
+        wf["spec"]["podGC"] = pod_gc
+    return wf
+
+
+def first_completed(
+    fault: faults.Fault | None, pod_gc: Json | None
+) -> tuple[WorkflowController, FakeApi, list[str]]:
+    """The clean-up ready at once for `first`'s pod once it succeeded (the workflow
+    still runs): the action names of the keys the clean-up queue hands out now."""
+    wfc, api = controller(fault)
+    wfc.workflows.apply("ADDED", with_pod_gc(pod_gc))
+    wfc.process_workflow("ns/wf")
+    wfc.workflows.apply("MODIFIED", api.replaced[-1])
+    pod = copy.deepcopy(api.created[0])
+    pod["metadata"]["resourceVersion"] = "7"
+    pod["status"] = pod_status("Succeeded", main=terminated(0), wait=terminated(0))
+    wfc.pods.apply("ADDED", pod)
+    drain(wfc.cleaner.queue)
+    wfc.process_workflow("ns/wf")
+    phase = api.replaced[-1]["status"]["phase"]
+    assert phase == "Running", phase
+    key = f"ns/{pod['metadata']['name']}/"
+    return (
+        wfc,
+        api,
+        [k[len(key) :] for k in drain(wfc.cleaner.queue) if k.startswith(key)],
+    )
+
+
+ON_POD_SUCCESS_DELAYED = {"strategy": "OnPodSuccess", "deleteDelayDuration": "20s"}
+
+
+def test_pod_gc_delay_ignored_deletes_at_once_what_should_wait() -> None:
+    fault = faults.Fault.POD_GC_DELAY_IGNORED
+    assert first_completed(None, ON_POD_SUCCESS_DELAYED)[2] == []
+    assert first_completed(fault, ON_POD_SUCCESS_DELAYED)[2] == ["deletePod"]
+    assert first_completed(fault, None)[2] == ["labelPodCompleted"]  # no pod GC
