@@ -34,6 +34,9 @@ workflow-keeps-layout    a workflow's pods all get the layout in force when this
 pod-gc-delay-ignored     a pod that pod GC deletes is deleted as soon as its node
                          completed, whatever `podGC.deleteDelayDuration` says
                          (WPC-FINALIZER-010)
+early-workflow-pod-gc    under `podGC.strategy: OnWorkflowCompletion` each pod is deleted
+                         as soon as its node completed (at once), not once the workflow
+                         completed (WPC-FINALIZER-011)
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -89,6 +92,7 @@ here would drift).
 
 from __future__ import annotations
 
+import copy
 import enum
 from typing import Any
 
@@ -123,6 +127,7 @@ class Fault(enum.Enum):
     DELETE_OLD_LAYOUT_PODS = "delete-old-layout-pods"
     WORKFLOW_KEEPS_LAYOUT = "workflow-keeps-layout"
     POD_GC_DELAY_IGNORED = "pod-gc-delay-ignored"
+    EARLY_WORKFLOW_POD_GC = "early-workflow-pod-gc"
 
 
 def known_names() -> list[str]:
@@ -171,3 +176,16 @@ def built_initless(pod: dict[str, Any]) -> bool:
     """Whether the pod was built in the init-less layout (it has a `supervisor`)."""
     containers = (pod.get("spec") or {}).get("containers") or []
     return any(c.get("name") == common.SUPERVISOR for c in containers)
+
+
+def pod_gc_per_pod(workflow: dict[str, Any]) -> dict[str, Any] | None:
+    """A copy of the workflow with `OnWorkflowCompletion` pod GC read as `OnPodCompletion`.
+
+    None when the workflow's pod GC is another strategy (`early-workflow-pod-gc`).
+    """
+    pod_gc = (workflow.get("spec") or {}).get("podGC") or {}
+    if pod_gc.get("strategy") != "OnWorkflowCompletion":
+        return None
+    changed = copy.deepcopy(workflow)
+    changed["spec"]["podGC"]["strategy"] = "OnPodCompletion"
+    return changed

@@ -407,10 +407,17 @@ class WorkflowController:
     def _clean_up(
         self, workflow: Json, pods: list[Json], config: ControllerConfig
     ) -> None:
+        judged, config_delay = workflow, config.pod_gc_delete_delay_seconds
+        per_pod = (
+            faults.pod_gc_per_pod(workflow)
+            if self.settings.has_fault(Fault.EARLY_WORKFLOW_POD_GC)
+            else None
+        )
+        if per_pod is not None:
+            # Each pod goes at once as its node completes (fault).
+            judged, config_delay = per_pod, 0.0
         actions = reconciling.after_persist(
-            workflow=workflow,
-            pods=pods,
-            config_delay=config.pod_gc_delete_delay_seconds,
+            workflow=judged, pods=pods, config_delay=config_delay
         )
         for action, pod, delay in actions:
             if (

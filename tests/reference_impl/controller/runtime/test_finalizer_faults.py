@@ -4,7 +4,11 @@ cluster:
 
 - `pod-gc-delay-ignored` queues the deletion of a succeeded pod under `OnPodSuccess`
   with `deleteDelayDuration: 20s` at once, not 20 s later (WPC-FINALIZER-010), and
-  is inert when not selected.
+  is inert when not selected;
+- `early-workflow-pod-gc` queues the deletion of `first`'s pod under
+  `OnWorkflowCompletion` as soon as its node completed, while the workflow runs
+  (WPC-FINALIZER-011); without the fault the pod only loses its finalizer, and
+  `OnWorkflowSuccess` is untouched.
 """
 
 from __future__ import annotations
@@ -65,3 +69,12 @@ def test_pod_gc_delay_ignored_deletes_at_once_what_should_wait() -> None:
     assert first_completed(None, ON_POD_SUCCESS_DELAYED)[2] == []
     assert first_completed(fault, ON_POD_SUCCESS_DELAYED)[2] == ["deletePod"]
     assert first_completed(fault, None)[2] == ["labelPodCompleted"]  # no pod GC
+
+
+def test_early_workflow_pod_gc_deletes_a_pod_while_its_workflow_runs() -> None:
+    fault = faults.Fault.EARLY_WORKFLOW_POD_GC
+    on_workflow = {"strategy": "OnWorkflowCompletion"}
+    assert first_completed(None, on_workflow)[2] == ["removeFinalizer"]
+    assert first_completed(fault, on_workflow)[2] == ["deletePod"]
+    on_success = {"strategy": "OnWorkflowSuccess"}
+    assert first_completed(fault, on_success)[2] == ["removeFinalizer"]
