@@ -37,6 +37,10 @@ pod-gc-delay-ignored     a pod that pod GC deletes is deleted as soon as its nod
 early-workflow-pod-gc    under `podGC.strategy: OnWorkflowCompletion` each pod is deleted
                          as soon as its node completed (at once), not once the workflow
                          completed (WPC-FINALIZER-011)
+keep-orphan-finalizer    a pod created before this process started whose Workflow is gone
+                         keeps the status finalizer (and is not pod-GC'd) for good: a
+                         Workflow deleted while the controller was down strands its pods
+                         (WPC-FINALIZER-007)
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -128,6 +132,7 @@ class Fault(enum.Enum):
     WORKFLOW_KEEPS_LAYOUT = "workflow-keeps-layout"
     POD_GC_DELAY_IGNORED = "pod-gc-delay-ignored"
     EARLY_WORKFLOW_POD_GC = "early-workflow-pod-gc"
+    KEEP_ORPHAN_FINALIZER = "keep-orphan-finalizer"
 
 
 def known_names() -> list[str]:

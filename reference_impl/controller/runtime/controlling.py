@@ -271,6 +271,12 @@ class WorkflowController:
             return
         if orphaned and self.settings.has_fault(Fault.LEAVE_FINALIZER):
             return
+        if (
+            orphaned
+            and self.settings.has_fault(Fault.KEEP_ORPHAN_FINALIZER)
+            and faults.predates(pod, self.started_at)
+        ):
+            return  # an orphan from before this process keeps its finalizer (fault)
         delay = decisions.pod_event_delay(
             pod=pod, action=action, deleting=deleting, now=self.clock()
         )

@@ -8,7 +8,11 @@ cluster:
 - `early-workflow-pod-gc` queues the deletion of `first`'s pod under
   `OnWorkflowCompletion` as soon as its node completed, while the workflow runs
   (WPC-FINALIZER-011); without the fault the pod only loses its finalizer, and
-  `OnWorkflowSuccess` is untouched.
+  `OnWorkflowSuccess` is untouched;
+- `keep-orphan-finalizer` leaves the status finalizer on a pod whose Workflow is gone
+  when the pod was created before the controller started (WPC-FINALIZER-007), being
+  deleted or not; an orphan created since, and any orphan without the fault, loses
+  it (the delete handler's path, WPC-FINALIZER-006, is another one).
 """
 
 from __future__ import annotations
@@ -20,9 +24,13 @@ from reference_impl.controller import faults
 from reference_impl.controller.runtime.controlling import WorkflowController
 from tests.reference_impl.controller.conftest import pod_status
 from tests.reference_impl.controller.conftest import terminated
+from tests.reference_impl.controller.runtime.test_controlling import AT_THE_RESTART
+from tests.reference_impl.controller.runtime.test_controlling import BEFORE_THE_RESTART
 from tests.reference_impl.controller.runtime.test_controlling import FakeApi
+from tests.reference_impl.controller.runtime.test_controlling import advance
 from tests.reference_impl.controller.runtime.test_controlling import controller
 from tests.reference_impl.controller.runtime.test_controlling import drain
+from tests.reference_impl.controller.runtime.test_controlling import leftover_pod
 from tests.reference_impl.controller.runtime.test_layout_faults import two_steps
 
 Json = dict[str, Any]
@@ -78,3 +86,27 @@ def test_early_workflow_pod_gc_deletes_a_pod_while_its_workflow_runs() -> None:
     assert first_completed(fault, on_workflow)[2] == ["deletePod"]
     on_success = {"strategy": "OnWorkflowSuccess"}
     assert first_completed(fault, on_success)[2] == ["removeFinalizer"]
+
+
+def orphan_cleanup(fault: faults.Fault | None, created: str, **meta: Any) -> list[str]:
+    """The clean-up queued, two minutes on, for a pod whose Workflow is gone."""
+    wfc, _ = controller(fault)
+    pod = leftover_pod(creationTimestamp=created, **meta)
+    pod["status"]["conditions"] = [
+        {"type": "Ready", "lastTransitionTime": AT_THE_RESTART}
+    ]
+    wfc.pods.apply("ADDED", pod)
+    advance(wfc, 120)
+    return drain(wfc.cleaner.queue)
+
+
+def test_keep_orphan_finalizer_strands_the_orphans_from_before_the_start() -> None:
+    fault = faults.Fault.KEEP_ORPHAN_FINALIZER
+    removal = ["ns/hello/removeFinalizer"]
+    deleting = {"deletionTimestamp": AT_THE_RESTART}
+    assert orphan_cleanup(None, BEFORE_THE_RESTART) == removal
+    assert orphan_cleanup(None, BEFORE_THE_RESTART, **deleting) == removal
+    assert orphan_cleanup(fault, BEFORE_THE_RESTART) == []
+    assert orphan_cleanup(fault, BEFORE_THE_RESTART, **deleting) == []
+    assert orphan_cleanup(fault, AT_THE_RESTART) == removal
+    assert orphan_cleanup(fault, AT_THE_RESTART, **deleting) == removal
