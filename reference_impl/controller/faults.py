@@ -41,6 +41,9 @@ keep-orphan-finalizer    a pod created before this process started whose Workflo
                          keeps the status finalizer (and is not pod-GC'd) for good: a
                          Workflow deleted while the controller was down strands its pods
                          (WPC-FINALIZER-007)
+label-before-record      the pods whose nodes an update completes are labelled completed
+                         (and lose the status finalizer) `LABEL_LEAD_SECONDS` before the
+                         Workflow records those nodes (WPC-FINALIZER-004)
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -133,6 +136,13 @@ class Fault(enum.Enum):
     POD_GC_DELAY_IGNORED = "pod-gc-delay-ignored"
     EARLY_WORKFLOW_POD_GC = "early-workflow-pod-gc"
     KEEP_ORPHAN_FINALIZER = "keep-orphan-finalizer"
+    LABEL_BEFORE_RECORD = "label-before-record"
+
+
+LABEL_LEAD_SECONDS = 5.0
+"""How long `label-before-record` labels a pod before its node is recorded: longer than
+a watch event and a read of the Workflow take on a loaded cluster, so a suite that reads
+the Workflow when the label flips sees the node not yet completed."""
 
 
 def known_names() -> list[str]:

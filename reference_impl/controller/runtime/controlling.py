@@ -96,6 +96,8 @@ class WorkflowController:
         # Chaos negative controls (faults.py) judge pods and nodes by this moment.
         self.started = self.clock().replace(microsecond=0)
         self.started_at = timestamps.format_time(self.started)
+        # Set when the controller stops; `label-before-record` pauses on it.
+        self._stopping = threading.Event()
         # Workflow uid -> the layout of its first reconciliation (`workflow-keeps-layout`).
         self._first_layouts: dict[str, bool] = {}
         selector = sources.instance_selector(startup_config.instance_id)
@@ -350,6 +352,8 @@ class WorkflowController:
             reconciling.mark_workflow_phase(op, "Error", f"{type(err).__name__}: {err}")
         if self.settings.commission is not None and "status" in op.wf:
             commission.apply_status(op.wf["status"], self.settings.commission)
+        if self.settings.has_fault(Fault.LABEL_BEFORE_RECORD):
+            self._label_before_record(workflow, op.wf, pods)
         stored = workflow
         if op.wf != workflow:
             try:
@@ -370,6 +374,35 @@ class WorkflowController:
         self.queue.forget(key)
         if op.requeue_after is not None:
             self.queue.add_after(key, op.requeue_after)
+
+    def _label_before_record(
+        self, workflow: Json, recorded: Json, pods: list[Json]
+    ) -> None:
+        """Label the pods of the nodes `recorded` completes, then pause before it is written.
+
+        `label-before-record`: the pods are labelled completed (and lose the status
+        finalizer) `faults.LABEL_LEAD_SECONDS` before the Workflow records their nodes
+        completed. Their nodes' results are already in `recorded`, so the pods leaving
+        the cache once labelled do not make those nodes `pod deleted`.
+        """
+        name = workflow["metadata"]["name"]
+        before = (workflow.get("status") or {}).get("nodes") or {}
+        after = (recorded.get("status") or {}).get("nodes") or {}
+        labelled = False
+        for pod in pods:
+            node_id = pod_node_id(pod, name)
+            node = after.get(node_id)
+            if node is None or not inference.fulfilled(node):
+                continue
+            if inference.fulfilled(before.get(node_id) or {}):
+                continue
+            meta = pod["metadata"]
+            self.cleaner.enqueue(
+                meta["namespace"], meta["name"], decisions.Action.LABEL_COMPLETED
+            )
+            labelled = True
+        if labelled:
+            self._stopping.wait(faults.LABEL_LEAD_SECONDS)
 
     def _without_hook_pods_from_before(
         self, workflow: Json, pods: list[Json]
@@ -447,6 +480,7 @@ class WorkflowController:
 
     def start(self, stop: threading.Event) -> None:
         """Start caches (workflows before pods, as Argo) and workers; return once they run."""
+        self._stopping = stop
         for informer in (self.configmaps, self.workflows):
             _thread(f"informer-{informer.name}", informer.run, stop)
         self.workflows.synced.wait()

@@ -12,7 +12,11 @@ cluster:
 - `keep-orphan-finalizer` leaves the status finalizer on a pod whose Workflow is gone
   when the pod was created before the controller started (WPC-FINALIZER-007), being
   deleted or not; an orphan created since, and any orphan without the fault, loses
-  it (the delete handler's path, WPC-FINALIZER-006, is another one).
+  it (the delete handler's path, WPC-FINALIZER-006, is another one);
+- `label-before-record` queues the label of `first`'s pod, once it succeeded, and
+  pauses `LABEL_LEAD_SECONDS` before the update recording its node is written
+  (WPC-FINALIZER-004); without the fault the label is queued only after the write,
+  with no pause; a pass that completes no node does not pause.
 """
 
 from __future__ import annotations
@@ -110,3 +114,53 @@ def test_keep_orphan_finalizer_strands_the_orphans_from_before_the_start() -> No
     assert orphan_cleanup(fault, BEFORE_THE_RESTART, **deleting) == []
     assert orphan_cleanup(fault, AT_THE_RESTART) == removal
     assert orphan_cleanup(fault, AT_THE_RESTART, **deleting) == removal
+
+
+class Pause:
+    """Stands for the controller's stop event: records each pause and what was
+    written and queued by then."""
+
+    def __init__(self, wfc: WorkflowController, api: FakeApi) -> None:
+        self.wfc, self.api = wfc, api
+        self.seen: list[tuple[float, list[str], int]] = []
+
+    def wait(self, seconds: float) -> bool:
+        queued = drain(self.wfc.cleaner.queue)
+        self.seen.append((seconds, queued, len(self.api.replaced)))
+        return False
+
+
+def label_and_record(fault: faults.Fault | None) -> tuple[list[Any], list[str]]:
+    """The pauses while `first`'s pod completes (`first`'s pod is named `first`),
+    and the clean-up queued after them."""
+    wfc, api = controller(fault)
+    pause = Pause(wfc, api)
+    wfc._stopping = pause  # type: ignore[assignment]
+    wfc.workflows.apply("ADDED", with_pod_gc(None))
+    wfc.process_workflow("ns/wf")
+    wfc.workflows.apply("MODIFIED", api.replaced[-1])
+    assert pause.seen == []  # no node completed yet
+    pod = copy.deepcopy(api.created[0])
+    pod["metadata"]["resourceVersion"] = "7"
+    pod["status"] = pod_status("Succeeded", main=terminated(0), wait=terminated(0))
+    wfc.pods.apply("ADDED", pod)
+    drain(wfc.cleaner.queue)
+    written = len(api.replaced)
+    wfc.process_workflow("ns/wf")
+    assert len(api.replaced) == written + 1
+    name = pod["metadata"]["name"]
+    return (
+        [
+            (s, [k.replace(name, "first") for k in q], n - written)
+            for s, q, n in pause.seen
+        ],
+        [k.replace(name, "first") for k in drain(wfc.cleaner.queue)],
+    )
+
+
+def test_label_before_record_labels_the_pod_before_its_node_is_written() -> None:
+    label = "ns/first/labelPodCompleted"
+    lead, queued_after = label_and_record(faults.Fault.LABEL_BEFORE_RECORD)
+    assert lead == [(faults.LABEL_LEAD_SECONDS, [label], 0)]
+    assert label in queued_after  # and again after the write, as without the fault
+    assert label_and_record(None) == ([], [label])
