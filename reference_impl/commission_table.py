@@ -815,4 +815,21 @@ TABLE: list[dict[str, Any]] = [
         "summary": "init-less: an input artifact's path links to <name>.tmp, not <name>",
         "messages": [{"file": "link", "pattern": r"\Z", "replacement": ".tmp"}],
     },
+    # -- layout and finalizer, batch 5 (issue 28 item 3) ------------------------------
+    {
+        "name": "label-adds-finalizer",
+        "clause": "WPC-FINALIZER-002",
+        "summary": (
+            "each clean-up patch sets the pod's finalizers to the status finalizer alone:"
+            " with the finalizer off, every pod labelled completed gets it"
+            " (with it on, no pod loses it)"
+        ),
+        "cleanup": [
+            {
+                "op": "add",
+                "path": "metadata/finalizers",
+                "value": ["workflows.argoproj.io/status"],
+            }
+        ],
+    },
 ]

@@ -48,6 +48,29 @@ claim-sibling-pods       a controller with instance ID `<stem>-initless` labels 
 reopen-after-restart     a completed workflow created before this process started is
                          written back as `Running` on its first pass, and its phase
                          restored on the next (`runtime/downtime.py`)
+always-initless          every pod is built in the init-less layout, whatever
+                         `initlessPod` says (WPC-LAYOUT-001)
+never-initless           every pod is built in the legacy layout, whatever `initlessPod`
+                         says (WPC-LAYOUT-002)
+delete-old-layout-pods   a completed pod of a workflow still running, built in a layout
+                         that is no longer in force, is deleted instead of being
+                         labelled completed (WPC-LAYOUT-004)
+workflow-keeps-layout    a workflow's pods all get the layout in force when this process
+                         first reconciled it; a later `initlessPod` change applies to new
+                         workflows only (WPC-LAYOUT-005)
+pod-gc-delay-ignored     a pod that pod GC deletes is deleted as soon as its node
+                         completed, whatever `podGC.deleteDelayDuration` says
+                         (WPC-FINALIZER-010)
+early-workflow-pod-gc    under `podGC.strategy: OnWorkflowCompletion` each pod is deleted
+                         as soon as its node completed (at once), not once the workflow
+                         completed (WPC-FINALIZER-011)
+keep-orphan-finalizer    a pod created before this process started whose Workflow is gone
+                         keeps the status finalizer (and is not pod-GC'd) for good: a
+                         Workflow deleted while the controller was down strands its pods
+                         (WPC-FINALIZER-007)
+label-before-record      the pods whose nodes an update completes are labelled completed
+                         (and lose the status finalizer) `LABEL_LEAD_SECONDS` before the
+                         Workflow records those nodes (WPC-FINALIZER-004)
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -103,6 +126,7 @@ here would drift).
 
 from __future__ import annotations
 
+import copy
 import enum
 from typing import Any
 
@@ -143,6 +167,20 @@ class Fault(enum.Enum):
     RESTART_SKIPS_CLEANUP = "restart-skips-cleanup"
     CLAIM_SIBLING_PODS = "claim-sibling-pods"
     REOPEN_AFTER_RESTART = "reopen-after-restart"
+    ALWAYS_INITLESS = "always-initless"
+    NEVER_INITLESS = "never-initless"
+    DELETE_OLD_LAYOUT_PODS = "delete-old-layout-pods"
+    WORKFLOW_KEEPS_LAYOUT = "workflow-keeps-layout"
+    POD_GC_DELAY_IGNORED = "pod-gc-delay-ignored"
+    EARLY_WORKFLOW_POD_GC = "early-workflow-pod-gc"
+    KEEP_ORPHAN_FINALIZER = "keep-orphan-finalizer"
+    LABEL_BEFORE_RECORD = "label-before-record"
+
+
+LABEL_LEAD_SECONDS = 5.0
+"""How long `label-before-record` labels a pod before its node is recorded: longer than
+a watch event and a read of the Workflow take on a loaded cluster, so a suite that reads
+the Workflow when the label flips sees the node not yet completed."""
 
 
 def known_names() -> list[str]:
@@ -203,3 +241,20 @@ def sibling_instance(instance_id: str) -> str:
     claimant, claimed = SIBLING_SUFFIXES
     stem = instance_id.removesuffix(claimant)
     return stem + claimed if stem and stem != instance_id else ""
+def built_initless(pod: dict[str, Any]) -> bool:
+    """Whether the pod was built in the init-less layout (it has a `supervisor`)."""
+    containers = (pod.get("spec") or {}).get("containers") or []
+    return any(c.get("name") == common.SUPERVISOR for c in containers)
+
+
+def pod_gc_per_pod(workflow: dict[str, Any]) -> dict[str, Any] | None:
+    """A copy of the workflow with `OnWorkflowCompletion` pod GC read as `OnPodCompletion`.
+
+    None when the workflow's pod GC is another strategy (`early-workflow-pod-gc`).
+    """
+    pod_gc = (workflow.get("spec") or {}).get("podGC") or {}
+    if pod_gc.get("strategy") != "OnWorkflowCompletion":
+        return None
+    changed = copy.deepcopy(workflow)
+    changed["spec"]["podGC"]["strategy"] = "OnPodCompletion"
+    return changed

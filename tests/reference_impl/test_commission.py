@@ -12,7 +12,10 @@
   layout; with no fault the pod is unchanged;
 - each `status` row rewrites exactly the message it names (a sidecar's failure, the
   validation prefix);
-- `remove-keys` drops the keys its pattern matches (user annotations) and no others.
+- `remove-keys` drops the keys its pattern matches (user annotations) and no others;
+- the `cleanup` rows change a copy of the patch: `finalizers-all-dropped` empties the
+  finalizer list it sends, `label-adds-finalizer` adds the status finalizer to a
+  label-only patch (WPC-FINALIZER-002).
 """
 
 from __future__ import annotations
@@ -848,6 +851,18 @@ def test_the_cleanup_hook_changes_a_copy_of_the_patch():
     label_only = {"metadata": {"labels": {"workflows.argoproj.io/completed": "true"}}}
     assert commission.apply_cleanup(copy.deepcopy(label_only), fault) == label_only
     assert commission.apply_cleanup(patch, None) is patch
+
+
+def test_label_adds_finalizer_gives_a_label_patch_the_status_finalizer():
+    """With the finalizer off a clean-up patch only labels; the fault adds it."""
+    label_only = {"metadata": {"labels": {"workflows.argoproj.io/completed": "true"}}}
+    changed = commission.apply_cleanup(label_only, TABLE["label-adds-finalizer"])
+    assert changed == {
+        "metadata": {
+            "labels": {"workflows.argoproj.io/completed": "true"},
+            "finalizers": ["workflows.argoproj.io/status"],
+        }
+    }
 
 
 def test_ignored_signals():

@@ -202,14 +202,18 @@ def test_downtime_with_the_status_finalizer_loses_no_status_and_leaves_no_pod_be
     # Last, as it takes longest: the orphans of the deleted Workflow. They are
     # being deleted, so Argo releases them only at its backstop, 2 min after
     # their last transition; `status_finalizer_removed` is that limit.
-    until(
-        lambda: (
-            not (left := sorted(step_pods(scene.clients, scene.namespace, orphaned)))
-            or NotYet(f"orphans still there: {left}")
-        ),
-        timeout=max(
-            0.0, restarted + scene.timeouts.status_finalizer_removed - time.monotonic()
-        ),
-        describe=f"the orphaned pods of {orphaned} to be gone after the restart",
-        **poll,
-    )
+    with watching.clause_limit("WPC-FINALIZER-007"):
+        until(
+            lambda: (
+                not (
+                    left := sorted(step_pods(scene.clients, scene.namespace, orphaned))
+                )
+                or NotYet(f"orphans still there: {left}")
+            ),
+            timeout=max(
+                0.0,
+                restarted + scene.timeouts.status_finalizer_removed - time.monotonic(),
+            ),
+            describe=f"the orphaned pods of {orphaned} to be gone after the restart",
+            **poll,
+        )

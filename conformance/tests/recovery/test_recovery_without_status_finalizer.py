@@ -229,7 +229,7 @@ def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_n
         if contract.STATUS_FINALIZER in (e.obj["metadata"].get("finalizers") or [])
     }
     assert not with_finalizer, (
-        f"pods carrying {contract.STATUS_FINALIZER}: {with_finalizer}"
+        f"WPC-FINALIZER-002: pods carrying {contract.STATUS_FINALIZER}: {with_finalizer}"
     )
     duplicates = {
         n: u for n, u in recording.pods_by_node(events, name).items() if len(u) > 1

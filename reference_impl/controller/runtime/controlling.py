@@ -97,6 +97,10 @@ class WorkflowController:
         # Chaos negative controls (faults.py) judge pods and nodes by this moment.
         self.started = self.clock().replace(microsecond=0)
         self.started_at = timestamps.format_time(self.started)
+        # Set when the controller stops; `label-before-record` pauses on it.
+        self._stopping = threading.Event()
+        # Workflow uid -> the layout of its first reconciliation (`workflow-keeps-layout`).
+        self._first_layouts: dict[str, bool] = {}
         selector = sources.instance_selector(startup_config.instance_id)
         # `claim-sibling-pods` (a fault): the pods of the other layout's instance too.
         self.sibling = (
@@ -198,10 +202,29 @@ class WorkflowController:
         self._config = parsed
 
     def initless(self) -> bool:
-        """Return the layout for the next pod (frozen at start-up under `keep-old-layout`)."""
+        """Return the layout for the next pod (frozen at start-up under `keep-old-layout`).
+
+        `always-initless` answers True and `never-initless` False whatever the
+        configuration says.
+        """
         if self.settings.has_fault(Fault.KEEP_OLD_LAYOUT):
             return self.startup_config.initless
+        if self.settings.has_fault(Fault.ALWAYS_INITLESS):
+            return True
+        if self.settings.has_fault(Fault.NEVER_INITLESS):
+            return False
         return self.config().initless
+
+    def _layout_of(self, workflow: Json) -> bool:
+        """Return the layout for the workflow's next pod: the controller's.
+
+        Under `workflow-keeps-layout`, the one in force when this process first
+        reconciled the workflow, so a switch never reaches its later pods.
+        """
+        if not self.settings.has_fault(Fault.WORKFLOW_KEEPS_LAYOUT):
+            return self.initless()
+        uid = str(workflow["metadata"].get("uid") or workflow["metadata"]["name"])
+        return self._first_layouts.setdefault(uid, self.initless())
 
     # -- event handlers ------------------------------------------------------------------
 
@@ -265,6 +288,12 @@ class WorkflowController:
             return
         if orphaned and self.settings.has_fault(Fault.LEAVE_FINALIZER):
             return
+        if (
+            orphaned
+            and self.settings.has_fault(Fault.KEEP_ORPHAN_FINALIZER)
+            and faults.predates(pod, self.started_at)
+        ):
+            return  # an orphan from before this process keeps its finalizer (fault)
         delay = decisions.pod_event_delay(
             pod=pod, action=action, deleting=deleting, now=self.clock()
         )
@@ -342,7 +371,7 @@ class WorkflowController:
             settings=self.settings,
             now=self.clock(),
             effects=_ClusterEffects(self, rerun=rerun),
-            initless=self.initless(),
+            initless=self._layout_of(workflow),
             process_started=self.started,
         )
         if forgotten and self.settings.has_fault(Fault.DOUBLE_POD_ON_RESTART):
@@ -366,6 +395,8 @@ class WorkflowController:
             reconciling.mark_workflow_phase(op, "Error", f"{type(err).__name__}: {err}")
         if self.settings.commission is not None and "status" in op.wf:
             commission.apply_status(op.wf["status"], self.settings.commission)
+        if self.settings.has_fault(Fault.LABEL_BEFORE_RECORD):
+            self._label_before_record(workflow, op.wf, pods)
         stored = workflow
         if op.wf != workflow:
             try:
@@ -409,6 +440,34 @@ class WorkflowController:
         )
         self.queue.add(key)
         return True
+    def _label_before_record(
+        self, workflow: Json, recorded: Json, pods: list[Json]
+    ) -> None:
+        """Label the pods of the nodes `recorded` completes, then pause before it is written.
+
+        `label-before-record`: the pods are labelled completed (and lose the status
+        finalizer) `faults.LABEL_LEAD_SECONDS` before the Workflow records their nodes
+        completed. Their nodes' results are already in `recorded`, so the pods leaving
+        the cache once labelled do not make those nodes `pod deleted`.
+        """
+        name = workflow["metadata"]["name"]
+        before = (workflow.get("status") or {}).get("nodes") or {}
+        after = (recorded.get("status") or {}).get("nodes") or {}
+        labelled = False
+        for pod in pods:
+            node_id = pod_node_id(pod, name)
+            node = after.get(node_id)
+            if node is None or not inference.fulfilled(node):
+                continue
+            if inference.fulfilled(before.get(node_id) or {}):
+                continue
+            meta = pod["metadata"]
+            self.cleaner.enqueue(
+                meta["namespace"], meta["name"], decisions.Action.LABEL_COMPLETED
+            )
+            labelled = True
+        if labelled:
+            self._stopping.wait(faults.LABEL_LEAD_SECONDS)
 
     def _without_hook_pods_from_before(
         self, workflow: Json, pods: list[Json]
@@ -454,12 +513,32 @@ class WorkflowController:
     ) -> None:
         if self.settings.has_fault(Fault.RESTART_SKIPS_CLEANUP):
             pods = [p for p in pods if not faults.predates(p, self.started_at)]
+        judged, config_delay = workflow, config.pod_gc_delete_delay_seconds
+        per_pod = (
+            faults.pod_gc_per_pod(workflow)
+            if self.settings.has_fault(Fault.EARLY_WORKFLOW_POD_GC)
+            else None
+        )
+        if per_pod is not None:
+            # Each pod goes at once as its node completes (fault).
+            judged, config_delay = per_pod, 0.0
         actions = reconciling.after_persist(
-            workflow=workflow,
-            pods=pods,
-            config_delay=config.pod_gc_delete_delay_seconds,
+            workflow=judged, pods=pods, config_delay=config_delay
         )
         for action, pod, delay in actions:
+            if (
+                action is decisions.Action.LABEL_COMPLETED
+                and self.settings.has_fault(Fault.DELETE_OLD_LAYOUT_PODS)
+                and faults.built_initless(pod) != self.initless()
+                and (workflow.get("status") or {}).get("phase")
+                not in inference.COMPLETED
+            ):
+                # A pod of the old layout in a workflow still in flight (fault).
+                action = decisions.Action.DELETE
+            if action is decisions.Action.DELETE and self.settings.has_fault(
+                Fault.POD_GC_DELAY_IGNORED
+            ):
+                delay = 0.0  # deleteDelayDuration ignored (fault)
             self.cleaner.enqueue(
                 pod["metadata"]["namespace"], pod["metadata"]["name"], action, delay
             )
@@ -468,6 +547,7 @@ class WorkflowController:
 
     def start(self, stop: threading.Event) -> None:
         """Start caches (workflows before pods, as Argo) and workers; return once they run."""
+        self._stopping = stop
         for informer in (self.configmaps, self.workflows):
             _thread(f"informer-{informer.name}", informer.run, stop)
         self.workflows.synced.wait()

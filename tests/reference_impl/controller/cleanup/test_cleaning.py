@@ -6,7 +6,9 @@
 - the controller's own aux container (wait, supervisor) is never signalled;
 - terminating a Pending pod the cache dropped deletes it (read from the API);
 - other actions for a pod the cache does not hold are dropped;
-- a pod that is gone from the API too is not an error.
+- a pod that is gone from the API too is not an error;
+- a `cleanup` fault of commission changes the patch sent (`finalizers-all-dropped`,
+  `label-adds-finalizer`).
 """
 
 from __future__ import annotations
@@ -170,3 +172,20 @@ def test_the_deliberate_fault_reaches_the_kill_command():
         deliberate=Fault.KILL_DEFAULT_NOT_PID1,
     ).process(f"ns/p/{decisions.Action.TERMINATE.value}")
     assert api.execs == [("injected", ["/bin/sh", "-c", "kill -15 -1"])]
+def test_label_adds_finalizer_puts_the_status_finalizer_on_a_pod_labelled_completed():
+    """Finalizer off: the label patch, which had none, brings it (WPC-FINALIZER-002)."""
+    from reference_impl import commission
+
+    pod = running_pod()
+    pod["metadata"]["resourceVersion"] = "3"
+    api = FakePodApi({})
+    clean = PodCleaner(
+        api=api,
+        get_pod=lambda _key: pod,
+        grace_period_seconds=lambda: None,
+        fault=commission.load()["label-adds-finalizer"],
+    )
+    clean.process(f"ns/p/{decisions.Action.LABEL_COMPLETED.value}")
+    assert [p["metadata"].get("finalizers") for p in api.patches] == [
+        ["workflows.argoproj.io/status"]
+    ]
