@@ -241,6 +241,8 @@ def sibling_instance(instance_id: str) -> str:
     claimant, claimed = SIBLING_SUFFIXES
     stem = instance_id.removesuffix(claimant)
     return stem + claimed if stem and stem != instance_id else ""
+
+
 def built_initless(pod: dict[str, Any]) -> bool:
     """Whether the pod was built in the init-less layout (it has a `supervisor`)."""
     containers = (pod.get("spec") or {}).get("containers") or []

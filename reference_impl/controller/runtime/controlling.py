@@ -440,6 +440,7 @@ class WorkflowController:
         )
         self.queue.add(key)
         return True
+
     def _label_before_record(
         self, workflow: Json, recorded: Json, pods: list[Json]
     ) -> None:

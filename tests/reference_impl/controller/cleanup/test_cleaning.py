@@ -172,6 +172,8 @@ def test_the_deliberate_fault_reaches_the_kill_command():
         deliberate=Fault.KILL_DEFAULT_NOT_PID1,
     ).process(f"ns/p/{decisions.Action.TERMINATE.value}")
     assert api.execs == [("injected", ["/bin/sh", "-c", "kill -15 -1"])]
+
+
 def test_label_adds_finalizer_puts_the_status_finalizer_on_a_pod_labelled_completed():
     """Finalizer off: the label patch, which had none, brings it (WPC-FINALIZER-002)."""
     from reference_impl import commission
