@@ -21,6 +21,8 @@ main-message-first       on a main exit 65 the node message comes from `main`, n
 no-wait-for-ready-env    init-less pods lack `ARGO_WAIT_FOR_READY=true` on wrapped containers
 wrong-container-order    user containers come before the aux container (`wait`/`supervisor`)
 no-owner-reference       pods are created without the Workflow ownerReference
+sidecar-main-dropped     a sidecar named `main` passes validation and is left out of the
+                         pod, so the workflow runs without it (breaks WPC-VALIDATE-005)
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -105,6 +107,7 @@ class Fault(enum.Enum):
     START_ERROR_AS_ERROR = "start-error-as-error"
     NO_REWATCH_AFTER_OUTAGE = "no-rewatch-after-outage"
     FOLLOW_MAIN_BY_EXEC = "follow-main-by-exec"
+    SIDECAR_MAIN_DROPPED = "sidecar-main-dropped"
 
 
 def known_names() -> list[str]:

@@ -77,6 +77,8 @@ def build_pod(
     Raises PodBuildError when the template cannot become a pod (the node then errors).
     """
     workflow, template = request.workflow, copy.deepcopy(request.template)
+    if settings.has_fault(Fault.SIDECAR_MAIN_DROPPED):
+        template = podfields.without_main_sidecars(template)
     wf_meta, wf_spec = workflow["metadata"], workflow.get("spec") or {}
     layout = layouts.for_pod(initless=initless)
     executor_image = config.executor_image(settings.executor_image)

@@ -25,6 +25,7 @@ from reference_impl.controller.faults import Fault
 from reference_impl.controller.formats import durations
 from reference_impl.controller.formats import naming
 from reference_impl.controller.formats import timestamps
+from reference_impl.controller.pods import podfields
 from reference_impl.controller.templates.checks import validation
 from reference_impl.controller.templates.execution import ExecuteOptions
 from reference_impl.controller.templates.execution import TemplateError
@@ -57,7 +58,7 @@ def reconcile(op: Operation) -> None:
     reconcile_task_results(op)
     if op.status.get("phase") in (None, "", "Unknown"):
         try:
-            validation.validate(op.wf)
+            validation.validate(_as_validated(op))
         except errors.ValidationError as err:
             logger.info("%s Workflow is invalid: %s", op.prefix, err)
             mark_workflow_phase(op, "Failed", f"invalid spec: {err}")
@@ -97,6 +98,20 @@ def reconcile(op: Operation) -> None:
         return
     _complete(op, root, exit_node if isinstance(exit_node, dict) else None)
     progress.update(op.status)
+
+
+def _as_validated(op: Operation) -> Json:
+    """The workflow validation sees: under `sidecar-main-dropped`, without `main` sidecars."""
+    templates = op.spec.get("templates")
+    if not op.settings.has_fault(Fault.SIDECAR_MAIN_DROPPED) or not isinstance(
+        templates, list
+    ):
+        return op.wf
+    dropped = [
+        podfields.without_main_sidecars(t) if isinstance(t, dict) else t
+        for t in templates
+    ]
+    return {**op.wf, "spec": {**op.spec, "templates": dropped}}
 
 
 def _run_exit_handler(op: Operation) -> Json | bool | None:

@@ -9,6 +9,7 @@ pod-build failures; and the pod clean-up that follows a persisted update.
 from __future__ import annotations
 
 import datetime
+import json
 from typing import Any
 
 import pytest
@@ -543,3 +544,49 @@ def test_a_shutdown_verdict_survives_the_pods_own_termination() -> None:
     )
     h.reconcile()
     assert h.node("wf[0].a")["message"] == "workflow shutdown with strategy:  Terminate"
+
+
+MAIN_SIDECAR = """
+spec:
+  entrypoint: t
+  templates:
+  - name: t
+    container: {image: busybox, command: [sh, -c, "true"]}
+    sidecars: [{name: main, image: busybox, args: [sleep 1]}]
+"""
+
+
+def test_a_sidecar_named_main_is_rejected_without_the_fault() -> None:
+    h = Harness(workflow(MAIN_SIDECAR))
+    h.reconcile()
+    assert h.wf["status"]["phase"] == "Failed"
+    assert h.wf["status"]["message"] == (
+        'invalid spec: templates.t.sidecars: "main" is a reserved Argo container name'
+    )
+    assert h.effects.created == []
+
+
+def test_sidecar_main_dropped_runs_the_workflow_without_that_sidecar() -> None:
+    # WPC-VALIDATE-005 says such a workflow must not run; the fault runs it to success.
+    h = Harness(
+        workflow(MAIN_SIDECAR), settings=settings(fault=Fault.SIDECAR_MAIN_DROPPED)
+    )
+    h.reconcile()
+    assert h.wf["status"]["phase"] == "Running"
+    [pod] = h.effects.created
+    assert [c["name"] for c in pod["spec"]["containers"]] == ["wait", "main"]
+    assert pod["spec"]["containers"][1]["command"][-3:] == ["sh", "-c", "true"]
+    # The executors are not told of the dropped sidecar either.
+    templates = [
+        json.loads(e["value"])
+        for c in pod["spec"]["containers"] + pod["spec"]["initContainers"]
+        for e in c.get("env") or []
+        if e["name"] == "ARGO_TEMPLATE"
+    ]
+    assert templates
+    assert all(t["sidecars"] == [] for t in templates)
+    h.succeed("wf")
+    h.reconcile()
+    assert h.wf["status"]["phase"] == "Succeeded"
+    # The workflow's own spec is left as submitted.
+    assert h.wf["spec"]["templates"][0]["sidecars"][0]["name"] == "main"
