@@ -134,6 +134,7 @@ EXECUTOR_FAULTS = frozenset(
         "no-exitcode-file",
         "ignore-signal-file",
         "ignore-stale-heartbeat",
+        "result-reopened-on-failure",
     }
 )
 """Executor-side fault names (reference_impl/executor/faults.py, pinned by a test there);

@@ -15,6 +15,7 @@ value means "behave". An unknown name is a `ConfigError` naming the value.
 | `no-exitcode-file`   | emissary   | never writes `ctr/<name>/exitcode` (1.5 step 10)           |
 | `ignore-signal-file` | emissary   | does not watch `ctr/<name>/signal` (1.5 step 6, 5.1)       |
 | `ignore-stale-heartbeat` | emissary | never gives up on a stale RUNNING marker (2.3); chaos only |
+| `result-reopened-on-failure` | aux | main failed: task result marked incomplete again, exit 64 (6) |
 
 Faults of commission on this side are rows of `reference_impl/commission_table.py` with
 executor hooks (`taskResult`, `exit`, `signals`, `messages`, `files`); `commission`
@@ -51,6 +52,7 @@ class Fault(enum.Enum):
     NO_EXITCODE_FILE = "no-exitcode-file"
     IGNORE_SIGNAL_FILE = "ignore-signal-file"
     IGNORE_STALE_HEARTBEAT = "ignore-stale-heartbeat"
+    RESULT_REOPENED_ON_FAILURE = "result-reopened-on-failure"
 
 
 def parse(value: str | None) -> Fault | None:

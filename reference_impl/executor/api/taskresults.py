@@ -112,6 +112,13 @@ class Reporter:
         }
         self._retrying(lambda: self._patch(patch))
 
+    def reopen(self) -> None:
+        """The `result-reopened-on-failure` fault: set the label back to "false"."""
+        patch = {
+            "metadata": {"labels": {common.LABEL_REPORT_OUTPUTS_COMPLETED: "false"}}
+        }
+        self._retrying(lambda: self._patch(patch))
+
     def _upsert_once(self, result: JsonDict) -> None:
         if not self._created:
             try:
