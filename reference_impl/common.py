@@ -135,6 +135,7 @@ EXECUTOR_FAULTS = frozenset(
         "ignore-signal-file",
         "ignore-stale-heartbeat",
         "result-reopened-on-failure",
+        "result-read-back",
     }
 )
 """Executor-side fault names (reference_impl/executor/faults.py, pinned by a test there);

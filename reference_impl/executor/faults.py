@@ -16,6 +16,7 @@ value means "behave". An unknown name is a `ConfigError` naming the value.
 | `ignore-signal-file` | emissary   | does not watch `ctr/<name>/signal` (1.5 step 6, 5.1)       |
 | `ignore-stale-heartbeat` | emissary | never gives up on a stale RUNNING marker (2.3); chaos only |
 | `result-reopened-on-failure` | aux | main failed: task result marked incomplete again, exit 64 (6) |
+| `result-read-back` | aux | no result captured: GETs its task result (RBAC denies), exit 64 (6) |
 
 Faults of commission on this side are rows of `reference_impl/commission_table.py` with
 executor hooks (`taskResult`, `exit`, `signals`, `messages`, `files`); `commission`
@@ -53,6 +54,7 @@ class Fault(enum.Enum):
     IGNORE_SIGNAL_FILE = "ignore-signal-file"
     IGNORE_STALE_HEARTBEAT = "ignore-stale-heartbeat"
     RESULT_REOPENED_ON_FAILURE = "result-reopened-on-failure"
+    RESULT_READ_BACK = "result-read-back"
 
 
 def parse(value: str | None) -> Fault | None:

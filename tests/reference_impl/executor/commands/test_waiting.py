@@ -294,3 +294,32 @@ def test_a_failed_main_leaves_the_result_complete_without_the_fault(
     exited(paths, code="1")
     assert wait(paths, clock, reporter, store, {}) == 0
     assert completed_labels(api) == ["true"]
+    assert "get" not in [c[0] for c in api.calls]
+
+
+def test_result_read_back_needs_a_verb_the_rbac_denies(
+    paths, clock, reporter, api, store
+):
+    exited(paths)
+    code = wait(paths, clock, reporter, store, {}, fault=faults.Fault.RESULT_READ_BACK)
+    assert code == 64
+    assert completed_labels(api) == ["true"]
+    assert [c[0] for c in api.calls][-1] == "get"
+    assert "403 Forbidden" in paths.termination_log.read_text()
+
+
+def test_result_read_back_spares_a_captured_result(paths, clock, reporter, api, store):
+    paths.ctr("main").mkdir(parents=True)
+    paths.stdout("main").write_text("hello\n")
+    exited(paths)
+    code = wait(
+        paths,
+        clock,
+        reporter,
+        store,
+        {},
+        fault=faults.Fault.RESULT_READ_BACK,
+        include_script_output=True,
+    )
+    assert code == 0
+    assert "get" not in [c[0] for c in api.calls]
