@@ -23,6 +23,10 @@ wrong-container-order    user containers come before the aux container (`wait`/`
 no-owner-reference       pods are created without the Workflow ownerReference
 sidecar-main-dropped     a sidecar named `main` passes validation and is left out of the
                          pod, so the workflow runs without it (breaks WPC-VALIDATE-005)
+outputs-after-success    a node is written `Succeeded` as soon as its pod succeeded; its
+                         task result's outputs are merged one pass later (a node not yet
+                         completed counts its task result as unsynced), so one Workflow
+                         version shows it Succeeded without them (WPC-STATUS-010)
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -108,6 +112,7 @@ class Fault(enum.Enum):
     NO_REWATCH_AFTER_OUTAGE = "no-rewatch-after-outage"
     FOLLOW_MAIN_BY_EXEC = "follow-main-by-exec"
     SIDECAR_MAIN_DROPPED = "sidecar-main-dropped"
+    OUTPUTS_AFTER_SUCCESS = "outputs-after-success"
 
 
 def known_names() -> list[str]:

@@ -208,6 +208,8 @@ def reconcile_task_results(op: Operation) -> None:
         node = op.nodes.get(result["metadata"]["name"])
         if node is None:
             continue
+        if _merged_late(op, node):
+            continue
         label = (result["metadata"].get("labels") or {}).get(
             common.LABEL_REPORT_OUTPUTS_COMPLETED
         )
@@ -240,6 +242,22 @@ def reconcile_task_results(op: Operation) -> None:
             node["outputs"] = merged
         if progress.parse(result.get("progress")) is not None:
             node["progress"] = result["progress"]
+
+
+def _merged_late(op: Operation, node: Json) -> bool:
+    """Whether the `outputs-after-success` fault defers this task result.
+
+    Under it, a node not yet completed counts its task result as unsynced and gets
+    no outputs from it; the pass after the node completed merges them. With the
+    guards of `reconcile_pods` lifted too, the node is written `Succeeded` first.
+    """
+    if not op.settings.has_fault(Fault.OUTPUTS_AFTER_SUCCESS):
+        return False
+    if node.get("phase") in inference.COMPLETED:
+        return False
+    if "taskResultSynced" in node:
+        node["taskResultSynced"] = False
+    return True
 
 
 _REPORTED_AS_ERROR: dict[Fault | None, str] = {
@@ -278,6 +296,7 @@ def reconcile_pods(op: Operation) -> bool:
     incomplete = False
     running = False
     supervisor_precedence = not op.settings.has_fault(Fault.MAIN_MESSAGE_FIRST)
+    early = op.settings.has_fault(Fault.OUTPUTS_AFTER_SUCCESS)
     for pod in op.pods:
         node_id = pod_node_id(pod, op.name)
         node = op.nodes.get(node_id)
@@ -292,6 +311,7 @@ def reconcile_pods(op: Operation) -> bool:
             template=template,
             now=op.now_text(),
             supervisor_precedence=supervisor_precedence,
+            wait_for_outputs=not early,
         )
         if assessment.terminate:
             op.effects.terminate_pod(op.namespace, pod["metadata"]["name"])
@@ -301,6 +321,7 @@ def reconcile_pods(op: Operation) -> bool:
             if (
                 new.get("phase") == "Succeeded"
                 and node.get("taskResultSynced") is False
+                and not early
             ):
                 incomplete = True
             else:

@@ -590,3 +590,40 @@ def test_sidecar_main_dropped_runs_the_workflow_without_that_sidecar() -> None:
     assert h.wf["status"]["phase"] == "Succeeded"
     # The workflow's own spec is left as submitted.
     assert h.wf["spec"]["templates"][0]["sidecars"][0]["name"] == "main"
+
+
+def step_a_succeeded(fault: Fault | None) -> Harness:
+    """STEPS once `a`'s pod succeeded, its task result seen incomplete, then complete."""
+    h = Harness(workflow(STEPS), settings=settings(fault=fault))
+    h.reconcile()
+    h.set_pod("wf[0].a", pod_status("Running", main=terminated(0), wait=running()))
+    h.report("wf[0].a", complete=False)
+    h.reconcile()
+    h.succeed("wf[0].a", outputs={"parameters": [{"name": "out", "value": "from-a"}]})
+    h.reconcile()
+    return h
+
+
+def test_outputs_after_success_writes_succeeded_before_the_outputs() -> None:
+    # WPC-STATUS-010: the node must not be Succeeded before its outputs; the fault
+    # writes one version with `a` Succeeded and no parameters, then merges them.
+    h = step_a_succeeded(Fault.OUTPUTS_AFTER_SUCCESS)
+    a = h.node("wf[0].a")
+    assert a["phase"] == "Succeeded"
+    assert a["outputs"] == {"exitCode": "0"}
+    assert a["taskResultSynced"] is False
+    # The next step still waits for the outputs: it gets them one pass later.
+    assert naming.node_id("wf", "wf[1].b") not in h.wf["status"]["nodes"]
+    h.reconcile()
+    assert h.node("wf[0].a")["outputs"]["parameters"] == [
+        {"name": "out", "value": "from-a"}
+    ]
+    assert h.node("wf[1].b")["inputs"] == {
+        "parameters": [{"name": "msg", "value": "from-a"}]
+    }
+
+
+def test_without_the_fault_succeeded_comes_with_the_outputs() -> None:
+    a = step_a_succeeded(None).node("wf[0].a")
+    assert a["phase"] == "Succeeded"
+    assert a["outputs"]["parameters"] == [{"name": "out", "value": "from-a"}]
