@@ -27,6 +27,8 @@ outputs-after-success    a node is written `Succeeded` as soon as its pod succee
                          task result's outputs are merged one pass later (a node not yet
                          completed counts its task result as unsynced), so one Workflow
                          version shows it Succeeded without them (WPC-STATUS-010)
+image-cmd-ignored        a container without `command` or `args` gets its image's ENTRYPOINT
+                         but not its CMD as `args` (WPC-EMISSARY-009)
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -113,6 +115,7 @@ class Fault(enum.Enum):
     FOLLOW_MAIN_BY_EXEC = "follow-main-by-exec"
     SIDECAR_MAIN_DROPPED = "sidecar-main-dropped"
     OUTPUTS_AFTER_SUCCESS = "outputs-after-success"
+    IMAGE_CMD_IGNORED = "image-cmd-ignored"
 
 
 def known_names() -> list[str]:
