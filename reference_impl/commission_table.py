@@ -815,4 +815,11 @@ TABLE: list[dict[str, Any]] = [
         "summary": "init-less: an input artifact's path links to <name>.tmp, not <name>",
         "messages": [{"file": "link", "pattern": r"\Z", "replacement": ".tmp"}],
     },
+    # -- executor, teeth-misc (issue 28) -------------------------------------------------
+    {
+        "name": "initless-template-0600",
+        "clause": "WPC-INITLESS-007",
+        "summary": "init-less: the supervisor writes /var/run/argo/template 0600, unreadable to a non-root main",
+        "files": [{"file": "template", "mode": 0o600, "containers": ["supervisor"]}],
+    },
 ]

@@ -75,6 +75,7 @@ TESTED = {
     "template-owner-only",
     "artifact-line-appended",
     "artifact-link-tmp",
+    "initless-template-0600",
 }
 BASE = ExecutorSettings(
     container_name="main",
@@ -438,3 +439,19 @@ def test_the_executor_hooks_do_nothing_without_a_fault():
     assert commission.rewrite_text(None, "marker", "READY\n") == "READY\n"
     assert commission.file_mode(None, "ctr-dir", container="main") is None
     assert commission.rewrite_file(None, "stdout", "x\n", container="main") == "x\n"
+
+
+@pytest.mark.parametrize(
+    ("container", "mode"), [("supervisor", 0o600), ("init", 0o444)]
+)
+def test_initless_template_owner_only_changes_the_supervisors_template_only(
+    paths, container, mode
+):
+    # WPC-INITLESS-007: main, as any user, reads the template the supervisor wrote.
+    premain.write_template(
+        template=Template(raw={"name": "t"}),
+        paths=paths,
+        fault=faults.commission_fault("initless-template-0600"),
+        container=container,
+    )
+    assert paths.template.stat().st_mode & 0o7777 == mode
