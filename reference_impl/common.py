@@ -136,6 +136,7 @@ EXECUTOR_FAULTS = frozenset(
         "ignore-stale-heartbeat",
         "result-reopened-on-failure",
         "result-read-back",
+        "late-give-up",
     }
 )
 """Executor-side fault names (reference_impl/executor/faults.py, pinned by a test there);

@@ -17,6 +17,7 @@ value means "behave". An unknown name is a `ConfigError` naming the value.
 | `ignore-stale-heartbeat` | emissary | never gives up on a stale RUNNING marker (2.3); chaos only |
 | `result-reopened-on-failure` | aux | main failed: task result marked incomplete again, exit 64 (6) |
 | `result-read-back` | aux | no result captured: GETs its task result (RBAC denies), exit 64 (6) |
+| `late-give-up`       | emissary   | main that waited over 30 s for READY runs, then exits 65 (2.3) |
 
 Faults of commission on this side are rows of `reference_impl/commission_table.py` with
 executor hooks (`taskResult`, `exit`, `signals`, `messages`, `files`); `commission`
@@ -55,6 +56,7 @@ class Fault(enum.Enum):
     IGNORE_STALE_HEARTBEAT = "ignore-stale-heartbeat"
     RESULT_REOPENED_ON_FAILURE = "result-reopened-on-failure"
     RESULT_READ_BACK = "result-read-back"
+    LATE_GIVE_UP = "late-give-up"
 
 
 def parse(value: str | None) -> Fault | None:
