@@ -29,6 +29,10 @@ outputs-after-success    a node is written `Succeeded` as soon as its pod succee
                          version shows it Succeeded without them (WPC-STATUS-010)
 image-cmd-ignored        a container without `command` or `args` gets its image's ENTRYPOINT
                          but not its CMD as `args` (WPC-EMISSARY-009)
+exit-hook-twice          a DAG runs its completed target tasks' exit hooks a second time
+                         in the same pass, and a limit that holds that call back errors
+                         the DAG with `Max parallelism reached` (upstream #14392;
+                         WPC-STATUS-020)
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -116,6 +120,7 @@ class Fault(enum.Enum):
     SIDECAR_MAIN_DROPPED = "sidecar-main-dropped"
     OUTPUTS_AFTER_SUCCESS = "outputs-after-success"
     IMAGE_CMD_IGNORED = "image-cmd-ignored"
+    EXIT_HOOK_TWICE = "exit-hook-twice"
 
 
 def known_names() -> list[str]:
