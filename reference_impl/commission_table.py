@@ -822,4 +822,12 @@ TABLE: list[dict[str, Any]] = [
         "summary": "init-less: the supervisor writes /var/run/argo/template 0600, unreadable to a non-root main",
         "files": [{"file": "template", "mode": 0o600, "containers": ["supervisor"]}],
     },
+    {
+        "name": "output-artifact-altered",
+        "clause": "WPC-RESULT-008",
+        "summary": "an output artifact's file is archived with one more line than main left",
+        "files": [
+            {"file": "output-artifact", "pattern": r"\Z", "replacement": "\naltered"}
+        ],
+    },
 ]
