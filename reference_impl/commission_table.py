@@ -830,4 +830,24 @@ TABLE: list[dict[str, Any]] = [
             {"file": "output-artifact", "pattern": r"\Z", "replacement": "\naltered"}
         ],
     },
+    # -- controller, teeth-misc (issue 28) -----------------------------------------------
+    {
+        "name": "mount-ancestor-wording",
+        "clause": "WPC-VALIDATE-008",
+        "summary": "init-less: an artifact path above a volume mount errors without the clause's ending",
+        "status": [
+            {
+                "target": "nodes",
+                "field": "message",
+                "pattern": r"; this is not supported in init-less pod mode because .*$",
+                "replacement": "; init-less pods cannot stage an artifact over a volume",
+            },
+            {
+                "target": "workflow",
+                "field": "message",
+                "pattern": r"; this is not supported in init-less pod mode because .*$",
+                "replacement": "; init-less pods cannot stage an artifact over a volume",
+            },
+        ],
+    },
 ]
