@@ -832,4 +832,39 @@ TABLE: list[dict[str, Any]] = [
             }
         ],
     },
+    # -- executor, teeth-misc (issue 28) -------------------------------------------------
+    {
+        "name": "initless-template-0600",
+        "clause": "WPC-INITLESS-007",
+        "summary": "init-less: the supervisor writes /var/run/argo/template 0600, unreadable to a non-root main",
+        "files": [{"file": "template", "mode": 0o600, "containers": ["supervisor"]}],
+    },
+    {
+        "name": "output-artifact-altered",
+        "clause": "WPC-RESULT-008",
+        "summary": "an output artifact's file is archived with one more line than main left",
+        "files": [
+            {"file": "output-artifact", "pattern": r"\Z", "replacement": "\naltered"}
+        ],
+    },
+    # -- controller, teeth-misc (issue 28) -----------------------------------------------
+    {
+        "name": "mount-ancestor-wording",
+        "clause": "WPC-VALIDATE-008",
+        "summary": "init-less: an artifact path above a volume mount errors without the clause's ending",
+        "status": [
+            {
+                "target": "nodes",
+                "field": "message",
+                "pattern": r"; this is not supported in init-less pod mode because .*$",
+                "replacement": "; init-less pods cannot stage an artifact over a volume",
+            },
+            {
+                "target": "workflow",
+                "field": "message",
+                "pattern": r"; this is not supported in init-less pod mode because .*$",
+                "replacement": "; init-less pods cannot stage an artifact over a volume",
+            },
+        ],
+    },
 ]

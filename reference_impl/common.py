@@ -135,6 +135,9 @@ EXECUTOR_FAULTS = frozenset(
         "ignore-signal-file",
         "ignore-stale-heartbeat",
         "sidecar-sigkill-early",
+        "result-reopened-on-failure",
+        "result-read-back",
+        "late-give-up",
     }
 )
 """Executor-side fault names (reference_impl/executor/faults.py, pinned by a test there);

@@ -71,6 +71,18 @@ keep-orphan-finalizer    a pod created before this process started whose Workflo
 label-before-record      the pods whose nodes an update completes are labelled completed
                          (and lose the status finalizer) `LABEL_LEAD_SECONDS` before the
                          Workflow records those nodes (WPC-FINALIZER-004)
+sidecar-main-dropped     a sidecar named `main` passes validation and is left out of the
+                         pod, so the workflow runs without it (breaks WPC-VALIDATE-005)
+outputs-after-success    a node is written `Succeeded` as soon as its pod succeeded; its
+                         task result's outputs are merged one pass later (a node not yet
+                         completed counts its task result as unsynced), so one Workflow
+                         version shows it Succeeded without them (WPC-STATUS-010)
+image-cmd-ignored        a container without `command` or `args` gets its image's ENTRYPOINT
+                         but not its CMD as `args` (WPC-EMISSARY-009)
+exit-hook-twice          a DAG runs its completed target tasks' exit hooks a second time
+                         in the same pass, and a limit that holds that call back errors
+                         the DAG with `Max parallelism reached` (upstream #14392;
+                         WPC-STATUS-020)
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -175,6 +187,10 @@ class Fault(enum.Enum):
     EARLY_WORKFLOW_POD_GC = "early-workflow-pod-gc"
     KEEP_ORPHAN_FINALIZER = "keep-orphan-finalizer"
     LABEL_BEFORE_RECORD = "label-before-record"
+    SIDECAR_MAIN_DROPPED = "sidecar-main-dropped"
+    OUTPUTS_AFTER_SUCCESS = "outputs-after-success"
+    IMAGE_CMD_IGNORED = "image-cmd-ignored"
+    EXIT_HOOK_TWICE = "exit-hook-twice"
 
 
 LABEL_LEAD_SECONDS = 5.0

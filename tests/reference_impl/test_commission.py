@@ -671,6 +671,13 @@ VALIDATION_MESSAGES = {
         'failed to look-up entrypoint/cmd for image "x", you must either',
         'cannot find entrypoint/cmd for image "x", you must either',
     ),
+    "mount-ancestor-wording": (  # WPC-VALIDATE-008: the message's required ending
+        'input artifact "data" path "/data" is an ancestor of volume mount "cache" '
+        "(/data/cache); this is not supported in init-less pod mode because staging "
+        "the artifact would clear the mounted volume",
+        'input artifact "data" path "/data" is an ancestor of volume mount "cache" '
+        "(/data/cache); init-less pods cannot stage an artifact over a volume",
+    ),
 }
 
 

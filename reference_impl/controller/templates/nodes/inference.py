@@ -148,8 +148,13 @@ def assess(
     template: Json | None,
     now: str,
     supervisor_precedence: bool = True,
+    wait_for_outputs: bool = True,
 ) -> Assessment:
-    """Return the node as this pod shows it (`assessNodeStatus`); `now` is an RFC 3339 time."""
+    """Return the node as this pod shows it (`assessNodeStatus`); `now` is an RFC 3339 time.
+
+    `wait_for_outputs=False` is the `outputs-after-success` fault: a succeeded pod
+    makes its node `Succeeded` even while the declared outputs are still missing.
+    """
     updated = copy.deepcopy(old)
     status = pod.get("status") or {}
     phase = status.get("phase")
@@ -200,7 +205,8 @@ def assess(
     if phase == "Failed" and status.get("reason") == "Evicted" and aux_cleaned_up:
         result.task_result_complete = True
     if (
-        updated["phase"] == "Succeeded"
+        wait_for_outputs
+        and updated["phase"] == "Succeeded"
         and template is not None
         and _outputs_missing(template, updated)
     ):

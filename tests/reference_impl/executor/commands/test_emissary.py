@@ -290,3 +290,47 @@ def test_a_command_that_cannot_start_exits_64(paths, clock):
     assert emissary(paths, clock, [str(bogus)]) == 64
     assert termination_message(paths).startswith("failed to start command: ")
     assert paths.exitcode("main").read_text() == "64"
+
+
+def slow_supervisor(paths: Paths, clock: FakeClock, ready_after: float) -> Any:
+    """A pause that heartbeats RUNNING (fresh mtimes) and writes READY after `ready_after` s."""
+    start = clock.now
+
+    def pause(seconds: float) -> None:
+        clock.now += seconds
+        token = "READY" if clock.now - start >= ready_after else "RUNNING"
+        markers.write_status(
+            path=paths.status, tmp_path=paths.status_tmp, body=markers.encode(token)
+        )
+        os.utime(paths.status, (clock.now, clock.now))
+
+    pause(0.0)
+    return pause
+
+
+@pytest.mark.parametrize(
+    ("fault", "ready_after", "code"),
+    [
+        (None, 40.0, 0),  # a long pre-main with a live heartbeat is fine
+        (Fault.LATE_GIVE_UP, 40.0, 65),  # WPC-HANDSHAKE-009 broken
+        (Fault.LATE_GIVE_UP, 10.0, 0),  # a fast pre-main is spared
+    ],
+)
+def test_late_give_up_fails_main_after_a_long_pre_main(paths, fault, ready_after, code):
+    clock = FakeClock(start=time.time())
+    out = paths.root / "ran"
+    result = run_emissary(
+        settings=dataclasses.replace(BASE, wait_for_ready=True, fault=fault),
+        paths=paths,
+        argv=["sh", "-c", f"touch {out}"],
+        workdir=str(paths.root),
+        clock=clock,
+        pause=slow_supervisor(paths, clock, ready_after),
+    )
+    assert result == code
+    assert out.exists()  # the command ran either way
+    assert paths.exitcode("main").read_text() == str(code)
+    if code == 65:
+        assert termination_message(paths) == (
+            "supervisor presumed dead: READY came after 40s, more than 30s"
+        )
