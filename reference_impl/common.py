@@ -134,7 +134,7 @@ EXECUTOR_FAULTS = frozenset(
         "no-exitcode-file",
         "ignore-signal-file",
         "ignore-stale-heartbeat",
-        "result-reopened-on-failure",
+        "result-reopened",
         "result-read-back",
         "late-give-up",
     }
