@@ -867,4 +867,18 @@ TABLE: list[dict[str, Any]] = [
             },
         ],
     },
+    {
+        "name": "pending-reason-only",
+        "clause": "WPC-STATUS-001",
+        "summary": "a Pending node's message is the pod's reason alone, without `: <message>`",
+        "status": [
+            {
+                "target": "nodes",
+                "field": "message",
+                "pattern": r"^(\w+): [\s\S]*",
+                "replacement": r"\1",
+                "when": {"type": "Pod", "phase": "Pending"},
+            }
+        ],
+    },
 ]

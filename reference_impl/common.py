@@ -135,7 +135,7 @@ EXECUTOR_FAULTS = frozenset(
         "ignore-signal-file",
         "ignore-stale-heartbeat",
         "sidecar-sigkill-early",
-        "result-reopened-on-failure",
+        "result-reopened",
         "result-read-back",
         "late-give-up",
     }

@@ -16,7 +16,7 @@ value means "behave". An unknown name is a `ConfigError` naming the value.
 | `ignore-signal-file` | emissary   | does not watch `ctr/<name>/signal` (1.5 step 6, 5.1)       |
 | `ignore-stale-heartbeat` | emissary | never gives up on a stale RUNNING marker (2.3); chaos only |
 | `sidecar-sigkill-early` | emissary | a sidecar stopping itself SIGKILLs at half the grace period (5.1) |
-| `result-reopened-on-failure` | aux | main failed: task result marked incomplete again, exit 64 (6) |
+| `result-reopened` | aux | main failed: task result marked incomplete again, exit 64 (6) |
 | `result-read-back` | aux | no result captured: GETs its task result (RBAC denies), exit 64 (6) |
 | `late-give-up`       | emissary   | main that waited over 30 s for READY runs, then exits 65 (2.3) |
 
@@ -60,7 +60,7 @@ class Fault(enum.Enum):
     IGNORE_SIGNAL_FILE = "ignore-signal-file"
     IGNORE_STALE_HEARTBEAT = "ignore-stale-heartbeat"
     SIDECAR_SIGKILL_EARLY = "sidecar-sigkill-early"
-    RESULT_REOPENED_ON_FAILURE = "result-reopened-on-failure"
+    RESULT_REOPENED = "result-reopened"
     RESULT_READ_BACK = "result-read-back"
     LATE_GIVE_UP = "late-give-up"
 

@@ -623,6 +623,17 @@ STATUS: Json = {
             "message": "side-car: Error (exit code 1): sidecar said no",
         },
         "wf-11": {"type": "Pod", "phase": "Error", "message": "pod deleted"},
+        "wf-12": {
+            "type": "Pod",
+            "phase": "Pending",
+            "message": 'ErrImageNeverPull: Container image "x:1" is not present',
+        },
+        "wf-13": {
+            "type": "Pod",
+            "phase": "Pending",
+            "message": "Unschedulable: 0/1 nodes are available: 1 node(s) didn't\nmatch",
+        },
+        "wf-14": {"type": "Pod", "phase": "Pending", "message": "PodInitializing"},
     },
 }
 EXPECTED_STATUS_CHANGES = {
@@ -649,6 +660,10 @@ EXPECTED_STATUS_CHANGES = {
     "retries-exhausted-msg": {"nodes/wf-2/message": "retries exhausted"},
     "succeeded-node-message": {"nodes/wf-3/message": "Completed"},
     "pod-deleted-reworded": {"nodes/wf-11/message": "pod was deleted"},
+    "pending-reason-only": {  # WPC-STATUS-001: `<Reason>: <Message>`, not `<Reason>`
+        "nodes/wf-12/message": "ErrImageNeverPull",
+        "nodes/wf-13/message": "Unschedulable",
+    },
 }
 VALIDATION_MESSAGES = {
     "stopped-unquoted": (

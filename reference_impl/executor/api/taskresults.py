@@ -121,7 +121,7 @@ class Reporter:
         self._retrying(lambda: self._patch(patch))
 
     def reopen(self) -> None:
-        """The `result-reopened-on-failure` fault: set the label back to "false"."""
+        """The `result-reopened` fault: set the label back to "false"."""
         patch = {
             "metadata": {"labels": {common.LABEL_REPORT_OUTPUTS_COMPLETED: "false"}}
         }

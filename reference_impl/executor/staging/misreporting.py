@@ -5,7 +5,7 @@ run by wait (legacy) or the supervisor (init-less) right after `finalize`, so
 that every task result still reaches `report-outputs-completed: "true"` first
 (the suite's ResultTaskResults waits for that before it checks anything):
 
-- `result-reopened-on-failure` (WPC-RESULT-003): when a main container failed,
+- `result-reopened` (WPC-RESULT-003): when a main container failed,
   the label goes back to "false" and the aux container exits 64. The exit is
   what lets the workflow complete: an aux container that failed tells the
   controller the task result will never complete, where a label of "false"
@@ -37,12 +37,12 @@ def after_finalize(
 ) -> ExecutorError | None:
     """Commit this process's task-result fault, if any; the error to exit 64 with."""
     try:
-        if settings.fault is Fault.RESULT_REOPENED_ON_FAILURE:
+        if settings.fault is Fault.RESULT_REOPENED:
             failed = [c for c in mains if _exit_code(paths, c) != "0"]
             if failed:
                 reporter.reopen()
                 return ExecutorError(
-                    f"{Fault.RESULT_REOPENED_ON_FAILURE.value}: main containers "
+                    f"{Fault.RESULT_REOPENED.value}: main containers "
                     f"{failed} failed; task result marked incomplete again"
                 )
         elif (

@@ -268,22 +268,18 @@ def test_result_reopened_on_failure_unmarks_a_failed_mains_result(
     paths, clock, reporter, api, store
 ):
     exited(paths, code="1")
-    code = wait(
-        paths, clock, reporter, store, {}, fault=faults.Fault.RESULT_REOPENED_ON_FAILURE
-    )
+    code = wait(paths, clock, reporter, store, {}, fault=faults.Fault.RESULT_REOPENED)
     assert code == 64
     # "true" first (what the suite waits for), then back to "false" (WPC-RESULT-003).
     assert completed_labels(api) == ["true", "false"]
-    assert paths.termination_log.read_text().startswith("result-reopened-on-failure")
+    assert paths.termination_log.read_text().startswith("result-reopened")
 
 
 def test_result_reopened_on_failure_spares_a_main_that_succeeded(
     paths, clock, reporter, api, store
 ):
     exited(paths)
-    code = wait(
-        paths, clock, reporter, store, {}, fault=faults.Fault.RESULT_REOPENED_ON_FAILURE
-    )
+    code = wait(paths, clock, reporter, store, {}, fault=faults.Fault.RESULT_REOPENED)
     assert code == 0
     assert completed_labels(api) == ["true"]
 
