@@ -37,8 +37,10 @@ hook               side        what the row gives and where it is applied
                                (ctr/<c>/, once the command exited), `parameter`
                                (outputs/parameters/<path>, once copied),
                                `termination-log` (the command's own, once it exited)
-                               or `artifact` (an input artifact loaded as a file, once
-                               in place); `containers` limits an entry to the named
+                               `artifact` (an input artifact loaded as a file, once
+                               in place) or `output-artifact` (an output artifact's
+                               file as main's emissary archives it, main's own file
+                               untouched); `containers` limits an entry to the named
                                containers' executors
 =================  ==========  ========================================================
 
@@ -123,7 +125,14 @@ target of the symlink main's emissary makes at an input artifact's path (init-le
 MODE_FILES = frozenset({"ctr-dir", "template"})
 """Files (`files` hook) whose mode a row changes: ctr/<c>/, /var/run/argo/template."""
 TEXT_FILES = frozenset(
-    {"stdout", "combined", "parameter", "termination-log", "artifact"}
+    {
+        "stdout",
+        "combined",
+        "parameter",
+        "termination-log",
+        "artifact",
+        "output-artifact",
+    }
 )
 """Files (`files` hook) whose content a row rewrites, once their writer is done."""
 

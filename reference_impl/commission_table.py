@@ -815,4 +815,70 @@ TABLE: list[dict[str, Any]] = [
         "summary": "init-less: an input artifact's path links to <name>.tmp, not <name>",
         "messages": [{"file": "link", "pattern": r"\Z", "replacement": ".tmp"}],
     },
+    # -- layout and finalizer, batch 5 (issue 28 item 3) ------------------------------
+    {
+        "name": "label-adds-finalizer",
+        "clause": "WPC-FINALIZER-002",
+        "summary": (
+            "each clean-up patch sets the pod's finalizers to the status finalizer alone:"
+            " with the finalizer off, every pod labelled completed gets it"
+            " (with it on, no pod loses it)"
+        ),
+        "cleanup": [
+            {
+                "op": "add",
+                "path": "metadata/finalizers",
+                "value": ["workflows.argoproj.io/status"],
+            }
+        ],
+    },
+    # -- executor, teeth-misc (issue 28) -------------------------------------------------
+    {
+        "name": "initless-template-0600",
+        "clause": "WPC-INITLESS-007",
+        "summary": "init-less: the supervisor writes /var/run/argo/template 0600, unreadable to a non-root main",
+        "files": [{"file": "template", "mode": 0o600, "containers": ["supervisor"]}],
+    },
+    {
+        "name": "output-artifact-altered",
+        "clause": "WPC-RESULT-008",
+        "summary": "an output artifact's file is archived with one more line than main left",
+        "files": [
+            {"file": "output-artifact", "pattern": r"\Z", "replacement": "\naltered"}
+        ],
+    },
+    # -- controller, teeth-misc (issue 28) -----------------------------------------------
+    {
+        "name": "mount-ancestor-wording",
+        "clause": "WPC-VALIDATE-008",
+        "summary": "init-less: an artifact path above a volume mount errors without the clause's ending",
+        "status": [
+            {
+                "target": "nodes",
+                "field": "message",
+                "pattern": r"; this is not supported in init-less pod mode because .*$",
+                "replacement": "; init-less pods cannot stage an artifact over a volume",
+            },
+            {
+                "target": "workflow",
+                "field": "message",
+                "pattern": r"; this is not supported in init-less pod mode because .*$",
+                "replacement": "; init-less pods cannot stage an artifact over a volume",
+            },
+        ],
+    },
+    {
+        "name": "pending-reason-only",
+        "clause": "WPC-STATUS-001",
+        "summary": "a Pending node's message is the pod's reason alone, without `: <message>`",
+        "status": [
+            {
+                "target": "nodes",
+                "field": "message",
+                "pattern": r"^(\w+): [\s\S]*",
+                "replacement": r"\1",
+                "when": {"type": "Pod", "phase": "Pending"},
+            }
+        ],
+    },
 ]

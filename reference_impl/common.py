@@ -134,6 +134,10 @@ EXECUTOR_FAULTS = frozenset(
         "no-exitcode-file",
         "ignore-signal-file",
         "ignore-stale-heartbeat",
+        "sidecar-sigkill-early",
+        "result-reopened",
+        "result-read-back",
+        "late-give-up",
     }
 )
 """Executor-side fault names (reference_impl/executor/faults.py, pinned by a test there);

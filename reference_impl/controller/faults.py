@@ -21,6 +21,68 @@ main-message-first       on a main exit 65 the node message comes from `main`, n
 no-wait-for-ready-env    init-less pods lack `ARGO_WAIT_FOR_READY=true` on wrapped containers
 wrong-container-order    user containers come before the aux container (`wait`/`supervisor`)
 no-owner-reference       pods are created without the Workflow ownerReference
+sidecar-stop-fails-node  a node whose main succeeded becomes `Failed` with the message of a
+                         sidecar stopped with 137/143 (`templates/nodes/stopped_sidecars`)
+terminate-with-sigkill   terminating a pod's containers (main done, shutdown, deadline)
+                         sends SIGKILL where SIGTERM is due (`cleanup/cleaning`)
+kill-default-not-pid1    the kill command for a container without argoexec (an injected
+                         sidecar) is `/bin/sh -c "kill -N -1"`: every process but PID 1
+kill-cmd-ignored         the `workflows.argoproj.io/kill-cmd-<container>` annotation is
+                         ignored: containers get the kill command they would get without it
+stopped-sidecar-message  a node whose main failed takes the message of a sidecar stopped
+                         with 137/143 instead of main's (`templates/nodes/stopped_sidecars`)
+downtime-success-noted   a Pod node whose `main` finished before this process started
+                         (it completed while no controller ran) becomes `Succeeded`
+                         with a message, not without one (`runtime/downtime.py`)
+downtime-deleted-failed  a Running node, started before this process did, whose pod
+                         vanished becomes `Failed`, not `Error`, with `pod deleted`
+deleted-while-down-lost  a pod deleted before this process started, still held by the
+                         status finalizer, is taken as gone: its node becomes `Error:
+                         pod deleted` instead of being read from its container statuses
+restart-skips-cleanup    pods created before this process started are never labelled
+                         completed nor lose the status finalizer after their node is
+                         done (clean-up after persist skips them)
+claim-sibling-pods       a controller with instance ID `<stem>-initless` labels each pod
+                         of the instance `<stem>-legacy` (the other layout's instance of
+                         one fault) with its own ID, and at once gives it back
+reopen-after-restart     a completed workflow created before this process started is
+                         written back as `Running` on its first pass, and its phase
+                         restored on the next (`runtime/downtime.py`)
+always-initless          every pod is built in the init-less layout, whatever
+                         `initlessPod` says (WPC-LAYOUT-001)
+never-initless           every pod is built in the legacy layout, whatever `initlessPod`
+                         says (WPC-LAYOUT-002)
+delete-old-layout-pods   a completed pod of a workflow still running, built in a layout
+                         that is no longer in force, is deleted instead of being
+                         labelled completed (WPC-LAYOUT-004)
+workflow-keeps-layout    a workflow's pods all get the layout in force when this process
+                         first reconciled it; a later `initlessPod` change applies to new
+                         workflows only (WPC-LAYOUT-005)
+pod-gc-delay-ignored     a pod that pod GC deletes is deleted as soon as its node
+                         completed, whatever `podGC.deleteDelayDuration` says
+                         (WPC-FINALIZER-010)
+early-workflow-pod-gc    under `podGC.strategy: OnWorkflowCompletion` each pod is deleted
+                         as soon as its node completed (at once), not once the workflow
+                         completed (WPC-FINALIZER-011)
+keep-orphan-finalizer    a pod created before this process started whose Workflow is gone
+                         keeps the status finalizer (and is not pod-GC'd) for good: a
+                         Workflow deleted while the controller was down strands its pods
+                         (WPC-FINALIZER-007)
+label-before-record      the pods whose nodes an update completes are labelled completed
+                         (and lose the status finalizer) `LABEL_LEAD_SECONDS` before the
+                         Workflow records those nodes (WPC-FINALIZER-004)
+sidecar-main-dropped     a sidecar named `main` passes validation and is left out of the
+                         pod, so the workflow runs without it (breaks WPC-VALIDATE-005)
+outputs-after-success    a node is written `Succeeded` as soon as its pod succeeded; its
+                         task result's outputs are merged one pass later (a node not yet
+                         completed counts its task result as unsynced), so one Workflow
+                         version shows it Succeeded without them (WPC-STATUS-010)
+image-cmd-ignored        a container without `command` or `args` gets its image's ENTRYPOINT
+                         but not its CMD as `args` (WPC-EMISSARY-009)
+exit-hook-twice          a DAG runs its completed target tasks' exit hooks a second time
+                         in the same pass, and a limit that holds that call back errors
+                         the DAG with `Max parallelism reached` (upstream #14392;
+                         WPC-STATUS-020)
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -76,6 +138,7 @@ here would drift).
 
 from __future__ import annotations
 
+import copy
 import enum
 from typing import Any
 
@@ -105,6 +168,35 @@ class Fault(enum.Enum):
     START_ERROR_AS_ERROR = "start-error-as-error"
     NO_REWATCH_AFTER_OUTAGE = "no-rewatch-after-outage"
     FOLLOW_MAIN_BY_EXEC = "follow-main-by-exec"
+    SIDECAR_STOP_FAILS_NODE = "sidecar-stop-fails-node"
+    TERMINATE_WITH_SIGKILL = "terminate-with-sigkill"
+    KILL_DEFAULT_NOT_PID1 = "kill-default-not-pid1"
+    KILL_CMD_IGNORED = "kill-cmd-ignored"
+    STOPPED_SIDECAR_MESSAGE = "stopped-sidecar-message"
+    DOWNTIME_SUCCESS_NOTED = "downtime-success-noted"
+    DOWNTIME_DELETED_FAILED = "downtime-deleted-failed"
+    DELETED_WHILE_DOWN_LOST = "deleted-while-down-lost"
+    RESTART_SKIPS_CLEANUP = "restart-skips-cleanup"
+    CLAIM_SIBLING_PODS = "claim-sibling-pods"
+    REOPEN_AFTER_RESTART = "reopen-after-restart"
+    ALWAYS_INITLESS = "always-initless"
+    NEVER_INITLESS = "never-initless"
+    DELETE_OLD_LAYOUT_PODS = "delete-old-layout-pods"
+    WORKFLOW_KEEPS_LAYOUT = "workflow-keeps-layout"
+    POD_GC_DELAY_IGNORED = "pod-gc-delay-ignored"
+    EARLY_WORKFLOW_POD_GC = "early-workflow-pod-gc"
+    KEEP_ORPHAN_FINALIZER = "keep-orphan-finalizer"
+    LABEL_BEFORE_RECORD = "label-before-record"
+    SIDECAR_MAIN_DROPPED = "sidecar-main-dropped"
+    OUTPUTS_AFTER_SUCCESS = "outputs-after-success"
+    IMAGE_CMD_IGNORED = "image-cmd-ignored"
+    EXIT_HOOK_TWICE = "exit-hook-twice"
+
+
+LABEL_LEAD_SECONDS = 5.0
+"""How long `label-before-record` labels a pod before its node is recorded: longer than
+a watch event and a read of the Workflow take on a loaded cluster, so a suite that reads
+the Workflow when the label flips sees the node not yet completed."""
 
 
 def known_names() -> list[str]:
@@ -147,3 +239,40 @@ def predates(pod: dict[str, Any], moment: str) -> bool:
     """Whether the pod was created before `moment` (RFC 3339, second precision)."""
     created = str((pod.get("metadata") or {}).get("creationTimestamp") or "")
     return bool(created) and created < moment
+
+
+SIBLING_SUFFIXES = ("-initless", "-legacy")
+"""(claimant, claimed): the layout suffixes of the instances `claim-sibling-pods` pairs."""
+
+
+def sibling_instance(instance_id: str) -> str:
+    """The instance whose pods `claim-sibling-pods` takes, else "".
+
+    The negative controls install one instance per layout for a fault, with IDs
+    that differ only in the layout suffix; the fault must reach no other instance
+    (another fault's, run side by side), so only that twin counts. One way only:
+    `<stem>-initless` claims the pods of `<stem>-legacy`, never back (two claimants
+    would relabel one pod in turn for ever).
+    """
+    claimant, claimed = SIBLING_SUFFIXES
+    stem = instance_id.removesuffix(claimant)
+    return stem + claimed if stem and stem != instance_id else ""
+
+
+def built_initless(pod: dict[str, Any]) -> bool:
+    """Whether the pod was built in the init-less layout (it has a `supervisor`)."""
+    containers = (pod.get("spec") or {}).get("containers") or []
+    return any(c.get("name") == common.SUPERVISOR for c in containers)
+
+
+def pod_gc_per_pod(workflow: dict[str, Any]) -> dict[str, Any] | None:
+    """A copy of the workflow with `OnWorkflowCompletion` pod GC read as `OnPodCompletion`.
+
+    None when the workflow's pod GC is another strategy (`early-workflow-pod-gc`).
+    """
+    pod_gc = (workflow.get("spec") or {}).get("podGC") or {}
+    if pod_gc.get("strategy") != "OnWorkflowCompletion":
+        return None
+    changed = copy.deepcopy(workflow)
+    changed["spec"]["podGC"]["strategy"] = "OnPodCompletion"
+    return changed

@@ -15,6 +15,10 @@ value means "behave". An unknown name is a `ConfigError` naming the value.
 | `no-exitcode-file`   | emissary   | never writes `ctr/<name>/exitcode` (1.5 step 10)           |
 | `ignore-signal-file` | emissary   | does not watch `ctr/<name>/signal` (1.5 step 6, 5.1)       |
 | `ignore-stale-heartbeat` | emissary | never gives up on a stale RUNNING marker (2.3); chaos only |
+| `sidecar-sigkill-early` | emissary | a sidecar stopping itself SIGKILLs at half the grace period (5.1) |
+| `result-reopened` | aux | main failed: task result marked incomplete again, exit 64 (6) |
+| `result-read-back` | aux | no result captured: GETs its task result (RBAC denies), exit 64 (6) |
+| `late-give-up`       | emissary   | main that waited over 30 s for READY runs, then exits 65 (2.3) |
 
 Faults of commission on this side are rows of `reference_impl/commission_table.py` with
 executor hooks (`taskResult`, `exit`, `signals`, `messages`, `files`); `commission`
@@ -40,6 +44,10 @@ SLOW_HEARTBEAT_INTERVAL = 40.0
 EXIT_CODE_INSTEAD_OF_65 = 1
 """What `exit-1-not-65` exits with (and writes to the exitcode file)."""
 
+EARLY_SIGKILL_FRACTION = 0.5
+"""Under `sidecar-sigkill-early`, the part of the grace period a sidecar stopping itself
+waits between SIGTERM and SIGKILL (WPC-KILL-003 asks for the whole of it)."""
+
 
 class Fault(enum.Enum):
     """One deliberate deviation from the contract; see the module table."""
@@ -51,6 +59,10 @@ class Fault(enum.Enum):
     NO_EXITCODE_FILE = "no-exitcode-file"
     IGNORE_SIGNAL_FILE = "ignore-signal-file"
     IGNORE_STALE_HEARTBEAT = "ignore-stale-heartbeat"
+    SIDECAR_SIGKILL_EARLY = "sidecar-sigkill-early"
+    RESULT_REOPENED = "result-reopened"
+    RESULT_READ_BACK = "result-read-back"
+    LATE_GIVE_UP = "late-give-up"
 
 
 def parse(value: str | None) -> Fault | None:

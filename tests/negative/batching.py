@@ -29,8 +29,10 @@ from tests.negative import unrun
 
 OUT_DIR = runner.REPO / "reports" / "negative-controls"
 SUMMARY = OUT_DIR.with_suffix(".yaml")
-PARALLEL = 3
-"""Faults run side by side: most of a fault's time is waiting on the cluster."""
+PARALLEL = 4
+"""Faults run side by side: most of a fault's time is waiting on the cluster (a
+killer sitting out a spec bound, pods starting), and a row's uninstall no longer
+holds its slot (`runner.run_faults`)."""
 WORKERS = 2
 """pytest-xdist workers of each fault's suite run (its killers and canaries)."""
 

@@ -12,7 +12,10 @@
   layout; with no fault the pod is unchanged;
 - each `status` row rewrites exactly the message it names (a sidecar's failure, the
   validation prefix);
-- `remove-keys` drops the keys its pattern matches (user annotations) and no others.
+- `remove-keys` drops the keys its pattern matches (user annotations) and no others;
+- the `cleanup` rows change a copy of the patch: `finalizers-all-dropped` empties the
+  finalizer list it sends, `label-adds-finalizer` adds the status finalizer to a
+  label-only patch (WPC-FINALIZER-002).
 """
 
 from __future__ import annotations
@@ -620,6 +623,17 @@ STATUS: Json = {
             "message": "side-car: Error (exit code 1): sidecar said no",
         },
         "wf-11": {"type": "Pod", "phase": "Error", "message": "pod deleted"},
+        "wf-12": {
+            "type": "Pod",
+            "phase": "Pending",
+            "message": 'ErrImageNeverPull: Container image "x:1" is not present',
+        },
+        "wf-13": {
+            "type": "Pod",
+            "phase": "Pending",
+            "message": "Unschedulable: 0/1 nodes are available: 1 node(s) didn't\nmatch",
+        },
+        "wf-14": {"type": "Pod", "phase": "Pending", "message": "PodInitializing"},
     },
 }
 EXPECTED_STATUS_CHANGES = {
@@ -646,6 +660,10 @@ EXPECTED_STATUS_CHANGES = {
     "retries-exhausted-msg": {"nodes/wf-2/message": "retries exhausted"},
     "succeeded-node-message": {"nodes/wf-3/message": "Completed"},
     "pod-deleted-reworded": {"nodes/wf-11/message": "pod was deleted"},
+    "pending-reason-only": {  # WPC-STATUS-001: `<Reason>: <Message>`, not `<Reason>`
+        "nodes/wf-12/message": "ErrImageNeverPull",
+        "nodes/wf-13/message": "Unschedulable",
+    },
 }
 VALIDATION_MESSAGES = {
     "stopped-unquoted": (
@@ -667,6 +685,13 @@ VALIDATION_MESSAGES = {
     "lookup-failure-wording": (
         'failed to look-up entrypoint/cmd for image "x", you must either',
         'cannot find entrypoint/cmd for image "x", you must either',
+    ),
+    "mount-ancestor-wording": (  # WPC-VALIDATE-008: the message's required ending
+        'input artifact "data" path "/data" is an ancestor of volume mount "cache" '
+        "(/data/cache); this is not supported in init-less pod mode because staging "
+        "the artifact would clear the mounted volume",
+        'input artifact "data" path "/data" is an ancestor of volume mount "cache" '
+        "(/data/cache); init-less pods cannot stage an artifact over a volume",
     ),
 }
 
@@ -848,6 +873,18 @@ def test_the_cleanup_hook_changes_a_copy_of_the_patch():
     label_only = {"metadata": {"labels": {"workflows.argoproj.io/completed": "true"}}}
     assert commission.apply_cleanup(copy.deepcopy(label_only), fault) == label_only
     assert commission.apply_cleanup(patch, None) is patch
+
+
+def test_label_adds_finalizer_gives_a_label_patch_the_status_finalizer():
+    """With the finalizer off a clean-up patch only labels; the fault adds it."""
+    label_only = {"metadata": {"labels": {"workflows.argoproj.io/completed": "true"}}}
+    changed = commission.apply_cleanup(label_only, TABLE["label-adds-finalizer"])
+    assert changed == {
+        "metadata": {
+            "labels": {"workflows.argoproj.io/completed": "true"},
+            "finalizers": ["workflows.argoproj.io/status"],
+        }
+    }
 
 
 def test_ignored_signals():

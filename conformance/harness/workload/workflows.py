@@ -55,18 +55,20 @@ def named_node(workflow: dict[str, Any], display_name: str) -> dict[str, Any]:
 
 
 def assert_succeeded(
-    node: dict[str, Any], *, parameters: list[tuple[str, Any]]
+    node: dict[str, Any], *, parameters: list[tuple[str, Any]], clause: str
 ) -> None:
-    """AssertionError unless `node` succeeded: no message, exit code "0", `parameters`.
+    """AssertionError naming `clause` unless `node` succeeded without a message.
 
-    `parameters` are the node's output parameters as (name, value), in order.
+    It also needs exit code "0" and `parameters`, the node's output parameters as
+    (name, value), in order.
     """
     outputs = node.get("outputs") or {}
-    assert (node["phase"], node.get("message", "")) == ("Succeeded", "")
-    assert outputs.get("exitCode") == "0", outputs
+    verdict = (node["phase"], node.get("message", ""))
+    assert verdict == ("Succeeded", ""), f"{clause}: node {verdict}"
+    assert outputs.get("exitCode") == "0", f"{clause}: outputs {outputs}"
     assert [
         (p["name"], p.get("value")) for p in outputs.get("parameters") or []
-    ] == parameters, outputs
+    ] == parameters, f"{clause}: outputs {outputs}"
 
 
 def load_manifest(

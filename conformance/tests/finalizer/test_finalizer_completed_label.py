@@ -111,7 +111,9 @@ def test_pods_are_labelled_completed_only_after_the_workflow_records_their_node(
     shell.release(held)
     watch_until_labelled("held")
 
-    assert not judge.violations, "\n".join(judge.violations)
+    assert not judge.violations, "WPC-FINALIZER-004: cleaned up early:\n" + "\n".join(
+        judge.violations
+    )
     assert judge.labelled["first"] == "Running", (
         f"the pod of step first was labelled only once the workflow was {judge.labelled['first']}"
     )

@@ -160,7 +160,7 @@ def test_pod_completion_strategies_delete_pods_after_their_nodes_and_the_delay(
                 early.append(
                     f"{label}/{step}: deleted at {requested}, before {earliest}"
                 )
-    assert not early, "\n".join(early)
+    assert not early, "WPC-FINALIZER-010: pods deleted early:\n" + "\n".join(early)
     assert set(requests["pod-success"]) == {"first"}, requests["pod-success"]
 
 
@@ -193,5 +193,5 @@ def test_workflow_completion_strategies_delete_pods_only_after_the_workflow(
         for step, requested in requests[label].items()
         if requested < _finished(done[label])
     ]
-    assert not early, "\n".join(early)
+    assert not early, "WPC-FINALIZER-011: pods deleted early:\n" + "\n".join(early)
     assert not requests["wf-success-failed"], requests["wf-success-failed"]

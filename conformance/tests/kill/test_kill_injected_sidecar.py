@@ -73,10 +73,12 @@ def test_injected_sidecars_are_signalled_through_exec_and_kill_cmd_annotation(
     assert (injected.exit_code, (injected.message or "").split("\n")[0]) == (
         143,
         "TERM",
-    ), f"injected: exit code {injected.exit_code}, log {injected.message!r}"
+    ), (
+        f"WPC-KILL-005: injected: exit code {injected.exit_code}, log {injected.message!r}"
+    )
     took = (injected.finished_at - main_done.finished_at).total_seconds()
     assert took <= timeouts.cleanup + timeouts.timing_tolerance, (
-        f"the injected container stopped {took:g} s after main finished"
+        f"WPC-KILL-005: the injected container stopped {took:g} s after main finished"
     )
 
     # WPC-KILL-006: the annotation's command ran, with %d = 15.
@@ -85,7 +87,8 @@ def test_injected_sidecars_are_signalled_through_exec_and_kill_cmd_annotation(
     injected = pods.terminated(custom, injecting.CONTAINER)
     lines = (injected.message or "").splitlines()
     assert (lines[:1], "TERM" in lines) == (["kill-cmd 15"], True), (
-        f"injected (kill-cmd): exit code {injected.exit_code}, log {injected.message!r}"
+        f"WPC-KILL-006: injected (kill-cmd): exit code {injected.exit_code}, "
+        f"log {injected.message!r}"
     )
 
     for step in ("default", "custom"):

@@ -141,8 +141,8 @@ def test_shutdown_deletes_pending_pods_and_sends_sigterm_to_running_containers(
             describe=f"{running}/{container} to terminate",
         )
         assert (terminated.message or "").split()[:1] == ["TERM"], (
-            f"{running}/{container}: exit code {terminated.exit_code}, termination "
-            f"message {terminated.message!r}"
+            f"WPC-KILL-009: {running}/{container}: exit code {terminated.exit_code}, "
+            f"termination message {terminated.message!r}"
         )
     assert workflow["status"]["phase"] in {"Failed", "Error"}
 

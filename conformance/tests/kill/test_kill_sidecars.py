@@ -104,5 +104,5 @@ def test_sidecars_are_stopped_after_main_exits_and_nodes_end_as_main_decided(
     assert (node["phase"], node.get("message")) == (
         "Failed",
         "main: Error (exit code 1)",
-    )
+    ), f"WPC-KILL-004: node failing is {node['phase']} {node.get('message')!r}"
     assert workflow["status"]["phase"] == "Failed"

@@ -71,9 +71,13 @@ def test_a_pod_whose_pre_main_phase_runs_during_downtime_completes_normally(
     workflow = own.wait_completed(name)
     node = workflow["status"]["nodes"][name]
     outputs = node.get("outputs") or {}
-    assert (node["phase"], node.get("message", "")) == ("Succeeded", ""), node
-    assert outputs.get("exitCode") == "0", outputs
+    assert (node["phase"], node.get("message", "")) == ("Succeeded", ""), (
+        f"WPC-RECOVERY-008: node {node}"
+    )
+    assert outputs.get("exitCode") == "0", f"WPC-RECOVERY-008: outputs {outputs}"
     assert [(p["name"], p.get("value")) for p in outputs.get("parameters") or []] == [
         ("answer", ANSWER)
-    ], outputs
-    assert workflow["status"]["phase"] == "Succeeded"
+    ], f"WPC-RECOVERY-008: outputs {outputs}"
+    assert workflow["status"]["phase"] == "Succeeded", (
+        f"WPC-RECOVERY-008: workflow {workflow['status']['phase']}"
+    )

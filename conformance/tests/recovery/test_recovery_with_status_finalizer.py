@@ -40,6 +40,7 @@ from conformance import contract
 from conformance.harness import NotYet
 from conformance.harness import until
 from conformance.harness.cluster import kube
+from conformance.harness.cluster import watching
 from conformance.harness.inspecting import recording
 from conformance.harness.workload.workflows import assert_succeeded
 from conformance.harness.workload.workflows import step_pods
@@ -145,15 +146,19 @@ def test_downtime_with_the_status_finalizer_loses_no_status_and_leaves_no_pod_be
 
         workflow = own.wait_completed(kept)
         observations.record_workflow(workflow)
-        until(
-            lambda: (
-                not (left := _held_pods(scene.clients, scene.namespace, kept))
-                or NotYet(left)
-            ),
-            timeout=scene.timeouts.cleanup,
-            describe=f"the pods of {kept} to lose the finalizer and be labelled completed",
-            **poll,
-        )
+        # The cleanup timeout, both clauses' limit; the last state says which broke.
+        with watching.clause_limit(
+            "WPC-RECOVERY-004 (finalizer) or WPC-RECOVERY-003 (label)"
+        ):
+            until(
+                lambda: (
+                    not (left := _held_pods(scene.clients, scene.namespace, kept))
+                    or NotYet(left)
+                ),
+                timeout=scene.timeouts.cleanup,
+                describe=f"the pods of {kept} to lose the finalizer and be labelled completed",
+                **poll,
+            )
 
         until(
             lambda: (
@@ -171,12 +176,16 @@ def test_downtime_with_the_status_finalizer_loses_no_status_and_leaves_no_pod_be
 
     nodes = {n["displayName"]: n for n in workflow["status"]["nodes"].values()}
     held = nodes["deleted-down"]
-    assert held.get("message") != "pod deleted"
+    assert held.get("message") != "pod deleted", (
+        f"WPC-RECOVERY-005: deleted-down: {held['phase']} 'pod deleted'"
+    )
     assert (held["phase"], held.get("message", "")[:25]) == (
         "Failed",
         "main: Error (exit code 3)",
-    ), f"deleted-down: {held['phase']} {held.get('message')!r}"
-    assert_succeeded(nodes["finish-down"], parameters=[("answer", "42")])
+    ), f"WPC-RECOVERY-005: deleted-down: {held['phase']} {held.get('message')!r}"
+    assert_succeeded(
+        nodes["finish-down"], parameters=[("answer", "42")], clause="WPC-RECOVERY-001"
+    )
     assert len(orphans) == len(STEPS)
 
     events = pods.events()
@@ -184,21 +193,27 @@ def test_downtime_with_the_status_finalizer_loses_no_status_and_leaves_no_pod_be
         duplicates = {
             n: u for n, u in recording.pods_by_node(events, name).items() if len(u) > 1
         }
-        assert not duplicates, f"{name}: nodes with more than one pod: {duplicates}"
+        assert not duplicates, (
+            f"WPC-RECOVERY-002: {name}: nodes with more than one pod: {duplicates}"
+        )
     regressions = recording.phase_regressions(versions.events(), kept)
-    assert not regressions, "\n".join(regressions)
+    assert not regressions, "WPC-RECOVERY-009: " + "\n".join(regressions)
 
     # Last, as it takes longest: the orphans of the deleted Workflow. They are
     # being deleted, so Argo releases them only at its backstop, 2 min after
     # their last transition; `status_finalizer_removed` is that limit.
-    until(
-        lambda: (
-            not (left := sorted(step_pods(scene.clients, scene.namespace, orphaned)))
-            or NotYet(f"orphans still there: {left}")
-        ),
-        timeout=max(
-            0.0, restarted + scene.timeouts.status_finalizer_removed - time.monotonic()
-        ),
-        describe=f"the orphaned pods of {orphaned} to be gone after the restart",
-        **poll,
-    )
+    with watching.clause_limit("WPC-FINALIZER-007"):
+        until(
+            lambda: (
+                not (
+                    left := sorted(step_pods(scene.clients, scene.namespace, orphaned))
+                )
+                or NotYet(f"orphans still there: {left}")
+            ),
+            timeout=max(
+                0.0,
+                restarted + scene.timeouts.status_finalizer_removed - time.monotonic(),
+            ),
+            describe=f"the orphaned pods of {orphaned} to be gone after the restart",
+            **poll,
+        )

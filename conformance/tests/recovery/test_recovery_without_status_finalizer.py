@@ -35,6 +35,7 @@ from conformance import contract
 from conformance.harness import NotYet
 from conformance.harness import until
 from conformance.harness.cluster import kube
+from conformance.harness.cluster import watching
 from conformance.harness.inspecting import recording
 from conformance.harness.workload.workflows import assert_succeeded
 from conformance.harness.workload.workflows import step_pods
@@ -171,26 +172,27 @@ def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_n
 
         workflow = own.wait_completed(name)
         observations.record_workflow(workflow)
-        until(
-            lambda: (
-                not (
-                    left := [
-                        s
-                        for s, p in step_pods(
-                            scene.clients, scene.namespace, name
-                        ).items()
-                        if (p.metadata.labels or {}).get(
-                            "workflows.argoproj.io/completed"
-                        )
-                        != "true"
-                    ]
-                )
-                or NotYet(f"not labelled completed: {left}")
-            ),
-            timeout=scene.timeouts.cleanup,
-            describe=f"the pods of {name} to be labelled completed",
-            **poll,
-        )
+        with watching.clause_limit("WPC-RECOVERY-003"):  # the cleanup timeout
+            until(
+                lambda: (
+                    not (
+                        left := [
+                            s
+                            for s, p in step_pods(
+                                scene.clients, scene.namespace, name
+                            ).items()
+                            if (p.metadata.labels or {}).get(
+                                "workflows.argoproj.io/completed"
+                            )
+                            != "true"
+                        ]
+                    )
+                    or NotYet(f"not labelled completed: {left}")
+                ),
+                timeout=scene.timeouts.cleanup,
+                describe=f"the pods of {name} to be labelled completed",
+                **poll,
+            )
         settled = _phases(workflow)
         _kill_controller(
             scene.clients,
@@ -207,13 +209,18 @@ def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_n
         )
 
     nodes = _nodes(workflow)
-    for step in ("deleted-live", "deleted-down"):
-        assert (nodes[step]["phase"], nodes[step].get("message")) == (
-            "Error",
-            "pod deleted",
-        )
-    assert_succeeded(nodes["finish-down"], parameters=[("answer", "42")])
-    assert workflow["status"]["phase"] in {"Failed", "Error"}
+    for step, clause in (
+        ("deleted-live", "WPC-STATUS-007"),
+        ("deleted-down", "WPC-RECOVERY-006"),
+    ):
+        verdict = (nodes[step]["phase"], nodes[step].get("message"))
+        assert verdict == ("Error", "pod deleted"), f"{clause}: {step}: {verdict}"
+    assert_succeeded(
+        nodes["finish-down"], parameters=[("answer", "42")], clause="WPC-RECOVERY-001"
+    )
+    assert workflow["status"]["phase"] in {"Failed", "Error"}, (
+        f"WPC-RECOVERY-006: workflow {workflow['status']['phase']}"
+    )
 
     events = pods.events()
     with_finalizer = {
@@ -222,11 +229,13 @@ def test_pods_lost_without_the_finalizer_become_pod_deleted_and_downtime_loses_n
         if contract.STATUS_FINALIZER in (e.obj["metadata"].get("finalizers") or [])
     }
     assert not with_finalizer, (
-        f"pods carrying {contract.STATUS_FINALIZER}: {with_finalizer}"
+        f"WPC-FINALIZER-002: pods carrying {contract.STATUS_FINALIZER}: {with_finalizer}"
     )
     duplicates = {
         n: u for n, u in recording.pods_by_node(events, name).items() if len(u) > 1
     }
-    assert not duplicates, f"nodes with more than one pod: {duplicates}"
+    assert not duplicates, (
+        f"WPC-RECOVERY-002: nodes with more than one pod: {duplicates}"
+    )
     regressions = recording.phase_regressions(versions.events(), name)
-    assert not regressions, "\n".join(regressions)
+    assert not regressions, "WPC-RECOVERY-009: " + "\n".join(regressions)

@@ -51,9 +51,11 @@ def test_an_output_artifact_reaches_the_next_task_through_the_repository(
     produce, consume = named_node(workflow, "produce"), named_node(workflow, "consume")
     artifacts = produce.get("outputs", {}).get("artifacts", [])
     data = [a for a in artifacts if a.get("name") == "data"]
-    assert len(data) == 1, f"produce outputs.artifacts: {artifacts}"
-    assert data[0].get("s3", {}).get("key"), f"artifact data has no s3.key: {data[0]}"
+    assert len(data) == 1, f"WPC-RESULT-008: produce outputs.artifacts: {artifacts}"
+    assert data[0].get("s3", {}).get("key"), (
+        f"WPC-RESULT-008: artifact data has no s3.key: {data[0]}"
+    )
     assert _parameters(consume) == {
         "received": f"run {marker}\nline two",
         "greeting": "hello",
-    }, f"consume outputs: {consume.get('outputs')}"
+    }, f"WPC-RESULT-008: consume outputs: {consume.get('outputs')}"

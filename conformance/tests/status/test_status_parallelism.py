@@ -40,16 +40,19 @@ def test_an_exit_handler_in_the_last_parallelism_slot_fails_nothing(
         nodes = {n["name"]: n for n in status["nodes"].values()}
         root = nodes[name]
         assert (status["phase"], status.get("message", "")) == ("Succeeded", ""), (
-            f"workflow {status['phase']} {status.get('message', '')!r}; "
+            f"WPC-STATUS-020: workflow {status['phase']} "
+            f"{status.get('message', '')!r}; "
             f"DAG {root['phase']} {root.get('message', '')!r}"
         )
-        assert (root["type"], root["phase"]) == ("DAG", "Succeeded"), root
+        assert (root["type"], root["phase"]) == ("DAG", "Succeeded"), (
+            f"WPC-STATUS-020: DAG {root}"
+        )
         task = nodes[f"{name}.a"]
-        assert task["phase"] == "Succeeded", task
+        assert task["phase"] == "Succeeded", f"WPC-STATUS-020: task a {task}"
         handlers = [n for n in nodes.values() if n["name"].endswith(".onExit")]
         assert [(n["name"], n["phase"]) for n in handlers] == [
             (f"{name}.a.onExit", "Succeeded")
-        ], handlers
+        ], f"WPC-STATUS-020: exit handler nodes {handlers}"
 
         recording.settle_pod_counts(recorder, {name: 2}, timeouts)
         pods = recording.pods_of_workflow(recorder.events(), name).values()
@@ -58,4 +61,6 @@ def test_an_exit_handler_in_the_last_parallelism_slot_fails_nothing(
         for p in pods
         if (p["metadata"].get("labels") or {}).get(ON_EXIT) == "true"
     ]
-    assert on_exit == [handlers[0]["id"]], f"onExit pods by node ID: {on_exit}"
+    assert on_exit == [handlers[0]["id"]], (
+        f"WPC-STATUS-020: onExit pods by node ID: {on_exit}"
+    )

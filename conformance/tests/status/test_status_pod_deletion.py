@@ -24,6 +24,7 @@ import pytest
 from conformance.harness import NotYet
 from conformance.harness import until
 from conformance.harness.cluster import kube
+from conformance.harness.cluster import watching
 from conformance.harness.stage import namespaces
 
 NODE_ID = "workflows.argoproj.io/node-id"
@@ -123,18 +124,21 @@ def test_a_deleted_running_pod_errors_its_node_and_a_deleted_pending_pod_is_recr
     delete_now(kube_clients, namespace, running_pod)
     delete_now(kube_clients, namespace, pending_pod)
 
-    wait_for(
-        kube_clients,
-        workflows,
-        name,
-        "pending",
-        lambda pod, node: (
-            pod is not None and pod.metadata.uid != pending_pod.metadata.uid
-        ),
-        interval=timeouts.poll_interval,
-        timeout=timeouts.pod_created,
-        describe="a new pod for the pending node",
-    )
+    # No new pod within the pod-creation bound: the controller did not make one
+    # (it failed the node, or forgot it), which is the clause broken.
+    with watching.clause_limit("WPC-STATUS-008"):
+        wait_for(
+            kube_clients,
+            workflows,
+            name,
+            "pending",
+            lambda pod, node: (
+                pod is not None and pod.metadata.uid != pending_pod.metadata.uid
+            ),
+            interval=timeouts.poll_interval,
+            timeout=timeouts.pod_created,
+            describe="a new pod for the pending node",
+        )
     kube_clients.core.create_namespaced_config_map(
         namespace,
         {
@@ -150,8 +154,12 @@ def test_a_deleted_running_pod_errors_its_node_and_a_deleted_pending_pod_is_recr
         "Error",
         "pod deleted",
     ), f"WPC-STATUS-007: the node whose running pod was deleted: {nodes['running']}"
-    assert nodes["pending"]["phase"] == "Succeeded", nodes["pending"]
-    assert nodes["pending"]["id"] == pending_node["id"]
+    assert nodes["pending"]["phase"] == "Succeeded", (
+        f"WPC-STATUS-008: the node whose pending pod was deleted: {nodes['pending']}"
+    )
+    assert nodes["pending"]["id"] == pending_node["id"], (
+        f"WPC-STATUS-008: the pending node's ID: {nodes['pending']}"
+    )
     pods = kube_clients.core.list_namespaced_pod(
         namespace, label_selector=f"workflows.argoproj.io/workflow={name}"
     ).items
@@ -161,5 +169,6 @@ def test_a_deleted_running_pod_errors_its_node_and_a_deleted_pending_pod_is_recr
         if (p.metadata.annotations or {}).get(NODE_ID) == pending_node["id"]
     ]
     assert [p.metadata.uid != pending_pod.metadata.uid for p in recreated] == [True], (
-        f"pods of the pending node: {[(p.metadata.name, p.metadata.uid) for p in recreated]}"
+        "WPC-STATUS-008: pods of the pending node: "
+        f"{[(p.metadata.name, p.metadata.uid) for p in recreated]}"
     )

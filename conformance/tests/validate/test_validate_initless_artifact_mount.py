@@ -37,11 +37,12 @@ def test_initless_input_artifact_above_a_volume_mount_fails_without_a_pod(
     node = workflow["status"]["nodes"][name]
     message = node.get("message", "")
     summary = (
-        f"node {node['phase']} {message!r}, pods {[p.metadata.name for p in pods]}"
+        f"WPC-VALIDATE-008: node {node['phase']} {message!r}, "
+        f"pods {[p.metadata.name for p in pods]}"
     )
     assert node["phase"] == "Error", summary
     assert (
         'input artifact "data" path "/data" is an ancestor of volume mount' in message
-    )
+    ), summary
     assert message.endswith(SUFFIX), summary
     assert not pods, summary

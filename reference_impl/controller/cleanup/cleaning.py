@@ -18,6 +18,7 @@ from reference_impl import common
 from reference_impl.controller import errors
 from reference_impl.controller.cleanup import decisions
 from reference_impl.controller.cleanup import killing
+from reference_impl.controller.faults import Fault
 from reference_impl.controller.machinery.queueing import WorkQueue
 
 Json = dict[str, Any]
@@ -74,10 +75,14 @@ class PodCleaner:
         grace_period_seconds: Callable[[], int | None],
         queue: WorkQueue | None = None,
         fault: commission.Fault | None = None,
+        deliberate: Fault | None = None,
     ) -> None:
         self._api = api
         self._fault = fault
         """A fault of commission whose `cleanup` hook changes each clean-up patch."""
+        self._deliberate = deliberate
+        """This process's enum fault: `terminate-with-sigkill` and `kill_command`'s
+        change what is sent."""
         self._get_pod = get_pod
         self._grace_period_seconds = grace_period_seconds
         self.queue = queue if queue is not None else WorkQueue()
@@ -128,7 +133,10 @@ class PodCleaner:
             if (pod.get("status") or {}).get("phase") == "Pending":
                 self.enqueue(namespace, pod_name, decisions.Action.DELETE)
                 return
-            self._signal(pod, killing.SIGTERM)
+            first = killing.SIGTERM
+            if self._deliberate is Fault.TERMINATE_WITH_SIGKILL:
+                first = killing.SIGKILL
+            self._signal(pod, first)
             self.enqueue(
                 namespace, pod_name, decisions.Action.KILL, killing.grace_seconds(pod)
             )
@@ -176,7 +184,9 @@ class PodCleaner:
                 # which the signals to them bring about.
                 continue
             try:
-                command = killing.kill_command(pod, container, signal_number)
+                command = killing.kill_command(
+                    pod, container, signal_number, fault=self._deliberate
+                )
                 output = self._api.exec_in_container(
                     meta["namespace"], meta["name"], container, command
                 )

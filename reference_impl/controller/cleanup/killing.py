@@ -15,6 +15,7 @@ from typing import Any
 
 from reference_impl import common
 from reference_impl.controller import errors
+from reference_impl.controller.faults import Fault
 
 Json = dict[str, Any]
 
@@ -23,7 +24,9 @@ SIGTERM = int(signal.SIGTERM)
 SIGKILL = int(signal.SIGKILL)
 
 
-def kill_command(pod: Json, container: str, signal_number: int) -> list[str]:
+def kill_command(
+    pod: Json, container: str, signal_number: int, *, fault: Fault | None = None
+) -> list[str]:
     """Return the command that delivers `signal_number` to PID 1 of `container`.
 
     Order: `wait`/`supervisor` use argoexec from PATH; a container mounting `/argo-bin` uses
@@ -31,8 +34,14 @@ def kill_command(pod: Json, container: str, signal_number: int) -> list[str]:
     `/bin/sh -c "kill -N 1"`. The annotation `workflows.argoproj.io/kill-cmd-<container>`
     (a JSON array where `%d` stands for the signal) overrides all of them.
     Raises WorkflowError when the annotation is not a JSON array of strings.
+
+    `fault`: under `kill-default-not-pid1` the last resort is `kill -N -1`, which
+    signals every process of the container but its PID 1; under `kill-cmd-ignored`
+    the annotation is not read.
     """
     command = ["/bin/sh", "-c", "kill -%d 1"]
+    if fault is Fault.KILL_DEFAULT_NOT_PID1:
+        command = ["/bin/sh", "-c", "kill -%d -1"]
     if container in (common.WAIT, common.SUPERVISOR):
         command = ["argoexec", "kill", "%d", "1"]
     else:
@@ -47,7 +56,7 @@ def kill_command(pod: Json, container: str, signal_number: int) -> list[str]:
     annotation = ((pod.get("metadata") or {}).get("annotations") or {}).get(
         common.ANNOTATION_KILL_CMD_PREFIX + container
     )
-    if annotation is not None:
+    if annotation is not None and fault is not Fault.KILL_CMD_IGNORED:
         try:
             command = json.loads(annotation)
         except json.JSONDecodeError as err:

@@ -11,8 +11,14 @@ from reference_impl.controller.machinery import kube
 Json = dict[str, Any]
 
 
-def instance_selector(instance_id: str) -> str:
-    """Return the label selector for this controller's objects (`InstanceIDRequirement`)."""
+def instance_selector(instance_id: str, *, also: str = "") -> str:
+    """Return the label selector for this controller's objects (`InstanceIDRequirement`).
+
+    `also`: another instance ID whose objects are selected too (only the
+    `claim-sibling-pods` fault asks for one).
+    """
+    if instance_id and also:
+        return f"{common.LABEL_INSTANCE_ID} in ({instance_id},{also})"
     if instance_id:
         return f"{common.LABEL_INSTANCE_ID}={instance_id}"
     return f"!{common.LABEL_INSTANCE_ID}"

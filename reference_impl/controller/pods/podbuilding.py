@@ -77,6 +77,8 @@ def build_pod(
     Raises PodBuildError when the template cannot become a pod (the node then errors).
     """
     workflow, template = request.workflow, copy.deepcopy(request.template)
+    if settings.has_fault(Fault.SIDECAR_MAIN_DROPPED):
+        template = podfields.without_main_sidecars(template)
     wf_meta, wf_spec = workflow["metadata"], workflow.get("spec") or {}
     layout = layouts.for_pod(initless=initless)
     executor_image = config.executor_image(settings.executor_image)
@@ -212,6 +214,7 @@ def build_pod(
         executor_image=executor_image,
         log_options=log_options,
         wait_for_ready_env=not settings.has_fault(Fault.NO_WAIT_FOR_READY_ENV),
+        image_cmd=not settings.has_fault(Fault.IMAGE_CMD_IGNORED),
     )
     if settings.has_fault(Fault.WRONG_CONTAINER_ORDER):
         spec["containers"].sort(key=lambda c: c["name"] == layout.aux_name)
@@ -354,8 +357,13 @@ def _wrap_user_containers(
     executor_image: str,
     log_options: list[str],
     wait_for_ready_env: bool,
+    image_cmd: bool = True,
 ) -> None:
-    """Route every non-Argo container through emissary and give it the shared volumes."""
+    """Route every non-Argo container through emissary and give it the shared volumes.
+
+    `image_cmd=False` is the `image-cmd-ignored` fault: a container without `command`
+    or `args` gets the image's ENTRYPOINT but not its CMD.
+    """
     has_aux = any(c["name"] == layout.aux_name for c in spec["containers"])
     grace = spec.get("terminationGracePeriodSeconds")
     for index, container in enumerate(spec["containers"]):
@@ -367,7 +375,7 @@ def _wrap_user_containers(
                         _LOOKUP_ERROR.format(image=container.get("image", ""))
                     )
                 container["command"] = list(entry.get("entrypoint") or [])
-                if container.get("args") is None:
+                if container.get("args") is None and image_cmd:
                     container["args"] = list(entry.get("cmd") or [])
             container["command"] = [
                 layout.binary_path,

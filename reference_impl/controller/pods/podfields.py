@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from reference_impl import common
 from reference_impl.controller import errors
 from reference_impl.controller.config.configuration import ControllerConfig
 from reference_impl.controller.formats import durations
@@ -136,6 +137,24 @@ def add_user_containers(spec: Json, template: Json, main: Json) -> None:
                     copy.deepcopy(main.get("volumeMounts") or [])
                 )
             spec.setdefault(target, []).append(container)
+
+
+def without_main_sidecars(template: Json) -> Json:
+    """The template minus its sidecars named `main`: the `sidecar-main-dropped` fault.
+
+    The fault lets such a workflow run (WPC-VALIDATE-005 says it must not), so it
+    validates and builds pods from this copy; the pod then has one `main`, the
+    template's own, which the API server accepts.
+    """
+    sidecars = template.get("sidecars")
+    if not isinstance(sidecars, list):
+        return template
+    kept = [
+        s
+        for s in sidecars
+        if not (isinstance(s, dict) and s.get("name") == common.MAIN)
+    ]
+    return {**template, "sidecars": kept}
 
 
 def input_params(template: Json) -> dict[str, str]:

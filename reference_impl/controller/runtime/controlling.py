@@ -32,6 +32,7 @@ from reference_impl.controller.machinery.queueing import WorkQueue
 from reference_impl.controller.machinery.watching import GiveUp
 from reference_impl.controller.machinery.watching import Handlers
 from reference_impl.controller.machinery.watching import Informer
+from reference_impl.controller.runtime import downtime
 from reference_impl.controller.runtime import following
 from reference_impl.controller.runtime import reconciling
 from reference_impl.controller.templates.nodes import hooks
@@ -96,7 +97,22 @@ class WorkflowController:
         # Chaos negative controls (faults.py) judge pods and nodes by this moment.
         self.started = self.clock().replace(microsecond=0)
         self.started_at = timestamps.format_time(self.started)
+        # Set when the controller stops; `label-before-record` pauses on it.
+        self._stopping = threading.Event()
+        # Workflow uid -> the layout of its first reconciliation (`workflow-keeps-layout`).
+        self._first_layouts: dict[str, bool] = {}
         selector = sources.instance_selector(startup_config.instance_id)
+        # `claim-sibling-pods` (a fault): the pods of the other layout's instance too.
+        self.sibling = (
+            faults.sibling_instance(startup_config.instance_id)
+            if settings.has_fault(Fault.CLAIM_SIBLING_PODS)
+            else ""
+        )
+        self._claimed: set[str] = set()  # uids of the twin's pods claimed once
+        self._reopened: dict[str, str] = {}  # `reopen-after-restart`: uid -> phase
+        pod_selector = sources.instance_selector(
+            startup_config.instance_id, also=self.sibling
+        )
         give_up = (
             GiveUp(watch_seconds=kube.WATCH_SECONDS, clock=monotonic)
             if settings.has_fault(Fault.NO_REWATCH_AFTER_OUTAGE)
@@ -116,7 +132,7 @@ class WorkflowController:
             give_up,
             "pods",
             kube.PODS,
-            labels=f"{common.LABEL_WORKFLOW},{common.LABEL_COMPLETED}=false,{selector}",
+            labels=f"{common.LABEL_WORKFLOW},{common.LABEL_COMPLETED}=false,{pod_selector}",
             on_object=self._on_pod,
             on_delete=lambda pod: self._on_pod(pod, deleted=True),
             by_workflow=True,
@@ -150,6 +166,7 @@ class WorkflowController:
             grace_period_seconds=lambda: self.config().pod_gc_grace_period_seconds,
             queue=WorkQueue(clock=monotonic),
             fault=settings.commission,
+            deliberate=settings.fault,
         )
 
     # -- configuration ------------------------------------------------------------------
@@ -185,10 +202,29 @@ class WorkflowController:
         self._config = parsed
 
     def initless(self) -> bool:
-        """Return the layout for the next pod (frozen at start-up under `keep-old-layout`)."""
+        """Return the layout for the next pod (frozen at start-up under `keep-old-layout`).
+
+        `always-initless` answers True and `never-initless` False whatever the
+        configuration says.
+        """
         if self.settings.has_fault(Fault.KEEP_OLD_LAYOUT):
             return self.startup_config.initless
+        if self.settings.has_fault(Fault.ALWAYS_INITLESS):
+            return True
+        if self.settings.has_fault(Fault.NEVER_INITLESS):
+            return False
         return self.config().initless
+
+    def _layout_of(self, workflow: Json) -> bool:
+        """Return the layout for the workflow's next pod: the controller's.
+
+        Under `workflow-keeps-layout`, the one in force when this process first
+        reconciled the workflow, so a switch never reaches its later pods.
+        """
+        if not self.settings.has_fault(Fault.WORKFLOW_KEEPS_LAYOUT):
+            return self.initless()
+        uid = str(workflow["metadata"].get("uid") or workflow["metadata"]["name"])
+        return self._first_layouts.setdefault(uid, self.initless())
 
     # -- event handlers ------------------------------------------------------------------
 
@@ -227,6 +263,8 @@ class WorkflowController:
                 )
 
     def _on_pod(self, pod: Json, *, deleted: bool = False) -> None:
+        if self.sibling and self._twins(pod, deleted=deleted):
+            return
         self._enqueue_owner(pod)
         meta = pod["metadata"]
         deleting = deleted or bool(meta.get("deletionTimestamp"))
@@ -250,10 +288,40 @@ class WorkflowController:
             return
         if orphaned and self.settings.has_fault(Fault.LEAVE_FINALIZER):
             return
+        if (
+            orphaned
+            and self.settings.has_fault(Fault.KEEP_ORPHAN_FINALIZER)
+            and faults.predates(pod, self.started_at)
+        ):
+            return  # an orphan from before this process keeps its finalizer (fault)
         delay = decisions.pod_event_delay(
             pod=pod, action=action, deleting=deleting, now=self.clock()
         )
         self.cleaner.enqueue(meta["namespace"], meta["name"], action, delay)
+
+    def _twins(self, pod: Json, *, deleted: bool) -> bool:
+        """Whether the pod is the twin instance's; claim it once (`claim-sibling-pods`).
+
+        The twin's pod is labelled with this instance's ID and at once given back,
+        once per pod: its controller only misses it between the two patches (a
+        Pending node's pod is not made twice: its name is taken), so its workflow
+        still runs, while the pod's label history shows the touch.
+        """
+        meta = pod["metadata"]
+        uid = str(meta.get("uid") or "")
+        if uid in self._claimed:
+            return True
+        if (meta.get("labels") or {}).get(common.LABEL_INSTANCE_ID) != self.sibling:
+            return False
+        if not deleted:
+            self._claimed.add(uid)
+            for owner in (self.startup_config.instance_id, self.sibling):
+                patch = {"metadata": {"labels": {common.LABEL_INSTANCE_ID: owner}}}
+                try:
+                    self.api.patch_pod(meta["namespace"], meta["name"], patch)
+                except errors.ApiError as err:
+                    logger.info("Claiming pod %s (fault): %s", meta["name"], err)
+        return True
 
     def _orphaned(self, pod: Json) -> bool:
         """Return whether the pod's owning Workflow is gone or being deleted (`podOrphaned`)."""
@@ -289,6 +357,10 @@ class WorkflowController:
         if (workflow["metadata"].get("labels") or {}).get(
             common.LABEL_COMPLETED
         ) == "true":
+            if self.settings.has_fault(Fault.REOPEN_AFTER_RESTART) and self._reopen(
+                key, workflow
+            ):
+                return
             self._clean_up(workflow, pods, config)
             return
         op = Operation(
@@ -299,7 +371,7 @@ class WorkflowController:
             settings=self.settings,
             now=self.clock(),
             effects=_ClusterEffects(self, rerun=rerun),
-            initless=self.initless(),
+            initless=self._layout_of(workflow),
             process_started=self.started,
         )
         if forgotten and self.settings.has_fault(Fault.DOUBLE_POD_ON_RESTART):
@@ -323,6 +395,8 @@ class WorkflowController:
             reconciling.mark_workflow_phase(op, "Error", f"{type(err).__name__}: {err}")
         if self.settings.commission is not None and "status" in op.wf:
             commission.apply_status(op.wf["status"], self.settings.commission)
+        if self.settings.has_fault(Fault.LABEL_BEFORE_RECORD):
+            self._label_before_record(workflow, op.wf, pods)
         stored = workflow
         if op.wf != workflow:
             try:
@@ -343,6 +417,58 @@ class WorkflowController:
         self.queue.forget(key)
         if op.requeue_after is not None:
             self.queue.add_after(key, op.requeue_after)
+
+    def _reopen(self, key: str, workflow: Json) -> bool:
+        """Write a completed workflow back as Running once, then restore it (a fault)."""
+        changed = downtime.reopened(
+            workflow, started_at=self.started_at, seen=self._reopened
+        )
+        if changed is None:
+            return False
+        try:
+            self.workflows.remember(self.api.replace_workflow(changed))
+        except errors.ApiError as err:
+            logger.info("[%s] Reopening failed, retrying (fault): %s", key, err)
+            if changed["status"]["phase"] == "Running":
+                self._reopened.pop(str(workflow["metadata"].get("uid") or ""), None)
+            self.queue.add_rate_limited(key)
+            return True
+        logger.info(
+            "[%s] Workflow phase written as %s (fault).",
+            key,
+            changed["status"]["phase"],
+        )
+        self.queue.add(key)
+        return True
+
+    def _label_before_record(
+        self, workflow: Json, recorded: Json, pods: list[Json]
+    ) -> None:
+        """Label the pods of the nodes `recorded` completes, then pause before it is written.
+
+        `label-before-record`: the pods are labelled completed (and lose the status
+        finalizer) `faults.LABEL_LEAD_SECONDS` before the Workflow records their nodes
+        completed. Their nodes' results are already in `recorded`, so the pods leaving
+        the cache once labelled do not make those nodes `pod deleted`.
+        """
+        name = workflow["metadata"]["name"]
+        before = (workflow.get("status") or {}).get("nodes") or {}
+        after = (recorded.get("status") or {}).get("nodes") or {}
+        labelled = False
+        for pod in pods:
+            node_id = pod_node_id(pod, name)
+            node = after.get(node_id)
+            if node is None or not inference.fulfilled(node):
+                continue
+            if inference.fulfilled(before.get(node_id) or {}):
+                continue
+            meta = pod["metadata"]
+            self.cleaner.enqueue(
+                meta["namespace"], meta["name"], decisions.Action.LABEL_COMPLETED
+            )
+            labelled = True
+        if labelled:
+            self._stopping.wait(faults.LABEL_LEAD_SECONDS)
 
     def _without_hook_pods_from_before(
         self, workflow: Json, pods: list[Json]
@@ -386,12 +512,34 @@ class WorkflowController:
     def _clean_up(
         self, workflow: Json, pods: list[Json], config: ControllerConfig
     ) -> None:
+        if self.settings.has_fault(Fault.RESTART_SKIPS_CLEANUP):
+            pods = [p for p in pods if not faults.predates(p, self.started_at)]
+        judged, config_delay = workflow, config.pod_gc_delete_delay_seconds
+        per_pod = (
+            faults.pod_gc_per_pod(workflow)
+            if self.settings.has_fault(Fault.EARLY_WORKFLOW_POD_GC)
+            else None
+        )
+        if per_pod is not None:
+            # Each pod goes at once as its node completes (fault).
+            judged, config_delay = per_pod, 0.0
         actions = reconciling.after_persist(
-            workflow=workflow,
-            pods=pods,
-            config_delay=config.pod_gc_delete_delay_seconds,
+            workflow=judged, pods=pods, config_delay=config_delay
         )
         for action, pod, delay in actions:
+            if (
+                action is decisions.Action.LABEL_COMPLETED
+                and self.settings.has_fault(Fault.DELETE_OLD_LAYOUT_PODS)
+                and faults.built_initless(pod) != self.initless()
+                and (workflow.get("status") or {}).get("phase")
+                not in inference.COMPLETED
+            ):
+                # A pod of the old layout in a workflow still in flight (fault).
+                action = decisions.Action.DELETE
+            if action is decisions.Action.DELETE and self.settings.has_fault(
+                Fault.POD_GC_DELAY_IGNORED
+            ):
+                delay = 0.0  # deleteDelayDuration ignored (fault)
             self.cleaner.enqueue(
                 pod["metadata"]["namespace"], pod["metadata"]["name"], action, delay
             )
@@ -400,6 +548,7 @@ class WorkflowController:
 
     def start(self, stop: threading.Event) -> None:
         """Start caches (workflows before pods, as Argo) and workers; return once they run."""
+        self._stopping = stop
         for informer in (self.configmaps, self.workflows):
             _thread(f"informer-{informer.name}", informer.run, stop)
         self.workflows.synced.wait()

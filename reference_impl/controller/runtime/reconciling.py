@@ -25,6 +25,8 @@ from reference_impl.controller.faults import Fault
 from reference_impl.controller.formats import durations
 from reference_impl.controller.formats import naming
 from reference_impl.controller.formats import timestamps
+from reference_impl.controller.pods import podfields
+from reference_impl.controller.runtime import downtime
 from reference_impl.controller.templates.checks import validation
 from reference_impl.controller.templates.execution import ExecuteOptions
 from reference_impl.controller.templates.execution import TemplateError
@@ -32,6 +34,7 @@ from reference_impl.controller.templates.nodes import hooks
 from reference_impl.controller.templates.nodes import inference
 from reference_impl.controller.templates.nodes import parallelism
 from reference_impl.controller.templates.nodes import progress
+from reference_impl.controller.templates.nodes import stopped_sidecars
 from reference_impl.controller.templates.nodes import suspends
 from reference_impl.controller.templates.operation import Operation
 from reference_impl.controller.templates.operation import pod_node_id
@@ -57,7 +60,7 @@ def reconcile(op: Operation) -> None:
     reconcile_task_results(op)
     if op.status.get("phase") in (None, "", "Unknown"):
         try:
-            validation.validate(op.wf)
+            validation.validate(_as_validated(op))
         except errors.ValidationError as err:
             logger.info("%s Workflow is invalid: %s", op.prefix, err)
             mark_workflow_phase(op, "Failed", f"invalid spec: {err}")
@@ -97,6 +100,20 @@ def reconcile(op: Operation) -> None:
         return
     _complete(op, root, exit_node if isinstance(exit_node, dict) else None)
     progress.update(op.status)
+
+
+def _as_validated(op: Operation) -> Json:
+    """The workflow validation sees: under `sidecar-main-dropped`, without `main` sidecars."""
+    templates = op.spec.get("templates")
+    if not op.settings.has_fault(Fault.SIDECAR_MAIN_DROPPED) or not isinstance(
+        templates, list
+    ):
+        return op.wf
+    dropped = [
+        podfields.without_main_sidecars(t) if isinstance(t, dict) else t
+        for t in templates
+    ]
+    return {**op.wf, "spec": {**op.spec, "templates": dropped}}
 
 
 def _run_exit_handler(op: Operation) -> Json | bool | None:
@@ -193,6 +210,8 @@ def reconcile_task_results(op: Operation) -> None:
         node = op.nodes.get(result["metadata"]["name"])
         if node is None:
             continue
+        if _merged_late(op, node):
+            continue
         label = (result["metadata"].get("labels") or {}).get(
             common.LABEL_REPORT_OUTPUTS_COMPLETED
         )
@@ -225,6 +244,22 @@ def reconcile_task_results(op: Operation) -> None:
             node["outputs"] = merged
         if progress.parse(result.get("progress")) is not None:
             node["progress"] = result["progress"]
+
+
+def _merged_late(op: Operation, node: Json) -> bool:
+    """Whether the `outputs-after-success` fault defers this task result.
+
+    Under it, a node not yet completed counts its task result as unsynced and gets
+    no outputs from it; the pass after the node completed merges them. With the
+    guards of `reconcile_pods` lifted too, the node is written `Succeeded` first.
+    """
+    if not op.settings.has_fault(Fault.OUTPUTS_AFTER_SUCCESS):
+        return False
+    if node.get("phase") in inference.COMPLETED:
+        return False
+    if "taskResultSynced" in node:
+        node["taskResultSynced"] = False
+    return True
 
 
 _REPORTED_AS_ERROR: dict[Fault | None, str] = {
@@ -263,12 +298,16 @@ def reconcile_pods(op: Operation) -> bool:
     incomplete = False
     running = False
     supervisor_precedence = not op.settings.has_fault(Fault.MAIN_MESSAGE_FIRST)
+    early = op.settings.has_fault(Fault.OUTPUTS_AFTER_SUCCESS)
     for pod in op.pods:
         node_id = pod_node_id(pod, op.name)
         node = op.nodes.get(node_id)
         if node is None or inference.fulfilled(node):
             # A fulfilled node keeps its verdict (e.g. the shutdown message) even while its
             # pod is still being terminated; the pod is labelled completed after persist.
+            continue
+        if downtime.taken_as_gone(op, pod):
+            op.mark_node(node["name"], "Error", "pod deleted")  # fault
             continue
         template = op.templates.get(node.get("templateName", ""))
         assessment = inference.assess(
@@ -277,15 +316,19 @@ def reconcile_pods(op: Operation) -> bool:
             template=template,
             now=op.now_text(),
             supervisor_precedence=supervisor_precedence,
+            wait_for_outputs=not early,
         )
         if assessment.terminate:
             op.effects.terminate_pod(op.namespace, pod["metadata"]["name"])
         new = assessment.node
         if new is not None:
             _misreport(op, new)
+            stopped_sidecars.misreport(op.settings.fault, pod, new)
+            downtime.note_success(op, pod, new)
             if (
                 new.get("phase") == "Succeeded"
                 and node.get("taskResultSynced") is False
+                and not early
             ):
                 incomplete = True
             else:
@@ -317,7 +360,7 @@ def reconcile_pods(op: Operation) -> bool:
                 op.requeue(op.settings.recently_started_pod_seconds - ago)
                 continue
         logger.info("%s Pod of node %s is missing.", op.prefix, node["name"])
-        op.mark_node(node["name"], "Error", "pod deleted")
+        op.mark_node(node["name"], downtime.vanished_phase(op, node), "pod deleted")
     return True
 
 

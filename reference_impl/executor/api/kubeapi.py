@@ -1,5 +1,7 @@
 """A minimal in-cluster Kubernetes API client: POST and merge-PATCH of task results.
 
+(And GET, which only the `result-read-back` fault uses: the executor's RBAC denies it.)
+
 Why not the official client: it is what the rest of the project uses, but
 packaged into the static argoexec it would cost ~0.5 s of imports per start
 (measured: `import kubernetes.client` 0.45-0.56 s vs 0.06 s for http.client +
@@ -75,8 +77,12 @@ class InClusterClient:
         """JSON-merge-patch a WorkflowTaskResult."""
         self._request("PATCH", f"{_collection(namespace)}/{name}", patch, MERGE_PATCH)
 
+    def get(self, *, namespace: str, name: str) -> dict[str, Any]:
+        """GET a WorkflowTaskResult (only the `result-read-back` fault does)."""
+        return self._request("GET", f"{_collection(namespace)}/{name}", None, "")
+
     def _request(
-        self, method: str, path: str, body: dict[str, Any], content_type: str
+        self, method: str, path: str, body: dict[str, Any] | None, content_type: str
     ) -> dict[str, Any]:
         s = self._settings
         try:
@@ -85,16 +91,18 @@ class InClusterClient:
                 s.host, s.port, timeout=s.timeout, context=self._context
             )
             try:
+                headers = {
+                    "Authorization": f"Bearer {token}",
+                    "Accept": "application/json",
+                    "User-Agent": USER_AGENT,
+                }
+                if body is not None:
+                    headers["Content-Type"] = content_type
                 conn.request(
                     method,
                     path,
-                    body=json.dumps(body).encode(),
-                    headers={
-                        "Authorization": f"Bearer {token}",
-                        "Content-Type": content_type,
-                        "Accept": "application/json",
-                        "User-Agent": USER_AGENT,
-                    },
+                    body=None if body is None else json.dumps(body).encode(),
+                    headers=headers,
                 )
                 response = conn.getresponse()
                 data = response.read()

@@ -40,6 +40,14 @@ class TaskResultApi(Protocol):
         """Apply a JSON merge patch; ApiError (reason NotFound, ...) on failure."""
         ...
 
+    def get(self, *, namespace: str, name: str) -> JsonDict:
+        """GET the object: a verb the executor's RBAC does NOT allow (Forbidden).
+
+        Only the `result-read-back` fault calls it, to show that needing it breaks
+        WPC-RESULT-006.
+        """
+        ...
+
 
 @dataclass(frozen=True)
 class Identity:
@@ -111,6 +119,23 @@ class Reporter:
             "metadata": {"labels": {common.LABEL_REPORT_OUTPUTS_COMPLETED: "true"}}
         }
         self._retrying(lambda: self._patch(patch))
+
+    def reopen(self) -> None:
+        """The `result-reopened` fault: set the label back to "false"."""
+        patch = {
+            "metadata": {"labels": {common.LABEL_REPORT_OUTPUTS_COMPLETED: "false"}}
+        }
+        self._retrying(lambda: self._patch(patch))
+
+    def read_back(self) -> None:
+        """The `result-read-back` fault: GET the task result (Forbidden by the RBAC)."""
+
+        def read() -> None:
+            self._api.get(
+                namespace=self._identity.namespace, name=self._identity.node_id
+            )
+
+        self._retrying(read)
 
     def _upsert_once(self, result: JsonDict) -> None:
         if not self._created:

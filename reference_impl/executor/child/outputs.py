@@ -13,9 +13,12 @@ are missing ones (they may be optional; wait decides).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
+from collections.abc import Iterator
+from pathlib import Path
 
 from reference_impl import commission
 from reference_impl import common
@@ -33,7 +36,8 @@ def save_outputs(
 ) -> None:
     """Copy main's output parameters and tar its output artifacts to the shared volume.
 
-    `fault`: a fault of commission whose `files` hook rewrites a parameter's copy.
+    `fault`: a fault of commission whose `files` hook rewrites a parameter's copy
+    or the file an output artifact archives.
     """
     for param in template.output_parameters:
         _save_parameter(template=template, paths=paths, path=param.path)
@@ -44,7 +48,7 @@ def save_outputs(
             container=common.MAIN,
         )
     for art in template.output_artifacts:
-        _save_artifact(template=template, paths=paths, path=art.path)
+        _save_artifact(template=template, paths=paths, path=art.path, fault=fault)
 
 
 def _save_parameter(*, template: Template, paths: Paths, path: str) -> None:
@@ -64,7 +68,13 @@ def _save_parameter(*, template: Template, paths: Paths, path: str) -> None:
     logger.info("Saved parameter %s to %s.", path, dest)
 
 
-def _save_artifact(*, template: Template, paths: Paths, path: str) -> None:
+def _save_artifact(
+    *,
+    template: Template,
+    paths: Paths,
+    path: str,
+    fault: commission.Fault | None = None,
+) -> None:
     if template.overlapping_mount(path) is not None:
         logger.info("No need to save artifact %s: it is on a volume mount.", path)
         return
@@ -74,9 +84,34 @@ def _save_artifact(*, template: Template, paths: Paths, path: str) -> None:
         return
     dest = paths.output_artifact(path)
     try:
-        archives.tar_gz(src=src, dest=dest)
+        with _archived(src, dest, fault) as archived:
+            archives.tar_gz(src=archived, dest=dest)
     except OSError as err:
         raise ArtifactError(
             f"failed to tarball the output {path} to {dest}: {err}"
         ) from None
     logger.info("Saved artifact %s to %s.", path, dest)
+
+
+@contextlib.contextmanager
+def _archived(src: Path, dest: Path, fault: commission.Fault | None) -> Iterator[Path]:
+    """What to archive for `src`: itself, or a rewritten copy under a fault of commission.
+
+    The copy (a `files` row for `output-artifact`, a regular file only) keeps the
+    base name, so the archive's entry is the same, and sits beside the archive; it
+    is removed afterwards and main's own file is left as it was.
+    """
+    if not src.is_file() or not commissioned.rewrites(
+        fault, "output-artifact", container=common.MAIN
+    ):
+        yield src
+        return
+    scratch = dest.with_name(dest.name + ".rewritten")
+    scratch.mkdir(parents=True, exist_ok=True)
+    try:
+        copy = scratch / src.name
+        shutil.copyfile(src, copy)
+        commissioned.rewrite(fault, "output-artifact", copy, container=common.MAIN)
+        yield copy
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)

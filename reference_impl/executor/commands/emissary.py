@@ -37,6 +37,7 @@ from reference_impl.executor.clocks import Clock
 from reference_impl.executor.errors import CommandNotFound
 from reference_impl.executor.errors import ExecutorError
 from reference_impl.executor.errors import PreMainFailure
+from reference_impl.executor.faults import EARLY_SIGKILL_FRACTION
 from reference_impl.executor.faults import EXIT_CODE_INSTEAD_OF_65
 from reference_impl.executor.faults import Fault
 from reference_impl.executor.files import commissioned
@@ -143,12 +144,15 @@ def _run(
         commissioned.set_mode(fault, "ctr-dir", ctr, container=name)
     except OSError as err:
         raise ExecutorError(f"failed to create ctr directory: {err}") from None
+    waited = 0.0
     if settings.wait_for_ready:
         timings = settings.timings
         if settings.fault is Fault.IGNORE_STALE_HEARTBEAT:
             # A chaos negative control: a stale RUNNING marker never ends the wait.
             timings = dataclasses.replace(timings, stale=float("inf"))
+        started = clock.monotonic()
         handshake.wait_for_ready(paths=paths, clock=clock, timings=timings, pause=pause)
+        waited = clock.monotonic() - started
     template = templates.load(paths=paths, env_value=settings.template_env)
     if settings.wait_for_ready and name == common.MAIN:
         linking.link_input_artifacts(
@@ -201,7 +205,28 @@ def _run(
         outputs.save_outputs(template=template, paths=paths, fault=fault)
     else:
         logger.info("Not saving outputs: %s is not the main container.", name)
+    _give_up_late(settings, waited)
     return code
+
+
+def _give_up_late(settings: ExecutorSettings, waited: float) -> None:
+    """The `late-give-up` fault: a main that waited past the 30 s rule fails after all.
+
+    WPC-HANDSHAKE-009 says a long pre-main with a live heartbeat must not make main
+    give up. Under the fault main still runs its command and saves its outputs (so
+    a reader in main sees the whole handshake), then exits 65 as if the supervisor
+    had died: the node fails where it would have succeeded with a fast pre-main.
+    """
+    stale = settings.timings.stale
+    if (
+        settings.fault is Fault.LATE_GIVE_UP
+        and settings.container_name == common.MAIN
+        and waited > stale
+    ):
+        raise PreMainFailure(
+            f"supervisor presumed dead: READY came after {waited:.0f}s, "
+            f"more than {stale:.0f}s"
+        )
 
 
 def look_path(name: str, *, path: str, workdir: str) -> str:
@@ -260,7 +285,8 @@ def _sidecar_self_kill(running: _Running) -> Callable[[int], None]:
     SIGTERM, then SIGKILL once the grace period has passed, both sent to the
     child directly. Through the signal file each would reach the child up to
     one poll interval late, independently, so the child could see less than
-    the grace period between them (WPC-KILL-003 says no earlier than G).
+    the grace period between them (WPC-KILL-003 says no earlier than G). The
+    `sidecar-sigkill-early` fault waits only part of it.
     """
     template, settings, paths = running.template, running.settings, running.paths
     clock, forwarder = running.clock, running.forwarder
@@ -275,13 +301,12 @@ def _sidecar_self_kill(running: _Running) -> Callable[[int], None]:
         stop = commission.signal_for(settings.commission, "sidecar", signal.SIGTERM)
         if not forwarder.signal_child(stop):
             return
-        if clock.wait(forwarder.exited, settings.grace_seconds):
+        grace = settings.grace_seconds
+        if settings.fault is Fault.SIDECAR_SIGKILL_EARLY:
+            grace *= EARLY_SIGKILL_FRACTION
+        if clock.wait(forwarder.exited, grace):
             return
-        logger.info(
-            "%s still runs %.0f s after SIGTERM; sending SIGKILL.",
-            name,
-            settings.grace_seconds,
-        )
+        logger.info("%s still runs %.1f s after SIGTERM; sending SIGKILL.", name, grace)
         forwarder.signal_child(signal.SIGKILL)
 
     def start(_pid: int) -> None:

@@ -28,6 +28,11 @@ def set_mode(
     os.chmod(path, mode)
 
 
+def rewrites(fault: commission.Fault | None, file: str, *, container: str) -> bool:
+    """Whether the row has a `files` entry for `file` in this container's executor."""
+    return fault is not None and any(e.applies(file, container) for e in fault.files)
+
+
 def rewrite(
     fault: commission.Fault | None, file: str, path: Path, *, container: str
 ) -> None:
@@ -35,9 +40,7 @@ def rewrite(
 
     A missing file stays missing and a directory (an unpacked archive) as it is.
     """
-    if fault is None or not any(e.applies(file, container) for e in fault.files):
-        return
-    if not path.is_file():
+    if not rewrites(fault, file, container=container) or not path.is_file():
         return
     text = path.read_bytes().decode("utf-8", "surrogateescape")
     changed = commission.rewrite_file(fault, file, text, container=container)

@@ -23,6 +23,7 @@ from reference_impl.executor.files import killing
 from reference_impl.executor.protocol import Paths
 from reference_impl.executor.settings import ExecutorSettings
 from reference_impl.executor.staging import collecting
+from reference_impl.executor.staging import misreporting
 from reference_impl.executor.staging.deadlines import DeadlineMonitor
 from reference_impl.executor.storage import stores
 from reference_impl.executor.templates import Template
@@ -103,6 +104,11 @@ def run_post_main(
             reporter.finalize()
         except ExecutorError as err:
             outcome.add(err)
+        faulty = misreporting.after_finalize(
+            settings=settings, paths=paths, mains=mains, reporter=reporter
+        )
+        if faulty is not None:
+            outcome.add(faulty)
 
 
 def _report_outputs(

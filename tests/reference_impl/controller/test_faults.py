@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import yaml
 
 from reference_impl.controller import errors
 from reference_impl.controller import faults
@@ -99,3 +100,31 @@ def test_a_correct_controller_builds_none_of_these_faults(hello_world):
     assert "WPC_REFERENCE_FAULT" not in [
         e["name"] for e in container(pod, "main")["env"]
     ]
+
+
+def test_image_cmd_ignored_leaves_a_commandless_main_without_the_cmd() -> None:
+    # WPC-EMISSARY-009: args unset means the image's CMD; the fault drops it.
+    wf = yaml.safe_load(
+        """
+metadata: {name: wf, namespace: ns, uid: uid-1}
+spec: {entrypoint: t, templates: [{name: t, container: {image: app:1}}]}
+"""
+    )
+    config = configuration.ControllerConfig(
+        images={"app:1": {"entrypoint": ["/app"], "cmd": ["--serve"]}}
+    )
+
+    def main_of(fault: faults.Fault | None) -> Json:
+        request = podbuilding.PodRequest(
+            workflow=wf, node_name="wf", template=wf["spec"]["templates"][0], now=NOW
+        )
+        pod = podbuilding.build_pod(
+            request, config=config, settings=settings(fault=fault), initless=False
+        )
+        assert pod is not None
+        return container(pod, "main")
+
+    assert main_of(None)["args"] == ["--serve"]
+    broken = main_of(faults.Fault.IMAGE_CMD_IGNORED)
+    assert broken["command"][-2:] == ["--", "/app"]
+    assert "args" not in broken

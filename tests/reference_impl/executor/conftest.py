@@ -70,6 +70,11 @@ class FakeApi:
             raise api_error(404, "NotFound")
         _merge(self.objects[name], patch)
 
+    def get(self, *, namespace: str, name: str) -> dict[str, Any]:
+        """Forbidden, as under the executor's Role (create and patch only)."""
+        self.calls.append(("get", namespace, {}))
+        raise api_error(403, "Forbidden")
+
 
 def _merge(target: dict[str, Any], patch: dict[str, Any]) -> None:
     for key, value in patch.items():

@@ -47,6 +47,7 @@ from reference_impl.executor.settings import ExecutorSettings
 from reference_impl.executor.settings import Timings
 from reference_impl.executor.staging import loading
 from reference_impl.executor.staging import premain
+from reference_impl.executor.storage import archives
 from reference_impl.executor.templates import Template
 from tests.reference_impl.executor.conftest import FakeApi
 from tests.reference_impl.executor.conftest import FakeClock
@@ -75,6 +76,8 @@ TESTED = {
     "template-owner-only",
     "artifact-line-appended",
     "artifact-link-tmp",
+    "initless-template-0600",
+    "output-artifact-altered",
 }
 BASE = ExecutorSettings(
     container_name="main",
@@ -438,3 +441,47 @@ def test_the_executor_hooks_do_nothing_without_a_fault():
     assert commission.rewrite_text(None, "marker", "READY\n") == "READY\n"
     assert commission.file_mode(None, "ctr-dir", container="main") is None
     assert commission.rewrite_file(None, "stdout", "x\n", container="main") == "x\n"
+
+
+@pytest.mark.parametrize(
+    ("container", "mode"), [("supervisor", 0o600), ("init", 0o444)]
+)
+def test_initless_template_owner_only_changes_the_supervisors_template_only(
+    paths, container, mode
+):
+    # WPC-INITLESS-007: main, as any user, reads the template the supervisor wrote.
+    premain.write_template(
+        template=Template(raw={"name": "t"}),
+        paths=paths,
+        fault=faults.commission_fault("initless-template-0600"),
+        container=container,
+    )
+    assert paths.template.stat().st_mode & 0o7777 == mode
+
+
+ARTIFACT_TEMPLATE = (
+    '{"outputs": {"artifacts": [{"name": "data", "path": "/tmp/out/data.txt"}]}}'
+)
+
+
+@pytest.mark.parametrize(
+    ("fault", "archived"),
+    [
+        ("", "one\ntwo"),
+        ("output-artifact-altered", "one\ntwo\naltered"),
+        ("artifact-line-appended", "one\ntwo"),  # the input-artifact role only
+    ],
+)
+def test_output_artifact_altered_changes_the_archived_copy_only(
+    paths, tmp_path, fault, archived
+):
+    # WPC-RESULT-008: the next step receives exactly the bytes main left.
+    (paths.root / "tmp" / "out").mkdir(parents=True)
+    source = paths.at("/tmp/out/data.txt")
+    argv = ["sh", "-c", f"printf 'one\\ntwo' > {source}"]
+    assert emissary(paths, argv, fault, template_env=ARTIFACT_TEMPLATE) == 0
+    tgz = paths.output_artifact("/tmp/out/data.txt")
+    archives.unpack(archive=tgz, dest=tmp_path / "unpacked")
+    assert (tmp_path / "unpacked").read_bytes() == archived.encode()
+    assert source.read_bytes() == b"one\ntwo"
+    assert sorted(p.name for p in tgz.parent.iterdir()) == [tgz.name]

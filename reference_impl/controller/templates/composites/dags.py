@@ -14,6 +14,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from reference_impl.controller import errors
+from reference_impl.controller.faults import Fault
 from reference_impl.controller.formats import naming
 from reference_impl.controller.templates.checks import validation
 from reference_impl.controller.templates.composites import depends
@@ -61,6 +62,10 @@ def execute(
     dag = _Dag(op=op, node=node, tasks=tasks, inputs=inputs, opts=opts)
     for target in targets:
         _execute_task(dag, target, visited)
+    if op.settings.has_fault(Fault.EXIT_HOOK_TWICE):
+        errored = _rerun_target_exit_hooks(dag, targets)
+        if errored is not None:
+            return errored
     phase = _assess(
         op,
         node,
@@ -178,25 +183,56 @@ def _run_exit_hook(dag: _Dag, task: Json, node: Json) -> None:
     A hook that cannot run errors the task's hook node, as upstream leaves it; a
     parallelism limit holds it back until a later pass.
     """
+    try:
+        _call_exit_hook(dag, task, node)
+    except parallelism.ParallelismReached:
+        return
+    except errors.WorkflowError:
+        return  # the hook's node is marked Error; the DAG's assessment sees it
+
+
+def _call_exit_hook(dag: _Dag, task: Json, node: Json) -> None:
+    """Execute a completed task's exit hook, if it has one.
+
+    Raises `parallelism.ParallelismReached` when a limit holds it back, and
+    WorkflowError when it cannot run (its node is then Error).
+    """
     if node.get("phase") not in inference.COMPLETED:
         return
     hook = hooks.exit_hook(task, dag.op.spec.get("arguments") or {})
     if hook is None:
         return
-    try:
-        hooks.run_on_exit(
-            dag.op,
-            hook,
-            node,
-            boundary_id=dag.node["id"],
-            kind="tasks",
-            name=task["name"],
-            scope=_scope(dag),
-        )
-    except parallelism.ParallelismReached:
-        return
-    except errors.WorkflowError:
-        return  # the hook's node is marked Error; the DAG's assessment sees it
+    hooks.run_on_exit(
+        dag.op,
+        hook,
+        node,
+        boundary_id=dag.node["id"],
+        kind="tasks",
+        name=task["name"],
+        scope=_scope(dag),
+    )
+
+
+def _rerun_target_exit_hooks(dag: _Dag, targets: list[str]) -> Json | None:
+    """The `exit-hook-twice` fault: upstream v4.0's second exit-hook call per pass.
+
+    Each completed target task's exit hook is executed again; when a limit holds that
+    call back (with `spec.parallelism: 1`, the hook's own pod, created by the first
+    call, takes the slot), the DAG errors with `Max parallelism reached` instead of
+    waiting for a later pass (argoproj/argo-workflows#14392), breaking
+    WPC-STATUS-020. Returns the errored DAG node, else None.
+    """
+    for target in targets:
+        node = dag.op.node(naming.task_name(dag.node["name"], target))
+        if node is None:
+            continue
+        try:
+            _call_exit_hook(dag, dag.tasks[target], node)
+        except parallelism.ParallelismReached as reached:
+            return dag.op.mark_node(dag.node["name"], "Error", str(reached))
+        except errors.WorkflowError:
+            continue  # as the first call: the hook's node is already Error
+    return None
 
 
 def _run_expanded(

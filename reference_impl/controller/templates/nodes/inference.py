@@ -102,10 +102,7 @@ def infer_failed_reason(
             elif name in (common.WAIT, common.SUPERVISOR):
                 aux_ok = True
             continue
-        message = f"{terminated.get('reason', '')} (exit code {code})"
-        if terminated.get("message"):
-            message = f"{message}: {terminated['message']}"
-        message = f"{name}: {message}"
+        message = container_message(name, terminated)
         if name == common.MAIN:
             return "Failed", message
         if name in (common.INIT, common.WAIT, common.SUPERVISOR):
@@ -122,6 +119,15 @@ def infer_failed_reason(
         "Failed",
         "pod failed: neither main nor wait container completed successfully",
     )
+
+
+def container_message(name: str, terminated: Json) -> str:
+    """`<container>: <Reason> (exit code N)[: <termination message>]`, as a node says it."""
+    code = int(terminated.get("exitCode", 0))
+    message = f"{terminated.get('reason', '')} (exit code {code})"
+    if terminated.get("message"):
+        message = f"{message}: {terminated['message']}"
+    return f"{name}: {message}"
 
 
 def needs_termination(pod: Json) -> bool:
@@ -142,8 +148,13 @@ def assess(
     template: Json | None,
     now: str,
     supervisor_precedence: bool = True,
+    wait_for_outputs: bool = True,
 ) -> Assessment:
-    """Return the node as this pod shows it (`assessNodeStatus`); `now` is an RFC 3339 time."""
+    """Return the node as this pod shows it (`assessNodeStatus`); `now` is an RFC 3339 time.
+
+    `wait_for_outputs=False` is the `outputs-after-success` fault: a succeeded pod
+    makes its node `Succeeded` even while the declared outputs are still missing.
+    """
     updated = copy.deepcopy(old)
     status = pod.get("status") or {}
     phase = status.get("phase")
@@ -194,7 +205,8 @@ def assess(
     if phase == "Failed" and status.get("reason") == "Evicted" and aux_cleaned_up:
         result.task_result_complete = True
     if (
-        updated["phase"] == "Succeeded"
+        wait_for_outputs
+        and updated["phase"] == "Succeeded"
         and template is not None
         and _outputs_missing(template, updated)
     ):

@@ -4,7 +4,8 @@
 - `create` sets exactly the labels given (no instance label unless given), for
   Workflows meant for no instance or for a controller without instanceID;
 - both leave the caller's manifest alone and drop a namespace it names;
-- assert_succeeded() passes only a node with no message, exit code 0 and its parameters.
+- assert_succeeded() passes only a node with no message, exit code 0 and its parameters,
+  and its failures name the clause it is given.
 """
 
 from __future__ import annotations
@@ -96,12 +97,13 @@ def test_assert_succeeded_accepts_only_a_clean_success_with_its_parameters():
         "phase": "Succeeded",
         "outputs": {"exitCode": "0", "parameters": [{"name": "a", "value": "1"}]},
     }
-    assert_succeeded(node, parameters=[("a", "1")])
+    assert_succeeded(node, parameters=[("a", "1")], clause="WPC-X-001")
     for broken in (
         {**node, "message": "odd"},
         {**node, "outputs": {**node["outputs"], "exitCode": "1"}},
     ):
-        with pytest.raises(AssertionError):
-            assert_succeeded(broken, parameters=[("a", "1")])
-    with pytest.raises(AssertionError):
-        assert_succeeded(node, parameters=[("a", "2")])
+        # Each failure names the clause it checks (a negative control counts on it).
+        with pytest.raises(AssertionError, match=r"^WPC-X-001: "):
+            assert_succeeded(broken, parameters=[("a", "1")], clause="WPC-X-001")
+    with pytest.raises(AssertionError, match=r"^WPC-X-001: "):
+        assert_succeeded(node, parameters=[("a", "2")], clause="WPC-X-001")

@@ -6,7 +6,9 @@
 - the controller's own aux container (wait, supervisor) is never signalled;
 - terminating a Pending pod the cache dropped deletes it (read from the API);
 - other actions for a pod the cache does not hold are dropped;
-- a pod that is gone from the API too is not an error.
+- a pod that is gone from the API too is not an error;
+- a `cleanup` fault of commission changes the patch sent (`finalizers-all-dropped`,
+  `label-adds-finalizer`).
 """
 
 from __future__ import annotations
@@ -127,3 +129,65 @@ def test_a_cleanup_fault_changes_the_patch_sent():
         fault=commission.load()["finalizers-all-dropped"],
     ).process(key)
     assert [p["metadata"]["finalizers"] for p in api.patches] == [["wpc.dev/keep"], []]
+
+
+def test_terminate_with_sigkill_sends_sigkill_first():
+    """The negative control for WPC-KILL-009: no SIGTERM before the SIGKILL."""
+    from reference_impl.controller.faults import Fault
+
+    def first_command(fault: Fault | None) -> list[str]:
+        api = FakePodApi({"ns/p": running_pod()})
+        PodCleaner(
+            api=api,
+            get_pod=lambda _key: None,
+            grace_period_seconds=lambda: None,
+            deliberate=fault,
+        ).process(f"ns/p/{decisions.Action.TERMINATE.value}")
+        ((container, command),) = api.execs
+        assert container == "main"
+        return command
+
+    assert first_command(None)[2] == "15"
+    assert first_command(Fault.TERMINATE_WITH_SIGKILL) == [
+        "/var/run/argo/argoexec",
+        "kill",
+        "9",
+        "1",
+    ]
+
+
+def test_the_deliberate_fault_reaches_the_kill_command():
+    from reference_impl.controller.faults import Fault
+
+    pod = running_pod()
+    pod["spec"]["containers"].append({"name": "injected"})
+    pod["status"]["containerStatuses"] = [
+        {"name": "injected", "state": {"running": {}}}
+    ]
+    api = FakePodApi({"ns/p": pod})
+    PodCleaner(
+        api=api,
+        get_pod=lambda _key: None,
+        grace_period_seconds=lambda: None,
+        deliberate=Fault.KILL_DEFAULT_NOT_PID1,
+    ).process(f"ns/p/{decisions.Action.TERMINATE.value}")
+    assert api.execs == [("injected", ["/bin/sh", "-c", "kill -15 -1"])]
+
+
+def test_label_adds_finalizer_puts_the_status_finalizer_on_a_pod_labelled_completed():
+    """Finalizer off: the label patch, which had none, brings it (WPC-FINALIZER-002)."""
+    from reference_impl import commission
+
+    pod = running_pod()
+    pod["metadata"]["resourceVersion"] = "3"
+    api = FakePodApi({})
+    clean = PodCleaner(
+        api=api,
+        get_pod=lambda _key: pod,
+        grace_period_seconds=lambda: None,
+        fault=commission.load()["label-adds-finalizer"],
+    )
+    clean.process(f"ns/p/{decisions.Action.LABEL_COMPLETED.value}")
+    assert [p["metadata"].get("finalizers") for p in api.patches] == [
+        ["workflows.argoproj.io/status"]
+    ]

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from reference_impl.controller import errors
+from reference_impl.controller import faults
 from reference_impl.controller.cleanup import killing
 
 Json = dict[str, Any]
@@ -87,3 +88,33 @@ def test_grace_period_defaults_to_30_seconds() -> None:
     subject = pod()
     subject["spec"]["terminationGracePeriodSeconds"] = 5
     assert killing.grace_seconds(subject) == 5.0
+
+
+@pytest.mark.parametrize("container", ["wait", "main", "legacy"])
+def test_kill_default_not_pid1_leaves_argoexec_commands_alone(container):
+    fault = faults.Fault.KILL_DEFAULT_NOT_PID1
+    assert killing.kill_command(
+        pod(), container, killing.SIGTERM, fault=fault
+    ) == killing.kill_command(pod(), container, killing.SIGTERM)
+
+
+def test_kill_default_not_pid1_signals_all_but_pid_1_of_an_injected_container():
+    """The negative control for WPC-KILL-005: `-1` is every process but init."""
+    fault = faults.Fault.KILL_DEFAULT_NOT_PID1
+    assert killing.kill_command(pod(), "injected", killing.SIGTERM, fault=fault) == [
+        "/bin/sh",
+        "-c",
+        "kill -15 -1",
+    ]
+
+
+def test_kill_cmd_ignored_uses_the_command_without_the_annotation():
+    """The negative control for WPC-KILL-006."""
+    subject = pod({"workflows.argoproj.io/kill-cmd-injected": '["echo", "%d"]'})
+    fault = faults.Fault.KILL_CMD_IGNORED
+    assert killing.kill_command(subject, "injected", killing.SIGTERM) == ["echo", "15"]
+    assert killing.kill_command(subject, "injected", killing.SIGTERM, fault=fault) == [
+        "/bin/sh",
+        "-c",
+        "kill -15 1",
+    ]

@@ -6,7 +6,13 @@ terminating containers, the layout switch with and without keep-old-layout, and 
 restart faults of issue 16: restart-suspend-timer (a suspend that ended while no controller
 ran resumes only a whole duration after the restart) and rerun-hook-on-restart (an
 exit hook still running at the restart gets a second pod, other running nodes are
-adopted), each inactive without its switch."""
+adopted), each inactive without its switch.
+Also restart-skips-cleanup (the pods of a finished node, created before the process
+started, are never cleaned up; its own pods are).
+Also claim-sibling-pods (the init-less instance of a fault relabels each pod of its
+legacy twin once and gives it back; no other instance is watched or touched).
+Also reopen-after-restart (a workflow completed before the process started is written
+back as Running once, then its phase is restored)."""
 
 from __future__ import annotations
 
@@ -20,6 +26,7 @@ import pytest
 from reference_impl.controller import faults
 from reference_impl.controller.cleanup import decisions
 from reference_impl.controller.config import configuration
+from reference_impl.controller.machinery import sources
 from reference_impl.controller.machinery.queueing import WorkQueue
 from reference_impl.controller.runtime.controlling import WorkflowController
 from tests.reference_impl.controller.conftest import NOW
@@ -510,3 +517,140 @@ def test_rerun_exit_hook_on_restart_adopts_and_cleans_up_a_finished_hooks_pod() 
     assert f"ns/{hook_pod['metadata']['name']}/labelPodCompleted" in drain(
         wfc.cleaner.queue
     )
+
+
+@pytest.mark.parametrize(
+    ("fault", "created", "cleaned"),
+    [
+        (None, BEFORE_THE_RESTART, True),
+        (faults.Fault.RESTART_SKIPS_CLEANUP, BEFORE_THE_RESTART, False),
+        # A pod this process created is cleaned up as without the fault.
+        (faults.Fault.RESTART_SKIPS_CLEANUP, AT_THE_RESTART, True),
+    ],
+)
+def test_restart_skips_cleanup_leaves_pods_from_before_the_restart_alone(
+    fault, created, cleaned
+):
+    """WPC-RECOVERY-003/-004: the finished pod is never labelled nor loses the finalizer."""
+    h = Harness(workflow(HOOKED))
+    h.reconcile()
+    h.succeed("wf[0].work")
+    h.reconcile()
+    state = cluster_of(h, created=created)
+    (work,) = [
+        p for p in state[1] if p["metadata"]["annotations"][NODE_NAME] == "wf[0].work"
+    ]
+    _, _, wfc = restarted(fault, state)
+    key = f"ns/{work['metadata']['name']}/labelPodCompleted"
+    assert (key in drain(wfc.cleaner.queue)) is cleaned
+
+
+def instance_pod(instance_id: str) -> Json:
+    pod = leftover_pod()
+    pod["metadata"]["labels"]["workflows.argoproj.io/controller-instanceid"] = (
+        instance_id
+    )
+    return pod
+
+
+def instance_controller(
+    instance_id: str, fault: faults.Fault | None
+) -> tuple[WorkflowController, FakeApi]:
+    api = FakeApi()
+    wfc = WorkflowController(
+        api=cast(Any, api),
+        settings=settings(fault=fault),
+        startup_config=configuration.ControllerConfig(instance_id=instance_id),
+        clock=lambda: NOW,
+        monotonic=Monotonic(),
+    )
+    return wfc, api
+
+
+def test_claim_sibling_pods_labels_the_legacy_twins_pods_once_and_gives_them_back() -> (
+    None
+):
+    """WPC-INSTANCE-004: the init-less instance of a fault relabels its twin's pods."""
+    wfc, api = instance_controller(
+        "wpc-neg-f-initless", faults.Fault.CLAIM_SIBLING_PODS
+    )
+    pod = instance_pod("wpc-neg-f-legacy")
+    pod["metadata"]["uid"] = "p1"
+    wfc.pods.apply("ADDED", pod)
+    label = "workflows.argoproj.io/controller-instanceid"
+    assert api.patched == [
+        ("hello", {"metadata": {"labels": {label: "wpc-neg-f-initless"}}}),
+        ("hello", {"metadata": {"labels": {label: "wpc-neg-f-legacy"}}}),
+    ]
+    # The versions its own patches make are left alone, as a pod of its own would not be.
+    claimed = copy.deepcopy(pod)
+    claimed["metadata"]["labels"][label] = "wpc-neg-f-initless"
+    wfc.pods.apply("MODIFIED", claimed)
+    wfc.pods.apply("MODIFIED", pod)
+    assert len(api.patched) == 2
+    assert drain(wfc.queue) == []  # the twin's workflow is none of its business
+    assert drain(wfc.cleaner.queue) == []
+
+
+@pytest.mark.parametrize(
+    ("instance_id", "fault"),
+    [
+        ("wpc-neg-f-initless", None),
+        # One way only, and never an instance that is no layout twin (wpc-t-...).
+        ("wpc-neg-f-legacy", faults.Fault.CLAIM_SIBLING_PODS),
+        ("wpc-t-1234abcd", faults.Fault.CLAIM_SIBLING_PODS),
+        ("", faults.Fault.CLAIM_SIBLING_PODS),
+    ],
+)
+def test_without_claim_sibling_pods_no_other_instance_is_watched(instance_id, fault):
+    wfc, api = instance_controller(instance_id, fault)
+    assert wfc.sibling == ""
+    wfc.pods.apply("ADDED", instance_pod(instance_id))
+    assert api.patched == []
+
+
+def test_the_pod_watch_selects_the_claimed_twin_only() -> None:
+    assert faults.sibling_instance("wpc-neg-f-initless") == "wpc-neg-f-legacy"
+    assert sources.instance_selector("wpc-neg-f-initless", also="wpc-neg-f-legacy") == (
+        "workflows.argoproj.io/controller-instanceid in "
+        "(wpc-neg-f-initless,wpc-neg-f-legacy)"
+    )
+    assert (
+        sources.instance_selector("x")
+        == "workflows.argoproj.io/controller-instanceid=x"
+    )
+
+
+def completed_before(created: str) -> Json:
+    done = hello(
+        labels={"workflows.argoproj.io/completed": "true"}, creationTimestamp=created
+    )
+    done["status"] = {"phase": "Failed", "nodes": {}}
+    return done
+
+
+def test_reopen_after_restart_writes_a_completed_workflow_running_once() -> None:
+    """WPC-RECOVERY-009: the phase of a workflow completed before the start changes."""
+    wfc, api = controller(faults.Fault.REOPEN_AFTER_RESTART)
+    wfc.workflows.apply("ADDED", completed_before(BEFORE_THE_RESTART))
+    wfc.process_workflow("ns/hello")
+    assert [w["status"]["phase"] for w in api.replaced] == ["Running"]
+    wfc.process_workflow("ns/hello")
+    assert [w["status"]["phase"] for w in api.replaced] == ["Running", "Failed"]
+    wfc.process_workflow("ns/hello")
+    assert len(api.replaced) == 2  # then left alone, as without the fault
+
+
+@pytest.mark.parametrize(
+    ("fault", "created"),
+    [
+        (None, BEFORE_THE_RESTART),
+        # Completed under this process: no restart in between.
+        (faults.Fault.REOPEN_AFTER_RESTART, AT_THE_RESTART),
+    ],
+)
+def test_a_completed_workflow_keeps_its_phase(fault, created):
+    wfc, api = controller(fault)
+    wfc.workflows.apply("ADDED", completed_before(created))
+    wfc.process_workflow("ns/hello")
+    assert api.replaced == []

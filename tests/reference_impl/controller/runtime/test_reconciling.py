@@ -9,6 +9,7 @@ pod-build failures; and the pod clean-up that follows a persisted update.
 from __future__ import annotations
 
 import datetime
+import json
 from typing import Any
 
 import pytest
@@ -543,3 +544,129 @@ def test_a_shutdown_verdict_survives_the_pods_own_termination() -> None:
     )
     h.reconcile()
     assert h.node("wf[0].a")["message"] == "workflow shutdown with strategy:  Terminate"
+
+
+def sidecar_stopped(hello_world: Json, main: int, fault: Fault | None) -> Json:
+    """The node of a pod whose main exited `main` and whose sidecar was stopped (143)."""
+    h = Harness(hello_world, settings=settings(fault=fault))
+    h.reconcile()
+    main_state = terminated(main, reason="Error" if main else "Completed")
+    h.set_pod(
+        "hello",
+        pod_status(
+            "Failed",
+            main=main_state,
+            wait=terminated(0),
+            sleeper=terminated(143, reason="Error"),
+        ),
+    )
+    h.reconcile()
+    h.reconcile()
+    return h.node("hello")
+
+
+_SLEEPER = "sleeper: Error (exit code 143)"
+_MAIN_FAILED = "main: Error (exit code 1)"
+
+
+@pytest.mark.parametrize(
+    ("main", "fault", "expected"),
+    [
+        (0, None, ("Succeeded", None)),
+        (0, Fault.SIDECAR_STOP_FAILS_NODE, ("Failed", _SLEEPER)),
+        (0, Fault.STOPPED_SIDECAR_MESSAGE, ("Succeeded", None)),
+        (1, None, ("Failed", _MAIN_FAILED)),
+        (1, Fault.SIDECAR_STOP_FAILS_NODE, ("Failed", _MAIN_FAILED)),
+        (1, Fault.STOPPED_SIDECAR_MESSAGE, ("Failed", _SLEEPER)),
+    ],
+)
+def test_stopped_sidecar_faults_change_only_their_outcome_of_main(
+    hello_world, main, fault, expected
+):
+    """The negative controls for WPC-KILL-001 (`sidecar-stop-fails-node`: main
+    succeeded) and WPC-KILL-004 (`stopped-sidecar-message`: main failed)."""
+    node = sidecar_stopped(hello_world, main, fault)
+    assert (node["phase"], node.get("message")) == expected
+
+
+MAIN_SIDECAR = """
+spec:
+  entrypoint: t
+  templates:
+  - name: t
+    container: {image: busybox, command: [sh, -c, "true"]}
+    sidecars: [{name: main, image: busybox, args: [sleep 1]}]
+"""
+
+
+def test_a_sidecar_named_main_is_rejected_without_the_fault() -> None:
+    h = Harness(workflow(MAIN_SIDECAR))
+    h.reconcile()
+    assert h.wf["status"]["phase"] == "Failed"
+    assert h.wf["status"]["message"] == (
+        'invalid spec: templates.t.sidecars: "main" is a reserved Argo container name'
+    )
+    assert h.effects.created == []
+
+
+def test_sidecar_main_dropped_runs_the_workflow_without_that_sidecar() -> None:
+    # WPC-VALIDATE-005 says such a workflow must not run; the fault runs it to success.
+    h = Harness(
+        workflow(MAIN_SIDECAR), settings=settings(fault=Fault.SIDECAR_MAIN_DROPPED)
+    )
+    h.reconcile()
+    assert h.wf["status"]["phase"] == "Running"
+    [pod] = h.effects.created
+    assert [c["name"] for c in pod["spec"]["containers"]] == ["wait", "main"]
+    assert pod["spec"]["containers"][1]["command"][-3:] == ["sh", "-c", "true"]
+    # The executors are not told of the dropped sidecar either.
+    templates = [
+        json.loads(e["value"])
+        for c in pod["spec"]["containers"] + pod["spec"]["initContainers"]
+        for e in c.get("env") or []
+        if e["name"] == "ARGO_TEMPLATE"
+    ]
+    assert templates
+    assert all(t["sidecars"] == [] for t in templates)
+    h.succeed("wf")
+    h.reconcile()
+    assert h.wf["status"]["phase"] == "Succeeded"
+    # The workflow's own spec is left as submitted.
+    assert h.wf["spec"]["templates"][0]["sidecars"][0]["name"] == "main"
+
+
+def step_a_succeeded(fault: Fault | None) -> Harness:
+    """STEPS once `a`'s pod succeeded, its task result seen incomplete, then complete."""
+    h = Harness(workflow(STEPS), settings=settings(fault=fault))
+    h.reconcile()
+    h.set_pod("wf[0].a", pod_status("Running", main=terminated(0), wait=running()))
+    h.report("wf[0].a", complete=False)
+    h.reconcile()
+    h.succeed("wf[0].a", outputs={"parameters": [{"name": "out", "value": "from-a"}]})
+    h.reconcile()
+    return h
+
+
+def test_outputs_after_success_writes_succeeded_before_the_outputs() -> None:
+    # WPC-STATUS-010: the node must not be Succeeded before its outputs; the fault
+    # writes one version with `a` Succeeded and no parameters, then merges them.
+    h = step_a_succeeded(Fault.OUTPUTS_AFTER_SUCCESS)
+    a = h.node("wf[0].a")
+    assert a["phase"] == "Succeeded"
+    assert a["outputs"] == {"exitCode": "0"}
+    assert a["taskResultSynced"] is False
+    # The next step still waits for the outputs: it gets them one pass later.
+    assert naming.node_id("wf", "wf[1].b") not in h.wf["status"]["nodes"]
+    h.reconcile()
+    assert h.node("wf[0].a")["outputs"]["parameters"] == [
+        {"name": "out", "value": "from-a"}
+    ]
+    assert h.node("wf[1].b")["inputs"] == {
+        "parameters": [{"name": "msg", "value": "from-a"}]
+    }
+
+
+def test_without_the_fault_succeeded_comes_with_the_outputs() -> None:
+    a = step_a_succeeded(None).node("wf[0].a")
+    assert a["phase"] == "Succeeded"
+    assert a["outputs"]["parameters"] == [{"name": "out", "value": "from-a"}]

@@ -12,7 +12,7 @@ scenario in conformance/tests/; here pass by pass against a fake cluster):
 - `exit-node-rerun` (upstream d81ac3f7, #14392): with `spec.parallelism: 1` a DAG target
   task's exit hook, whose pod takes the only slot, leaves the DAG and the workflow
   `Succeeded` (upstream v4.0.0 ran the hook twice per pass and errored the DAG with
-  `Max parallelism reached`);
+  `Max parallelism reached`); the `exit-hook-twice` fault brings that bug back;
 - `retry-backoff-overflow` (upstream b8cf9ed8): a backoff `duration * factor^n` beyond
   Go's int64 nanoseconds saturates there: with `maxDuration` the retry node fails with
   `Backoff would exceed max duration limit` instead of starting the next attempt at
@@ -27,11 +27,13 @@ from typing import Any
 
 import pytest
 
+from reference_impl.controller.faults import Fault
 from reference_impl.controller.templates.nodes import retries
 from tests.reference_impl.controller.conftest import NOW
 from tests.reference_impl.controller.conftest import Harness
 from tests.reference_impl.controller.conftest import pod_status
 from tests.reference_impl.controller.conftest import running
+from tests.reference_impl.controller.conftest import settings
 from tests.reference_impl.controller.conftest import terminated
 from tests.reference_impl.controller.conftest import workflow
 
@@ -263,3 +265,39 @@ def test_the_backoff_wait_saturates_at_gos_largest_duration(
 def test_gos_largest_duration_is_about_292_years() -> None:
     years = retries.MAX_WAIT_SECONDS / (365.25 * 86400)
     assert 292.2 < years < 292.3
+
+
+ON_EXIT_TASK = HOOKED_TASK.replace("hooks: {exit: {template: quick}}", "onExit: quick")
+
+
+@pytest.mark.parametrize(
+    "manifest", [HOOKED_TASK, ON_EXIT_TASK], ids=["hooks", "onExit"]
+)
+def test_exit_hook_twice_errors_the_dag_when_the_hook_takes_the_last_slot(
+    manifest: str,
+) -> None:
+    # The negative control for WPC-STATUS-020: upstream v4.0.0's bug, on purpose.
+    h = Harness(workflow(manifest), settings=settings(fault=Fault.EXIT_HOOK_TWICE))
+    h.reconcile()
+    assert h.node("wf")["phase"] == "Running"  # a's own pod: no hook yet
+    h.succeed("wf.a")
+    h.reconcile()
+    assert h.node("wf.a.onExit")["phase"] == "Pending"
+    assert (h.node("wf")["phase"], h.node("wf")["message"]) == (
+        "Error",
+        "Max parallelism reached",
+    )
+    assert h.wf["status"]["phase"] == "Error"
+    assert len(h.effects.created) == 2  # the hook ran once: its second call was refused
+
+
+def test_exit_hook_twice_leaves_a_dag_without_a_limit_alone() -> None:
+    unlimited = HOOKED_TASK.replace("  parallelism: 1\n", "")
+    h = Harness(workflow(unlimited), settings=settings(fault=Fault.EXIT_HOOK_TWICE))
+    h.reconcile()
+    h.succeed("wf.a")
+    h.reconcile()
+    h.succeed("wf.a.onExit")
+    h.reconcile()
+    assert h.wf["status"]["phase"] == "Succeeded"
+    assert len(h.effects.created) == 2

@@ -74,7 +74,7 @@ def server(tls_files):
                     "path": self.path,
                     "auth": self.headers.get("Authorization"),
                     "type": self.headers.get("Content-Type"),
-                    "body": json.loads(self.rfile.read(length)),
+                    "body": json.loads(self.rfile.read(length)) if length else None,
                 }
             )
             status, body = replies.pop(0) if replies else (201, {})
@@ -86,6 +86,7 @@ def server(tls_files):
 
         do_POST = _serve
         do_PATCH = _serve
+        do_GET = _serve
 
         def log_message(self, *args):
             pass
@@ -138,6 +139,24 @@ def test_patch_is_a_merge_patch_on_the_named_object(client, server, tmp_path):
     assert requests[0]["path"].endswith("/workflowtaskresults/wf-1")
     assert requests[0]["type"] == "application/merge-patch+json"
     assert requests[0]["auth"] == "Bearer tok-2"
+
+
+def test_get_reads_the_named_object_without_a_body(client, server):
+    # Only the `result-read-back` fault uses GET; a real executor Role denies it.
+    _, requests, replies = server
+    replies.append((403, {"reason": "Forbidden", "message": "denied"}))
+    with pytest.raises(ApiError, match="403 Forbidden: denied") as caught:
+        client.get(namespace="argo", name="wf-1")
+    assert not caught.value.transient
+    assert requests == [
+        {
+            "method": "GET",
+            "path": "/apis/argoproj.io/v1alpha1/namespaces/argo/workflowtaskresults/wf-1",
+            "auth": "Bearer tok-1",
+            "type": None,
+            "body": None,
+        }
+    ]
 
 
 def test_status_reason_is_mapped(client, server):

@@ -233,7 +233,8 @@ def test_a_template_sidecar_kills_itself_once_main_has_exited(paths):
     assert paths.exitcode("sc").read_text() == "143"
 
 
-def test_a_sidecar_ignoring_sigterm_is_killed_no_earlier_than_the_grace_period(paths):
+def _stubborn_sidecar(paths: Paths, grace: float, fault: Fault | None) -> float:
+    """Run a sidecar whose command ignores SIGTERM; seconds until it was killed (137)."""
     paths.ctr("main").mkdir(parents=True)
     template = '{"sidecars": [{"name": "sc"}]}'
     # The child "completes main" itself once its trap is set, so the SIGTERM
@@ -246,10 +247,20 @@ def test_a_sidecar_ignoring_sigterm_is_killed_no_earlier_than_the_grace_period(p
         ["sh", "-c", script],
         container_name="sc",
         template_env=template,
-        grace_seconds=1.0,
+        grace_seconds=grace,
+        fault=fault,
     )
     assert code == 137
-    assert time.monotonic() - started >= 1.0
+    return time.monotonic() - started
+
+
+def test_a_sidecar_ignoring_sigterm_is_killed_no_earlier_than_the_grace_period(paths):
+    assert _stubborn_sidecar(paths, 1.0, None) >= 1.0
+
+
+def test_sidecar_sigkill_early_kills_a_stubborn_sidecar_before_the_grace_period(paths):
+    # The negative control for WPC-KILL-003: SIGKILL after half the grace period.
+    assert 2.0 <= _stubborn_sidecar(paths, 4.0, Fault.SIDECAR_SIGKILL_EARLY) < 4.0
 
 
 def test_container_set_member_waits_for_its_dependencies(paths, clock):
@@ -279,3 +290,47 @@ def test_a_command_that_cannot_start_exits_64(paths, clock):
     assert emissary(paths, clock, [str(bogus)]) == 64
     assert termination_message(paths).startswith("failed to start command: ")
     assert paths.exitcode("main").read_text() == "64"
+
+
+def slow_supervisor(paths: Paths, clock: FakeClock, ready_after: float) -> Any:
+    """A pause that heartbeats RUNNING (fresh mtimes) and writes READY after `ready_after` s."""
+    start = clock.now
+
+    def pause(seconds: float) -> None:
+        clock.now += seconds
+        token = "READY" if clock.now - start >= ready_after else "RUNNING"
+        markers.write_status(
+            path=paths.status, tmp_path=paths.status_tmp, body=markers.encode(token)
+        )
+        os.utime(paths.status, (clock.now, clock.now))
+
+    pause(0.0)
+    return pause
+
+
+@pytest.mark.parametrize(
+    ("fault", "ready_after", "code"),
+    [
+        (None, 40.0, 0),  # a long pre-main with a live heartbeat is fine
+        (Fault.LATE_GIVE_UP, 40.0, 65),  # WPC-HANDSHAKE-009 broken
+        (Fault.LATE_GIVE_UP, 10.0, 0),  # a fast pre-main is spared
+    ],
+)
+def test_late_give_up_fails_main_after_a_long_pre_main(paths, fault, ready_after, code):
+    clock = FakeClock(start=time.time())
+    out = paths.root / "ran"
+    result = run_emissary(
+        settings=dataclasses.replace(BASE, wait_for_ready=True, fault=fault),
+        paths=paths,
+        argv=["sh", "-c", f"touch {out}"],
+        workdir=str(paths.root),
+        clock=clock,
+        pause=slow_supervisor(paths, clock, ready_after),
+    )
+    assert result == code
+    assert out.exists()  # the command ran either way
+    assert paths.exitcode("main").read_text() == str(code)
+    if code == 65:
+        assert termination_message(paths) == (
+            "supervisor presumed dead: READY came after 40s, more than 30s"
+        )

@@ -17,6 +17,7 @@ import tarfile
 from typing import Any
 
 from reference_impl import common
+from reference_impl.executor import faults
 from reference_impl.executor.api import taskresults
 from reference_impl.executor.commands.waiting import run_wait
 from reference_impl.executor.protocol import Paths
@@ -250,3 +251,71 @@ def test_deadline_in_wait_kills_main_through_its_signal_file(
         paths.signal("main").read_text() == "9"
     )  # 15 first, then 9 after the grace period
     assert clock.now - START >= 30 + 10
+
+
+def completed_labels(api: Any) -> list[str]:
+    """Each value a patch gave the `report-outputs-completed` label, in order."""
+    return [
+        body["metadata"]["labels"][common.LABEL_REPORT_OUTPUTS_COMPLETED]
+        for verb, _, body in api.calls
+        if verb == "patch"
+        and common.LABEL_REPORT_OUTPUTS_COMPLETED
+        in (body.get("metadata") or {}).get("labels", {})
+    ]
+
+
+def test_result_reopened_on_failure_unmarks_a_failed_mains_result(
+    paths, clock, reporter, api, store
+):
+    exited(paths, code="1")
+    code = wait(paths, clock, reporter, store, {}, fault=faults.Fault.RESULT_REOPENED)
+    assert code == 64
+    # "true" first (what the suite waits for), then back to "false" (WPC-RESULT-003).
+    assert completed_labels(api) == ["true", "false"]
+    assert paths.termination_log.read_text().startswith("result-reopened")
+
+
+def test_result_reopened_on_failure_spares_a_main_that_succeeded(
+    paths, clock, reporter, api, store
+):
+    exited(paths)
+    code = wait(paths, clock, reporter, store, {}, fault=faults.Fault.RESULT_REOPENED)
+    assert code == 0
+    assert completed_labels(api) == ["true"]
+
+
+def test_a_failed_main_leaves_the_result_complete_without_the_fault(
+    paths, clock, reporter, api, store
+):
+    exited(paths, code="1")
+    assert wait(paths, clock, reporter, store, {}) == 0
+    assert completed_labels(api) == ["true"]
+    assert "get" not in [c[0] for c in api.calls]
+
+
+def test_result_read_back_needs_a_verb_the_rbac_denies(
+    paths, clock, reporter, api, store
+):
+    exited(paths)
+    code = wait(paths, clock, reporter, store, {}, fault=faults.Fault.RESULT_READ_BACK)
+    assert code == 64
+    assert completed_labels(api) == ["true"]
+    assert [c[0] for c in api.calls][-1] == "get"
+    assert "403 Forbidden" in paths.termination_log.read_text()
+
+
+def test_result_read_back_spares_a_captured_result(paths, clock, reporter, api, store):
+    paths.ctr("main").mkdir(parents=True)
+    paths.stdout("main").write_text("hello\n")
+    exited(paths)
+    code = wait(
+        paths,
+        clock,
+        reporter,
+        store,
+        {},
+        fault=faults.Fault.RESULT_READ_BACK,
+        include_script_output=True,
+    )
+    assert code == 0
+    assert "get" not in [c[0] for c in api.calls]
