@@ -169,7 +169,10 @@ def _scenario_side(fix: Fix, side: str, plan: Plan, ran: Ran) -> SideResult:
         plan,
         (ran.outcome.report, ran.outcome.error, ran.suite),
         lambda document: verdicts.layout_outcomes(
-            document, str(fix.scenario), layouts.parse_selection(plan.layout)
+            document,
+            str(fix.scenario),
+            layouts.parse_selection(plan.layout),
+            clause=fix.clause,
         ),
     )
 

@@ -14,6 +14,9 @@ layouts where it passed or failed count. Then, in this order:
 - caught: it failed before in at least one layout where it passed after;
 - missed: it passed before in every layout where it ran.
 
+With the fix's clause, a failure counts only when its message names that clause
+(`for_clause`); a failure on other clauses alone counts as passed.
+
 A chaos experiment named as a fix's killer is judged by the same rules from
 the two tags' ChaosReports (`experiment_outcomes`): its entry in each layout
 folds to passed, failed, error (also an unverified injection: it proves
@@ -142,14 +145,48 @@ def _fold(tests: list[dict[str, Any]]) -> LayoutOutcome:
     return LayoutOutcome(tests[0]["outcome"], evidence_line(tests[0]["message"]))
 
 
+def for_clause(outcome: LayoutOutcome, clause: str | None) -> LayoutOutcome:
+    """A failure that does not name the fix's clause is no failure of the fix.
+
+    A scenario checks several clauses, and an older tag may miss a later feature
+    another of them names: v3.7.0-rc3 and v4.0.0-rc4 both fail PodEnvironment on
+    WPC-POD-005 (no ARGO_WORKFLOW_NAME in user containers, added by v4.1.0's
+    #15585), while only v3.7.0-rc3 fails WPC-POD-007, the clause of the fix
+    between them. Such a failure counts as the clause holding (`passed`), and its
+    message is kept. A fix without a clause is judged on the whole outcome.
+    """
+    if clause is None or outcome.outcome != "failed" or clause in outcome.message:
+        return outcome
+    return LayoutOutcome(
+        "passed", f"failed only on clauses other than {clause}: {outcome.message}"
+    )
+
+
 def layout_outcomes(
-    document: Mapping[str, Any], scenario: str, layouts: Sequence[str]
+    document: Mapping[str, Any],
+    scenario: str,
+    layouts: Sequence[str],
+    clause: str | None = None,
 ) -> dict[str, LayoutOutcome]:
-    """The scenario's outcome per layout in a ConformanceReport."""
+    """The scenario's outcome per layout in a ConformanceReport, for `clause` if given."""
     tests = [t for t in document["tests"] if _matches(t["nodeid"], scenario)]
-    return {
-        layout: _fold([t for t in tests if t["layout"] == layout]) for layout in layouts
-    }
+    found = {}
+    for layout in layouts:
+        mine = [t for t in tests if t["layout"] == layout]
+        outcome = _fold(mine)
+        if clause is not None and outcome.outcome == "failed":
+            named = [
+                t
+                for t in mine
+                if t["outcome"] == "failed" and clause in str(t.get("message") or "")
+            ]
+            outcome = (
+                LayoutOutcome("failed", evidence_line(named[0]["message"]))
+                if named
+                else for_clause(outcome, clause)
+            )
+        found[layout] = outcome
+    return found
 
 
 @dataclass(frozen=True)

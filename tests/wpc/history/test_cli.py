@@ -129,7 +129,7 @@ class FakeSuite:
             run.report,
             SIGTERM,
             {"legacy": outcome, "initless": outcome},
-            message="E   AssertionError: gone 31.2 s after a graceful deletion",
+            message="E   AssertionError: WPC-RECOVERY-011: gone 31.2 s after a graceful deletion",
         )
 
 
@@ -150,7 +150,7 @@ def test_a_run_writes_the_result_and_the_table(
     result = historical.load(out / "history-result.yaml")
     assert result["entries"][0]["verdict"] == "caught"
     assert result["entries"][0]["evidence"] == (
-        "AssertionError: gone 31.2 s after a graceful deletion"
+        "AssertionError: WPC-RECOVERY-011: gone 31.2 s after a graceful deletion"
     )
     assert result["history"]["file"] == str(history_file)
     assert [t["tag"] for t in result["tags"]] == ["v1.0.0", "v1.1.0"]

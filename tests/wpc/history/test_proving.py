@@ -75,7 +75,12 @@ class FakeRunner:
         path = run.report
         tests = []
         for scenario, outcomes in self.script[run.build.ref].items():
-            scenario_report(path, scenario, outcomes, message="E   AssertionError: bad")
+            scenario_report(
+                path,
+                scenario,
+                outcomes,
+                message="E   AssertionError: WPC-RECOVERY-011 and WPC-INITLESS-009: bad",
+            )
             tests += yaml.safe_load(path.read_text())["tests"]
         document = yaml.safe_load(path.read_text())
         document["tests"] = tests
@@ -172,7 +177,9 @@ def test_every_fix_gets_a_verdict_and_the_score_counts_the_in_scope_ones(
     assert outcome.score.text() == "2/4 (0.500)"
     assert history_cli.exit_code(outcome) == 0
     workdir = next(e for e in outcome.entries if e.fix.id == "workdir")
-    assert workdir.evidence == "AssertionError: bad"
+    assert (
+        workdir.evidence == "AssertionError: WPC-RECOVERY-011 and WPC-INITLESS-009: bad"
+    )
     assert workdir.before is not None
     assert workdir.before.layouts["legacy"].outcome == "skipped"
 

@@ -159,3 +159,34 @@ def test_a_failure_only_where_after_did_not_run_is_not_run():
     )
     assert judged.verdict == plans.NOT_RUN
     assert "only in legacy" in judged.reason
+
+
+ENVIRONMENT = (
+    "[gw0] linux -- Python 3.11\n"
+    "E   AssertionError: pod pod-environment-v6nzm:\n"
+    "E     WPC-POD-005: common env of every container the controller built: ...\n"
+)
+
+
+def test_with_the_fixs_clause_a_failure_on_other_clauses_counts_as_passed(
+    tmp_path: Path,
+):
+    """PodEnvironment on v4.0.0-rc4: WPC-POD-005 fails (a v4.1 feature), WPC-POD-007 holds.
+
+    Failed before: the fix of WPC-POD-007 was judged broken-after on that failure.
+    """
+    path = scenario_report(
+        tmp_path / "r.yaml", SIGTERM, {"legacy": "failed"}, message=ENVIRONMENT
+    )
+    document = yaml.safe_load(path.read_text())
+    found = verdicts.layout_outcomes(document, SIGTERM, BOTH, clause="WPC-POD-007")
+    assert found["legacy"].outcome == "passed"
+    assert found["legacy"].message.startswith(
+        "failed only on clauses other than WPC-POD-007: AssertionError: pod"
+    )
+    named = verdicts.layout_outcomes(document, SIGTERM, BOTH, clause="WPC-POD-005")
+    assert named["legacy"] == LayoutOutcome(
+        "failed", "AssertionError: pod pod-environment-v6nzm:"
+    )
+    whole = verdicts.layout_outcomes(document, SIGTERM, BOTH)
+    assert whole["legacy"].outcome == "failed"  # no clause: the whole outcome
