@@ -252,7 +252,8 @@ qualify: setup
 # scope, which `make conformance` then copies into its report) and prints the table and the
 # wall time. Needs the cluster. HISTORY_ARGS: --substitute-built (use an already built tag
 # on the same side of a fix, by git ancestry, instead of building), --plan (print the plan
-# only, no cluster), --entry ID (one fix). Exit 16 when a fix is missed or broken after it.
+# only, no cluster), --entry ID (one fix), --keep-reports (read the reports a stopped run
+# left instead of running those tags again). Exit 16 when a fix is missed or broken after it.
 HISTORY_ARGS ?=
 history: setup
 	@test -n "$(SOURCE)" || { echo "make history: give SOURCE=<argo-workflows git repository> or set WPC_ARGO_SOURCE (make history-list lists the fixes without either)" >&2; exit 10; }

@@ -31,6 +31,7 @@ from conformance.spec import history_listing
 from wpc.history import ancestry
 from wpc.history import caching
 from wpc.history import experiments
+from wpc.history import keeping
 from wpc.history import plans
 from wpc.history import proving
 from wpc.history import rendering
@@ -119,6 +120,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print the tags, substitutions and commands, then stop: reads git "
         "and the build cache only",
+    )
+    run.add_argument(
+        "--keep-reports",
+        action="store_true",
+        help="read a tag's reports already in the output directory instead of "
+        "running it again (resume a stopped run, or judge again); the wall time "
+        "then covers only what ran",
     )
     run.add_argument(
         "--implementation", default="argo-workflows", help="profile name or path"
@@ -216,12 +224,14 @@ def _run(args: argparse.Namespace, loaded: history.History) -> int:
         return 0
     outcome = proving.prove(
         plan,
-        runner,
+        keeping.KeptSuite(runner) if args.keep_reports else runner,
         out_dir=args.output_dir,
         implementation=args.implementation,
         history_file=str(args.file or history.HISTORY_PATH),
         started=started,
-        chaos_runner=chaos_runner,
+        chaos_runner=keeping.KeptChaos(chaos_runner)
+        if args.keep_reports
+        else chaos_runner,
     )
     measured_on = provenance.current(str(spec.load().version))
     path = results.write(

@@ -156,6 +156,31 @@ def test_a_run_writes_the_result_and_the_table(
     assert [t["tag"] for t in result["tags"]] == ["v1.0.0", "v1.1.0"]
 
 
+def test_keep_reports_runs_only_the_tags_without_a_report(
+    upstream: tuple[Path, Path], tmp_path: Path, monkeypatch, capsys
+):
+    """A second run with --keep-reports reads v1.0.0's report and runs only v1.1.0.
+
+    Failed before: no such option (a stopped run cost every tag again).
+    """
+    suites: list[FakeSuite] = []
+
+    def suite(**kwargs: object) -> FakeSuite:
+        suites.append(FakeSuite(**kwargs))
+        return suites[-1]
+
+    monkeypatch.setattr(history_cli.running, "SuiteRunner", suite)
+    source, history_file = upstream
+    out = tmp_path / "out"
+    argv = ["history", "run", "--file", str(history_file), "--source", str(source)]
+    argv += ["--output-dir", str(out)]
+    assert conformance_cli.main(argv) == 0
+    (out / "v1.1.0" / "conformance.yaml").unlink()
+    assert conformance_cli.main([*argv, "--keep-reports"]) == 0
+    assert [r.build.ref for r in suites[-1].runs] == ["v1.1.0"]
+    assert "historical mutation score: 1/1 (1.000)" in capsys.readouterr().out
+
+
 @pytest.fixture
 def upstream_with_experiment(upstream: tuple[Path, Path]) -> tuple[Path, Path]:
     """The same repository; its one fix also named by a chaos experiment."""
