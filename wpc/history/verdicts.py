@@ -15,7 +15,8 @@ layouts where it passed or failed count. Then, in this order:
 - missed: it passed before in every layout where it ran.
 
 With the fix's clause, a failure counts only when its message names that clause
-(`for_clause`); a failure on other clauses alone counts as passed.
+(`for_clause`); a failure on other clauses alone counts as passed after the fix,
+and makes the fix not-run when it is all the tag before it showed.
 
 A chaos experiment named as a fix's killer is judged by the same rules from
 the two tags' ChaosReports (`experiment_outcomes`): its entry in each layout
@@ -40,7 +41,9 @@ from wpc.history.plans import NOT_RUN
 
 ABSENT = "absent"
 """A layout whose items the report does not hold."""
-RAN = frozenset({"passed", "failed"})
+OTHER = "failed-elsewhere"
+"""Failed, but on clauses other than the fix's (`for_clause`)."""
+RAN = frozenset({"passed", "failed", OTHER})
 
 
 @dataclass(frozen=True)
@@ -146,19 +149,22 @@ def _fold(tests: list[dict[str, Any]]) -> LayoutOutcome:
 
 
 def for_clause(outcome: LayoutOutcome, clause: str | None) -> LayoutOutcome:
-    """A failure that does not name the fix's clause is no failure of the fix.
+    """A failure that does not name the fix's clause is no failure of the fix (OTHER).
 
     A scenario checks several clauses, and an older tag may miss a later feature
     another of them names: v3.7.0-rc3 and v4.0.0-rc4 both fail PodEnvironment on
     WPC-POD-005 (no ARGO_WORKFLOW_NAME in user containers, added by v4.1.0's
     #15585), while only v3.7.0-rc3 fails WPC-POD-007, the clause of the fix
-    between them. Such a failure counts as the clause holding (`passed`), and its
-    message is kept. A fix without a clause is judged on the whole outcome.
+    between them. After the fix, such a failure counts as the clause holding;
+    before it, it proves nothing (the scenario may have stopped before it checked
+    the clause: RecoveryWithStatusFinalizer on v3.6.0 fails on WPC-RECOVERY-005's
+    message first, before the orphan wait of WPC-FINALIZER-007). A fix without a
+    clause is judged on the whole outcome.
     """
     if clause is None or outcome.outcome != "failed" or clause in outcome.message:
         return outcome
     return LayoutOutcome(
-        "passed", f"failed only on clauses other than {clause}: {outcome.message}"
+        OTHER, f"failed only on clauses other than {clause}: {outcome.message}"
     )
 
 
@@ -229,6 +235,14 @@ def judge(before: SideResult, after: SideResult) -> Judgement:
             after.first_message("failed"),
         )
     failed_before = before.with_outcome("failed")
+    elsewhere = before.with_outcome(OTHER)
+    if not failed_before and elsewhere:
+        return Judgement(
+            NOT_RUN,
+            f"failed on {before.tag}, which has the bug, in {', '.join(elsewhere)} "
+            "only on other clauses, so the fix's clause was not judged there",
+            before.first_message(OTHER),
+        )
     if not failed_before:
         return Judgement(
             MISSED,
@@ -236,7 +250,9 @@ def judge(before: SideResult, after: SideResult) -> Judgement:
             f"{', '.join(before.with_outcome('passed'))}",
             "",
         )
-    seen = [name for name in failed_before if name in after.with_outcome("passed")]
+    seen = [
+        name for name in failed_before if name in after.with_outcome("passed", OTHER)
+    ]
     if not seen:
         return Judgement(
             NOT_RUN,

@@ -180,7 +180,7 @@ def test_with_the_fixs_clause_a_failure_on_other_clauses_counts_as_passed(
     )
     document = yaml.safe_load(path.read_text())
     found = verdicts.layout_outcomes(document, SIGTERM, BOTH, clause="WPC-POD-007")
-    assert found["legacy"].outcome == "passed"
+    assert found["legacy"].outcome == verdicts.OTHER
     assert found["legacy"].message.startswith(
         "failed only on clauses other than WPC-POD-007: AssertionError: pod"
     )
@@ -190,3 +190,14 @@ def test_with_the_fixs_clause_a_failure_on_other_clauses_counts_as_passed(
     )
     whole = verdicts.layout_outcomes(document, SIGTERM, BOTH)
     assert whole["legacy"].outcome == "failed"  # no clause: the whole outcome
+
+
+def test_a_failure_only_on_other_clauses_passes_after_and_proves_nothing_before():
+    """grace-period-only-on-wait is caught; orphaned-pods-keep-finalizer is not judged."""
+    before = side("before", "v3.7.0-rc3", legacy="failed")
+    after = side("after", "v4.0.0-rc4", legacy=verdicts.OTHER)
+    assert verdicts.judge(before, after).verdict == plans.CAUGHT
+    stopped = side("before", "v3.6.0", legacy=verdicts.OTHER)
+    judged = verdicts.judge(stopped, side("after", "v3.7.0-rc3", legacy="passed"))
+    assert judged.verdict == plans.NOT_RUN
+    assert "only on other clauses" in judged.reason
