@@ -133,7 +133,14 @@ def executor_subject(namespace: str) -> dict[str, Any]:
 
 
 def strip_status_finalizers(clients: kube.Clients, namespace: str) -> int:
-    """Remove the status-capture finalizer from the namespace's pods; return how many."""
+    """Remove the status-capture finalizer from the namespace's pods; return how many.
+
+    A pod listed with the finalizer may be gone by the time it is patched (the
+    controller released it, pod GC deleted it: seen in a reference run's teardown
+    of FinalizerPodGc as a 404): its finalizer is gone with it, so that is no error.
+    """
+    from kubernetes.client.exceptions import ApiException
+
     stripped = 0
     for pod in clients.core.list_namespaced_pod(namespace).items:
         finalizers = pod.metadata.finalizers or []
@@ -142,11 +149,16 @@ def strip_status_finalizers(clients: kube.Clients, namespace: str) -> int:
         kept = [f for f in finalizers if f != contract.STATUS_FINALIZER]
         # A JSON patch: in a strategic merge patch `finalizers` merges, so an
         # empty list would remove nothing.
-        clients.core.patch_namespaced_pod(
-            pod.metadata.name,
-            namespace,
-            [{"op": "replace", "path": "/metadata/finalizers", "value": kept}],
-        )
+        try:
+            clients.core.patch_namespaced_pod(
+                pod.metadata.name,
+                namespace,
+                [{"op": "replace", "path": "/metadata/finalizers", "value": kept}],
+            )
+        except ApiException as exc:
+            if exc.status == 404:
+                continue  # deleted since the list: nothing left to strip
+            raise
         stripped += 1
     if stripped:
         logger.info(

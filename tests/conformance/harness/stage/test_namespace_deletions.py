@@ -257,3 +257,35 @@ def test_rbac_that_never_grants_names_the_denied_verb(monkeypatch):
     clients = _clients(Core())
     with pytest.raises(WaitTimeout, match="may not yet create workflowtaskresults"):
         namespaces.create(clients, name="ns", labels={}, timeout=0.0)
+
+
+class VanishingPods(Core):
+    """Lists two pods holding the status finalizer; the first is gone when patched."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.patched: list[str] = []
+
+    def list_namespaced_pod(self, namespace: str) -> Any:
+        return SimpleNamespace(
+            items=[
+                SimpleNamespace(
+                    metadata=SimpleNamespace(
+                        name=name, finalizers=["workflows.argoproj.io/status"]
+                    )
+                )
+                for name in ("gone", "held")
+            ]
+        )
+
+    def patch_namespaced_pod(self, name: str, namespace: str, body: Any) -> None:
+        if name == "gone":
+            raise ApiException(status=404)
+        self.patched.append(name)
+
+
+def test_a_pod_gone_between_the_list_and_the_patch_is_no_error():
+    """Failed before: the 404 ended FinalizerPodGc's teardown as an error."""
+    core = VanishingPods()
+    assert namespaces.strip_status_finalizers(_clients(core), "ns") == 1
+    assert core.patched == ["held"]
