@@ -224,12 +224,12 @@ def _run(args: argparse.Namespace, loaded: history.History) -> int:
         return 0
     outcome = proving.prove(
         plan,
-        keeping.KeptSuite(runner) if args.keep_reports else runner,
+        keeping.Kept(runner, lambda run: run.report) if args.keep_reports else runner,
         out_dir=args.output_dir,
         implementation=args.implementation,
         history_file=str(args.file or history.HISTORY_PATH),
         started=started,
-        chaos_runner=keeping.KeptChaos(chaos_runner)
+        chaos_runner=keeping.Kept(chaos_runner, chaos_runner.report)
         if args.keep_reports
         else chaos_runner,
     )

@@ -11,40 +11,30 @@ The result's wall time then covers only what ran.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Generic
+from typing import TypeVar
 
 from wpc.qualify.chaos_running import ChaosRun
-from wpc.qualify.chaos_running import ChaosSuiteRunner
 from wpc.qualify.running import Run
-from wpc.qualify.running import Runner
 
 logger = logging.getLogger(__name__)
 
+AnyRun = TypeVar("AnyRun", Run, ChaosRun)
+
 
 @dataclass(frozen=True)
-class KeptSuite:
-    """Runs the suite only for a tag whose report is not already there."""
+class Kept(Generic[AnyRun]):
+    """Runs `runner` only for a run whose report (`report_of`) is not already there."""
 
-    runner: Runner
+    runner: Callable[[AnyRun], Path]
+    report_of: Callable[[AnyRun], Path]
 
-    def __call__(self, run: Run) -> Path:
+    def __call__(self, run: AnyRun) -> Path:
         """The report already there, else the run's."""
-        if run.report.is_file():
-            logger.info("Kept %s (not run again: --keep-reports).", run.report)
-            return run.report
-        return self.runner(run)
-
-
-@dataclass(frozen=True)
-class KeptChaos:
-    """Runs the chaos suite only for a tag whose ChaosReport is not already there."""
-
-    runner: ChaosSuiteRunner
-
-    def __call__(self, run: ChaosRun) -> Path:
-        """The ChaosReport already there, else the run's."""
-        report = self.runner.report(run)
+        report = self.report_of(run)
         if report.is_file():
             logger.info("Kept %s (not run again: --keep-reports).", report)
             return report

@@ -15,7 +15,7 @@ layouts where it passed or failed count. Then, in this order:
 - missed: it passed before in every layout where it ran.
 
 With the fix's clause, a failure counts only when its message names that clause
-(`for_clause`); a failure on other clauses alone counts as passed after the fix,
+(`layout_outcomes`); a failure on other clauses alone counts as passed after the fix,
 and makes the fix not-run when it is all the tag before it showed.
 
 A chaos experiment named as a fix's killer is judged by the same rules from
@@ -42,7 +42,7 @@ from wpc.history.plans import NOT_RUN
 ABSENT = "absent"
 """A layout whose items the report does not hold."""
 OTHER = "failed-elsewhere"
-"""Failed, but on clauses other than the fix's (`for_clause`)."""
+"""Failed, but on clauses other than the fix's (`layout_outcomes`)."""
 RAN = frozenset({"passed", "failed", OTHER})
 
 
@@ -148,33 +148,25 @@ def _fold(tests: list[dict[str, Any]]) -> LayoutOutcome:
     return LayoutOutcome(tests[0]["outcome"], evidence_line(tests[0]["message"]))
 
 
-def for_clause(outcome: LayoutOutcome, clause: str | None) -> LayoutOutcome:
-    """A failure that does not name the fix's clause is no failure of the fix (OTHER).
-
-    A scenario checks several clauses, and an older tag may miss a later feature
-    another of them names: v3.7.0-rc3 and v4.0.0-rc4 both fail PodEnvironment on
-    WPC-POD-005 (no ARGO_WORKFLOW_NAME in user containers, added by v4.1.0's
-    #15585), while only v3.7.0-rc3 fails WPC-POD-007, the clause of the fix
-    between them. After the fix, such a failure counts as the clause holding;
-    before it, it proves nothing (the scenario may have stopped before it checked
-    the clause: RecoveryWithStatusFinalizer on v3.6.0 fails on WPC-RECOVERY-005's
-    message first, before the orphan wait of WPC-FINALIZER-007). A fix without a
-    clause is judged on the whole outcome.
-    """
-    if clause is None or outcome.outcome != "failed" or clause in outcome.message:
-        return outcome
-    return LayoutOutcome(
-        OTHER, f"failed only on clauses other than {clause}: {outcome.message}"
-    )
-
-
 def layout_outcomes(
     document: Mapping[str, Any],
     scenario: str,
     layouts: Sequence[str],
     clause: str | None = None,
 ) -> dict[str, LayoutOutcome]:
-    """The scenario's outcome per layout in a ConformanceReport, for `clause` if given."""
+    """The scenario's outcome per layout in a ConformanceReport, for `clause` if given.
+
+    With the fix's clause, a failure whose message does not name it is OTHER. A
+    scenario checks several clauses, and an older tag may miss a later feature
+    another of them names: v3.7.0-rc3 and v4.0.0-rc4 both fail PodEnvironment on
+    WPC-POD-005 (no ARGO_WORKFLOW_NAME in user containers, added by v4.1.0's
+    #15585), while only v3.7.0-rc3 fails WPC-POD-007, the clause of the fix
+    between them. After the fix, such a failure counts as the clause holding;
+    before it, it proves nothing (the scenario may have stopped before it checked
+    the clause: RecoveryWithStatusFinalizer on v3.6.0 fails on WPC-RECOVERY-005's
+    message first, before the orphan wait of WPC-FINALIZER-007). Without a clause
+    the whole outcome counts.
+    """
     tests = [t for t in document["tests"] if _matches(t["nodeid"], scenario)]
     found = {}
     for layout in layouts:
@@ -189,7 +181,10 @@ def layout_outcomes(
             outcome = (
                 LayoutOutcome("failed", evidence_line(named[0]["message"]))
                 if named
-                else for_clause(outcome, clause)
+                else LayoutOutcome(
+                    OTHER,
+                    f"failed only on clauses other than {clause}: {outcome.message}",
+                )
             )
         found[layout] = outcome
     return found
