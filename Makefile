@@ -272,8 +272,11 @@ history-list: setup
 # its JUnit twin, its HTML page (linking the timelines), and a history and timeline per
 # experiment under reports/chaos/. An experiment that needs what PROVIDER or the profile
 # does not offer is reported not-applicable, with the reason, before anything is installed.
+# PROVIDER=kind makes the cluster with KIND_WORKERS workers (2), so the worker experiments
+# run too (the one that deletes a worker last); a running cluster of that name is used as it is.
+KIND_WORKERS ?= 2
 chaos: setup
-	$(PY) -m clusters up --provider $(PROVIDER) --name $(CLUSTER)
+	$(PY) -m clusters up --provider $(PROVIDER) --name $(CLUSTER) $(if $(filter kind,$(PROVIDER)),--workers $(KIND_WORKERS))
 	WPC_CHAOS_IMPLEMENTATION=$(IMPLEMENTATION) WPC_CHAOS_PROFILE_VARS="$(CHAOS_PROFILE_VARS)" \
 	WPC_CHAOS_PROVIDER=$(PROVIDER) WPC_CHAOS_CLUSTER=$(CLUSTER) \
 	$(PY) -m chaos run --layout $(LAYOUT) --repeat $(REPEAT) -- -p tests.heartbeat $(PYTEST_ARGS)

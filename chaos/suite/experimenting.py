@@ -74,9 +74,14 @@ class Target:
 def cases(
     layouts: tuple[str, ...], directory: Path = EXPERIMENTS_DIR
 ) -> list[tuple[Path, str]]:
-    """(experiment file, layout) for every experiment and each layout it applies to."""
+    """(experiment file, layout) for every experiment and each layout it applies to.
+
+    By name, except that an experiment tagged `irreversible` comes after all the
+    others: it leaves the cluster changed (a worker deleted for good), and an
+    experiment after it in the same run would find a second worker missing.
+    """
     found = []
-    for path in sorted(directory.glob("*.yaml")):
+    for path in sorted(directory.glob("*.yaml"), key=lambda p: (is_irreversible(p), p)):
         declared = declarations.of(yaml.safe_load(path.read_text()))
         found += [(path, layout) for layout in declared.layouts if layout in layouts]
     return found
@@ -90,6 +95,15 @@ server): every other experiment would feel it, so it never runs beside one."""
 def hits_the_node(path: Path) -> bool:
     """Whether the experiment at `path` faults the whole node."""
     return NODE_TAG in (yaml.safe_load(path.read_text()).get("tags") or [])
+
+
+IRREVERSIBLE_TAG = "irreversible"
+"""An experiment tagged so leaves the cluster changed for good; it runs last."""
+
+
+def is_irreversible(path: Path) -> bool:
+    """Whether the experiment at `path` leaves the cluster changed (`cases` runs it last)."""
+    return IRREVERSIBLE_TAG in (yaml.safe_load(path.read_text()).get("tags") or [])
 
 
 def name_of(path: Path) -> str:

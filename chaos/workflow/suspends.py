@@ -96,9 +96,13 @@ def judge_resume(
 
     `started_before`: the node's `startedAt` seen before the outage (it must
     not move: a controller that restarts the timer moves it); `within`: how
-    long after the controller pod started the node must have resumed.
-    Timestamps are whole seconds, so `finished == started + duration` is on time.
+    long after the controller pod started the node must have resumed, held
+    below the duration (a timeout scale can stretch it): a timer restarted at
+    start-up resumes a whole duration after the controller came back, and a
+    bound that long would let it pass. Timestamps are whole seconds, so
+    `finished == started + duration` is on time.
     """
+    within = min(within, resume.duration - 1.0)
     ends = resume.started + resume.duration
     if resume.started != started_before:
         raise Unexpected(

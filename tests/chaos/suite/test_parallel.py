@@ -6,6 +6,8 @@ We test these aspects:
   node faults alone; every experiment tagged `node` is marked `node_fault` and
   none other is (so no node fault ever runs beside another experiment);
 - `--list` shows every case of the plan once, in its phase, and runs nothing;
+- an experiment tagged `irreversible` (the worker deleted for good) is the last
+  case, after the other worker experiments of its phase, which need both workers;
 - each phase runs the suite's module where it is installed, with its markers'
   plugin, so a wheel without the project's config runs it too;
 - several processes adding to one ChaosReport at once lose no entry (the
@@ -92,6 +94,22 @@ def test_the_listing_shows_each_case_of_the_plan_once_in_its_phase(capsys):
     experiments = len({p for p, _ in cases})
     assert lines[-1] == f"{experiments} experiments, {len(cases)} cases"
     assert ("node", "initless", "kubelet-restarted-while-main-runs") in rows
+
+
+def test_an_irreversible_experiment_runs_after_every_other(tmp_path: Path):
+    shipped = [p.stem for p, _ in experimenting.cases(("legacy", "initless"))]
+    assert shipped[-1] == "worker-deleted-while-main-runs"
+    assert {"worker-drained-while-main-runs", "worker-frozen-while-main-runs"} <= set(
+        shipped[:-1]
+    )
+    for name, tags in (("a", ["irreversible"]), ("b", []), ("c", ["node"])):
+        document = yaml.safe_load(
+            (experimenting.EXPERIMENTS_DIR / "main-oom-killed.yaml").read_text()
+        )
+        document["tags"] = tags
+        (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump(document))
+    ordered = [p.stem for p, _ in experimenting.cases(("legacy",), tmp_path)]
+    assert ordered == ["b", "c", "a"]
 
 
 def test_each_phase_runs_the_installed_module_with_its_markers(tmp_path: Path):

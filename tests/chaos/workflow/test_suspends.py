@@ -75,12 +75,12 @@ def test_the_duration_comes_from_the_node_template():
         suspends.duration_of(_workflow(templates=[{"name": "pause"}]), PAUSE)
 
 
-def _judge(*, started=T0, finished=T0 + 28, controller=T0 + 25, before=T0):
+def _judge(*, started=T0, finished=T0 + 28, controller=T0 + 25, before=T0, within=18.0):
     resume = suspends.Resume(
         started=started, finished=finished, duration=20.0, controller_started=controller
     )
     return suspends.judge_resume(
-        resume, node="wf-1 (pause)", started_before=before, within=18.0
+        resume, node="wf-1 (pause)", started_before=before, within=within
     )
 
 
@@ -114,3 +114,11 @@ def test_a_resume_long_after_the_restart_is_unexpected():
 def test_a_controller_back_before_the_duration_ended_proves_nothing():
     with pytest.raises(Inconclusive, match="did not span the end of the duration"):
         _judge(finished=T0 + 21, controller=T0 + 20)
+
+
+def test_a_bound_as_long_as_the_duration_is_held_below_it():
+    # A timeout scale of 3 would make 18 s into 54 s: a timer restarted at start-up
+    # (resumed 20 s after the controller came back) must still be caught.
+    with pytest.raises(Unexpected, match="more than 19 s"):
+        _judge(finished=T0 + 45, controller=T0 + 25, within=54.0)
+    assert _judge(finished=T0 + 44, controller=T0 + 25, within=54.0)

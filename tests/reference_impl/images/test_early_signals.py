@@ -34,7 +34,7 @@ from reference_impl.images.settings import PackagingSettings
 RUNS = 60
 
 DRIVER = r"""
-import json, os, signal, subprocess, sys
+import json, os, signal, subprocess, sys, time
 from pathlib import Path
 
 exe, runs = sys.argv[1], int(sys.argv[2])
@@ -62,8 +62,10 @@ for i in range(runs):
     extra = (i * 7) % 40 if target == "blocked" else 0
     for entry in Path("/run/argo").iterdir():
         subprocess.run(["rm", "-rf", str(entry)], check=True)
+    log = open("/run/emissary.log", "w+")  # outside /run/argo, which is emptied above
+    started = time.monotonic()
     proc = subprocess.Popen([exe, "emissary", "--", "/bin/sleep", "30"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=log)
     order = ["starting", "blocked", "handled", "running", "gone"]
     seen = 0
     while True:  # looks at /proc as fast as it can: the points are states, not times
@@ -76,7 +78,13 @@ for i in range(runs):
             seen += 1
     proc.send_signal(signal.SIGTERM)
     code = proc.wait(timeout=120)
-    results.append({"target": target, "at": now, "looks": seen, "code": code})
+    run = {"target": target, "at": now, "looks": seen, "code": code,
+           "seconds": round(time.monotonic() - started, 1)}
+    if code != 143:  # the emissary's own account of the trial that went wrong
+        log.seek(0)
+        run["log"] = log.read().splitlines()[-8:]
+    log.close()
+    results.append(run)
 json.dump(results, sys.stdout)
 """
 
@@ -99,8 +107,11 @@ def test_sigterm_at_any_point_of_start_up_reaches_the_command(tmp_path):
         )  # fmt: skip
     assert result.returncode == 0, result.stderr
     runs = json.loads(result.stdout)
-    ends = collections.Counter(run["code"] for run in runs)
-    assert ends == {143: RUNS}, runs
+    # The trials that went wrong come first and whole: pytest cuts a long message,
+    # and one bad trial in 60 (its start-up point) is what a diagnosis needs.
+    wrong = [run for run in runs if run["code"] != 143]
+    assert not wrong, f"{len(wrong)} of {RUNS} trials did not end 143: {wrong}"
+    assert len(runs) == RUNS, runs
     points = collections.Counter(run["at"] for run in runs)
     # The window that used to be fatal was exercised, not skipped over.
     assert points["blocked"] >= RUNS // 3, points
