@@ -40,7 +40,7 @@ CHAOS_PROFILE_VARS = $(subst $(space),$(comma),$(strip $(PROFILE_VARS)))
 # The chaos experiments `make test` runs (the rest are `make chaos`): one controller
 # fault and one container fault, each about half a minute.
 CHAOS_SLICE ?= main-oom-killed-legacy or controller-down-while-main-runs-legacy
-# The chaos negative controls `make test` runs (all twenty-two: `make chaos-negative-controls`,
+# The chaos negative controls `make test` runs (all twenty-three: `make chaos-negative-controls`,
 # about 12 min for the six of issue 9; the exit-hook one of issue 16 alone waits out a
 # 180 s completion timeout): one caught by an invariant, two by probes. Whole row ids: a
 # fault's name alone now matches its rows for other experiments too (the API server's).
@@ -299,6 +299,7 @@ chaos-kind: setup
 # Ends with the table of experiments and their controls, those without one last
 # (tests/chaos/negative_coverage.py), whatever pytest's verdict; exits with pytest's.
 chaos-negative-controls: setup
-	$(PY) -m clusters up --provider $(PROVIDER) --name $(CLUSTER)
+	$(PY) -m clusters up --provider $(PROVIDER) --name $(CLUSTER) $(if $(filter kind,$(PROVIDER)),--workers $(KIND_WORKERS))
+	WPC_CHAOS_PROVIDER=$(PROVIDER) WPC_CHAOS_CLUSTER=$(CLUSTER) \
 	$(PY) -m pytest tests/chaos/test_negative_controls.py $(PYTEST_ARGS); \
 	rc=$$?; $(PY) -m tests.chaos.negative_coverage && exit $$rc

@@ -108,6 +108,14 @@ CONTROLS = (
         probe="step_has_new_pod",
     ),
     Control(
+        # The deleted worker's pod ends `Error: pod deleted`; without the retry
+        # the experiment's new pod never comes (kind, two workers).
+        "no-retry-pod-deleted",
+        "worker-deleted-while-main-runs",
+        "legacy",
+        probe="step_has_new_pod",
+    ),
+    Control(
         "pending-deleted-errors",
         "pod-deleted-before-main-starts",
         "legacy",
