@@ -1,8 +1,9 @@
 """FinalizerLifecycle: the status finalizer is added at creation and removed per node.
 
-We test these aspects, with the status-capture finalizer switched on for the
-layout's controller instance (idempotent: the suite never switches it off on a
-shared instance) and a three-step workflow `first` -> `held` -> `last`:
+We test these aspects on a private controller instance of the layout with the
+status-capture finalizer switched on (no scenario changes a shared instance: the
+switch restarts its controller under the tests running beside it), and a
+three-step workflow `first` -> `held` -> `last`:
 
 - the first observed version (the ADDED event) of every pod carries
   `workflows.argoproj.io/status` (WPC-FINALIZER-001);
@@ -17,6 +18,8 @@ Matrix: legacy and initless.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import pytest
 
@@ -57,9 +60,10 @@ def _drop_keep(kube_clients: kube.Clients, namespace: str, pod: str) -> None:
     clauses=["WPC-FINALIZER-001", "WPC-FINALIZER-003", "WPC-FINALIZER-008"],
 )
 def test_status_finalizer_is_added_at_creation_and_removed_once_each_node_is_done(
-    workflows, manifest, kube_clients, namespace, controller, timeouts, shell
+    workflows, manifest, kube_clients, namespace, dedicated_instance, timeouts, shell
 ):
-    controller.set_status_finalizer(enabled=True)
+    dedicated_instance.set_status_finalizer(enabled=True)
+    workflows = dataclasses.replace(workflows, instance=dedicated_instance.instance)
     wait = {"interval": timeouts.poll_interval}
     with recording.Recorder.pods(kube_clients, namespace) as recorder:
         name = workflows.submit(manifest())
