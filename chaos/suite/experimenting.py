@@ -80,11 +80,19 @@ def cases(
     others: it leaves the cluster changed (a worker deleted for good), and an
     experiment after it in the same run would find a second worker missing.
     """
+    documents = {p: yaml.safe_load(p.read_text()) for p in directory.glob("*.yaml")}
     found = []
-    for path in sorted(directory.glob("*.yaml"), key=lambda p: (is_irreversible(p), p)):
-        declared = declarations.of(yaml.safe_load(path.read_text()))
+    for path in sorted(
+        documents, key=lambda p: (IRREVERSIBLE_TAG in _tags(documents[p]), p)
+    ):
+        declared = declarations.of(documents[path])
         found += [(path, layout) for layout in declared.layouts if layout in layouts]
     return found
+
+
+def _tags(document: dict[str, Any]) -> list[str]:
+    """An experiment document's `tags` (none: empty)."""
+    return list(document.get("tags") or [])
 
 
 NODE_TAG = "node"
@@ -94,7 +102,7 @@ server): every other experiment would feel it, so it never runs beside one."""
 
 def hits_the_node(path: Path) -> bool:
     """Whether the experiment at `path` faults the whole node."""
-    return NODE_TAG in (yaml.safe_load(path.read_text()).get("tags") or [])
+    return NODE_TAG in _tags(yaml.safe_load(path.read_text()))
 
 
 IRREVERSIBLE_TAG = "irreversible"
@@ -103,7 +111,7 @@ IRREVERSIBLE_TAG = "irreversible"
 
 def is_irreversible(path: Path) -> bool:
     """Whether the experiment at `path` leaves the cluster changed (`cases` runs it last)."""
-    return IRREVERSIBLE_TAG in (yaml.safe_load(path.read_text()).get("tags") or [])
+    return IRREVERSIBLE_TAG in _tags(yaml.safe_load(path.read_text()))
 
 
 def name_of(path: Path) -> str:
