@@ -143,7 +143,7 @@ SECOND = "test_beta.py::test_beta[legacy]"
 
 
 def _prepare(
-    tmp_path: Path, *extra: str, conftest: str = ""
+    tmp_path: Path, *extra: str, conftest: str = "", ini: str = ""
 ) -> tuple[list[str], Path, Path]:
     """The launcher's command line, the report it will write, its output's file."""
     (tmp_path / "conftest.py").write_text(
@@ -151,7 +151,7 @@ def _prepare(
     )
     for name, text in TESTS.items():
         (tmp_path / name).write_text(text)
-    (tmp_path / "pytest.ini").write_text("[pytest]\n")  # not the repository's
+    (tmp_path / "pytest.ini").write_text(f"[pytest]\n{ini}")  # not the repository's
     report = tmp_path / "reports" / "conformance-fake.yaml"
     argv = [
         *(sys.executable, "-c", LAUNCHER),
@@ -178,9 +178,10 @@ def _run(
     interrupt: Callable[[subprocess.Popen[bytes], Path], None],
     *extra: str,
     conftest: str = "",
+    ini: str = "",
 ) -> tuple[int, str, dict[str, Any]]:
     """Start the run, interrupt it once the second test runs; its status, output, report."""
-    argv, report, log = _prepare(tmp_path, *extra, conftest=conftest)
+    argv, report, log = _prepare(tmp_path, *extra, conftest=conftest, ini=ini)
     with alone(argv, log, cwd=tmp_path) as proc:
         wait_while_running(
             proc, log, (tmp_path / "running").exists, "the second test is running"
@@ -257,6 +258,48 @@ def test_a_first_signal_during_a_teardown_lets_it_finish_then_stops(
         "collected": 3,
     }
     assert "INTERRUPTED (SIGTERM): 2 of 3 tests ran, 0 cut short" in output
+
+
+# An old-style hookwrapper (allure-pytest's, here the conftest's) that a signal
+# interrupts after its yield: pluggy warns before it re-raises, and under the
+# repository's `filterwarnings = error` that warning replaced the KeyboardInterrupt.
+SIGNALLED_IN_A_WRAPPER = textwrap.dedent(
+    """
+    import pytest
+
+    from plumbing.waiting import NotYet
+    from plumbing.waiting import until
+
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_setup(item):
+        yield
+        if item.name.startswith("test_beta"):
+            (HERE / "running").write_text("")
+            until(lambda: NotYet("not signalled"), timeout=300.0, interval=0.05,
+                  describe="a signal")
+    """
+)
+
+
+@pytest.mark.slow
+def test_a_signal_in_an_old_style_wrappers_teardown_still_cuts_the_test_short(
+    tmp_path: Path,
+) -> None:
+    def interrupt(proc: subprocess.Popen[bytes], log: Path) -> None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        (tmp_path / "release").write_text("")
+
+    _, output, doc = _run(
+        tmp_path,
+        interrupt,
+        conftest=SIGNALLED_IN_A_WRAPPER,
+        ini="filterwarnings = error\n",
+    )
+    # Before the fix: the test counted as run, with a harness error
+    # (PluggyTeardownRaisedWarning), and nothing was cut short.
+    assert doc["interrupted"] == _interrupted_by("SIGTERM"), output[-3000:]
+    assert "INTERRUPTED (SIGTERM): 1 of 3 tests ran, 1 cut short" in output
 
 
 # pytest-xdist kills workers still running 10 s after it ends them; here 3 s, so

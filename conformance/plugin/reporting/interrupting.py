@@ -15,6 +15,11 @@ Two exceptions keep the clean-up whole:
   (that would skip the rest of the teardown): it sets `session.shouldstop`, and
   pytest stops after that teardown, as interrupted all the same; so does one
   during the session's finish (the sweep and the report);
+- a signal that lands in an old-style hookwrapper after its yield (allure-pytest
+  wraps every test's setup so) stays a KeyboardInterrupt: pluggy warns
+  (`PluggyTeardownRaisedWarning`) before it re-raises, and under a
+  `filterwarnings = error` (the repository's) that warning replaced the
+  interrupt, so the test cut short counted as run, with a harness error;
 - every later signal is only noted on standard error. A second Ctrl-C does not
   abort the teardown, the sweep or the report: a half-torn-down run leaves
   what no sweep finds (private controller instances). Their waits are bounded by
@@ -43,6 +48,8 @@ from conformance.plugin.state import runs
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 PLUGIN_NAME = "wpc-interrupter"
+WRAPPER_WARNING = "default::pluggy.PluggyTeardownRaisedWarning"
+"""Shown, never an error: pluggy re-raises the wrapper's exception after it."""
 WORKERS_TEARDOWN = 600.0
 """Seconds pytest-xdist workers of an interrupted run get to finish their teardown
 (a private controller instance's uninstall, namespace deletions), scaled by
@@ -144,6 +151,8 @@ def register(config: pytest.Config, run: runs.Run) -> None:
     """Install the handlers of an active run that will run tests."""
     if config.option.collectonly:
         return
+    # Appended: pytest applies the ini's filters in order, the last one winning.
+    config.addinivalue_line("filterwarnings", WRAPPER_WARNING)
     interrupter = Interrupter(run)
     # Registered first: its pytest_unconfigure gives the signals back.
     config.pluginmanager.register(interrupter, PLUGIN_NAME)
