@@ -74,6 +74,8 @@ STATE_DIR = "/var/lib/wpc"
 DOCKER_DIR = "/var/lib/wpc-docker"
 """The kind provider's own Docker engine (`make test`'s kind stage) keeps its images here."""
 CACHE_DIR = "/root/.cache"
+DEFAULT_CLUSTER = "wpc"
+"""The Makefile's CLUSTER default."""
 RUN_TIMEOUT = 5400.0
 """Seconds the whole run may take (measured cold: 189 s for the default targets);
 past it the machine is removed."""
@@ -101,14 +103,32 @@ def bootstrap_block(readme: str) -> str:
 
 def needs_cluster(targets: tuple[str, ...]) -> bool:
     """True when a target brings up the local cluster."""
-    return any(target in CLUSTER_TARGETS for target in targets)
+    return any(target.split()[0] in CLUSTER_TARGETS for target in targets)
+
+
+def kind_clusters(targets: tuple[str, ...]) -> list[str]:
+    """The kind clusters that targets run with `PROVIDER=kind` bring up, by name.
+
+    A target is a make goal and, after it, its variables ("chaos PROVIDER=kind
+    CLUSTER=wpc-kind"). `kind-test` and `chaos-kind` bring theirs down themselves;
+    the chaos and conformance targets leave the cluster up, as they do for a user.
+    """
+    names: list[str] = []
+    for target in targets:
+        words = dict(w.split("=", 1) for w in target.split()[1:] if "=" in w)
+        if words.get("PROVIDER") == "kind":
+            name = words.get("CLUSTER", DEFAULT_CLUSTER)
+            names += [name] if name not in names else []
+    return names
 
 
 def script(bootstrap: str, targets: tuple[str, ...]) -> str:
     """What runs in the container: bootstrap, then each make target, timed and marked.
 
     With a cluster target, a trap brings the cluster down on the way out (the
-    runner's own step, not the README's), and the script exits as the targets did.
+    runner's own step, not the README's), each kind cluster of a `PROVIDER=kind`
+    target too, and the script exits as the targets did. A target's variables
+    are passed to make as separate words.
     """
     lines = [
         "set -eu",
@@ -120,13 +140,19 @@ def script(bootstrap: str, targets: tuple[str, ...]) -> str:
         "cp -a /src /root/wpc && cd /root/wpc",
     ]
     if needs_cluster(targets):
-        lines.append(
-            'trap \'echo "== down"; .venv/bin/python -m clusters down '
-            '--provider local || echo "== down failed"\' EXIT'
-        )
+        downs = [
+            ".venv/bin/python -m clusters down --provider local",
+            *(
+                f".venv/bin/python -m clusters down --provider kind --name {name}"
+                for name in kind_clusters(targets)
+            ),
+        ]
+        body = "; ".join(f'{d} || echo "== down failed"' for d in downs)
+        lines.append(f"trap 'echo \"== down\"; {body}' EXIT")
     for target in targets:
+        words = " ".join(shlex.quote(w) for w in target.split())
         lines.append(
-            f'echo "== make {target}"; t0=$(date +%s); make {shlex.quote(target)}; '
+            f'echo "== make {target}"; t0=$(date +%s); make {words}; '
             f'echo "== make {target} took $(( $(date +%s) - t0 ))s"'
         )
     return "\n".join(lines) + "\n"

@@ -53,3 +53,15 @@ def test_cluster_targets_refuse_to_start_beside_a_running_cluster(monkeypatch):
     with pytest.raises(runner.FreshMachineError, match=r"pids \[4242\]"):
         runner.refuse_a_running_cluster(("conformance",))
     runner.refuse_a_running_cluster(("lint", "unit-test"))  # no cluster: no check
+
+
+def test_a_target_may_carry_make_variables_and_its_kind_cluster_comes_down():
+    targets = ("chaos", "cluster-down", "chaos PROVIDER=kind CLUSTER=wpc-kind")
+    text = runner.script("echo boot", targets)
+    assert "make chaos PROVIDER=kind CLUSTER=wpc-kind;" in text
+    trap = text[text.index("trap '") :]
+    assert "clusters down --provider local" in trap
+    assert "clusters down --provider kind --name wpc-kind" in trap
+    assert runner.needs_cluster(("chaos PROVIDER=kind",))
+    assert runner.kind_clusters(("chaos PROVIDER=kind",)) == ["wpc"]
+    assert runner.kind_clusters(("chaos", "kind-test")) == []
