@@ -31,6 +31,7 @@ Kubernetes build.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shlex
 import subprocess
@@ -42,6 +43,8 @@ from typing import IO
 
 from clusters import docker
 from clusters.docker import cli as docker_cli
+from clusters.docker import daemons
+from clusters.docker import hostnet
 from clusters.kind import rootfs
 from clusters.machine import processes
 from plumbing.gobuilding import BuildSettings
@@ -209,7 +212,40 @@ def run(targets: tuple[str, ...], *, log_path: Path) -> Outcome:
     """Clone HEAD, start the bare machine, run bootstrap and targets; return the outcome."""
     refuse_a_running_cluster(targets)
     s = docker.DockerSettings.from_env()
+    engine = docker.setup(s)
+    try:
+        outcome = _run_in(s, targets, log_path)
+    finally:
+        note = restore_engine(s, started=engine.started)
+    return dataclasses.replace(
+        outcome, steps=[*outcome.steps, f"== host engine: {note}"]
+    )
+
+
+def restore_engine(s: docker.DockerSettings, *, started: bool) -> str:
+    """Leave the host's Docker engine as the run found it, its iptables chains whole.
+
+    The machine shares the host's network namespace but not its process table,
+    so an engine that a target started in there (the kind stage) saw no other
+    dockerd when it stopped and removed Docker's iptables chains, the host
+    engine's too: the host engine, still running, then failed every `docker
+    network create` ("No chain/target/match by that name"), and so did the next
+    kind cluster. An engine this run started is stopped (its leftovers removed);
+    one that ran before and lost its chains is restarted, which makes them anew.
+    """
+    if started:
+        left = docker.teardown(s)
+        return "stopped, as before the run" + (f"; left: {left}" if left else "")
+    if hostnet.docker_rules():
+        return "running, as before the run, its chains whole"
+    daemons.stop(s)
     docker.setup(s)
+    return "restarted: the run removed its iptables chains"
+
+
+def _run_in(
+    s: docker.DockerSettings, targets: tuple[str, ...], log_path: Path
+) -> Outcome:
     tag = image(s, BuildSettings.from_env())
     body = script(bootstrap_block(README.read_text()), targets)
     log_path.parent.mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import pytest
 
+from clusters import docker
+from clusters.docker import daemons
+from clusters.docker import hostnet
 from clusters.machine import processes
 from tests.freshmachine import runner
 
@@ -65,3 +68,39 @@ def test_a_target_may_carry_make_variables_and_its_kind_cluster_comes_down():
     assert runner.needs_cluster(("chaos PROVIDER=kind",))
     assert runner.kind_clusters(("chaos PROVIDER=kind",)) == ["wpc"]
     assert runner.kind_clusters(("chaos", "kind-test")) == []
+
+
+@pytest.fixture
+def engine_calls(monkeypatch) -> list[str]:
+    """What restore_engine did to the host's engine, in order (faked)."""
+    calls: list[str] = []
+    monkeypatch.setattr(docker, "teardown", lambda s: calls.append("teardown") or [])
+    monkeypatch.setattr(daemons, "stop", lambda s: calls.append("stop"))
+    monkeypatch.setattr(docker, "setup", lambda s: calls.append("setup"))
+    return calls
+
+
+def test_an_engine_the_run_started_is_stopped_after_it(engine_calls):
+    note = runner.restore_engine(docker.DockerSettings.from_env(), started=True)
+    assert engine_calls == ["teardown"]
+    assert note.startswith("stopped")
+
+
+def test_an_engine_that_lost_its_chains_in_the_run_is_restarted(
+    engine_calls, monkeypatch
+):
+    # The machine's kind stage removed Docker's chains from the shared network
+    # namespace: before the fix the host engine ran on without them, and the next
+    # `docker network create` (kind create cluster) failed.
+    monkeypatch.setattr(hostnet, "docker_rules", list)
+    note = runner.restore_engine(docker.DockerSettings.from_env(), started=False)
+    assert engine_calls == ["stop", "setup"]
+    assert "restarted" in note
+
+
+def test_an_engine_that_ran_before_with_its_chains_is_left_alone(
+    engine_calls, monkeypatch
+):
+    monkeypatch.setattr(hostnet, "docker_rules", lambda: ["-N DOCKER"])
+    runner.restore_engine(docker.DockerSettings.from_env(), started=False)
+    assert engine_calls == []
