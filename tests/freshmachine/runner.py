@@ -79,6 +79,7 @@ DOCKER_DIR = "/var/lib/wpc-docker"
 CACHE_DIR = "/root/.cache"
 DEFAULT_CLUSTER = "wpc"
 """The Makefile's CLUSTER default."""
+CLUSTER_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 RUN_TIMEOUT = 5400.0
 """Seconds the whole run may take (measured cold: 189 s for the default targets);
 past it the machine is removed."""
@@ -106,7 +107,7 @@ def bootstrap_block(readme: str) -> str:
 
 def needs_cluster(targets: tuple[str, ...]) -> bool:
     """True when a target brings up the local cluster."""
-    return any(target.split()[0] in CLUSTER_TARGETS for target in targets)
+    return any(CLUSTER_TARGETS & set(target.split()[:1]) for target in targets)
 
 
 def kind_clusters(targets: tuple[str, ...]) -> list[str]:
@@ -121,6 +122,12 @@ def kind_clusters(targets: tuple[str, ...]) -> list[str]:
         words = dict(w.split("=", 1) for w in target.split()[1:] if "=" in w)
         if words.get("PROVIDER") == "kind":
             name = words.get("CLUSTER", DEFAULT_CLUSTER)
+            if not CLUSTER_NAME.fullmatch(name):
+                # It goes into the script's exit trap, a quoted shell string.
+                raise FreshMachineError(
+                    f"target {target!r}: CLUSTER={name!r} is not a cluster name "
+                    "(lower-case letters, digits and '-')"
+                )
             names += [name] if name not in names else []
     return names
 

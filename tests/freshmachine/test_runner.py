@@ -68,6 +68,9 @@ def test_a_target_may_carry_make_variables_and_its_kind_cluster_comes_down():
     assert runner.needs_cluster(("chaos PROVIDER=kind",))
     assert runner.kind_clusters(("chaos PROVIDER=kind",)) == ["wpc"]
     assert runner.kind_clusters(("chaos", "kind-test")) == []
+    with pytest.raises(runner.FreshMachineError, match="CLUSTER='x;rm' is not"):
+        runner.kind_clusters(("chaos PROVIDER=kind CLUSTER=x;rm",))
+    assert not runner.needs_cluster(("",))
 
 
 @pytest.fixture
