@@ -109,11 +109,6 @@ IRREVERSIBLE_TAG = "irreversible"
 """An experiment tagged so leaves the cluster changed for good; it runs last."""
 
 
-def is_irreversible(path: Path) -> bool:
-    """Whether the experiment at `path` leaves the cluster changed (`cases` runs it last)."""
-    return IRREVERSIBLE_TAG in _tags(yaml.safe_load(path.read_text()))
-
-
 def name_of(path: Path) -> str:
     """The experiment's report name."""
     return declarations.of(yaml.safe_load(path.read_text())).name
