@@ -83,6 +83,10 @@ exit-hook-twice          a DAG runs its completed target tasks' exit hooks a sec
                          in the same pass, and a limit that holds that call back errors
                          the DAG with `Max parallelism reached` (upstream #14392;
                          WPC-STATUS-020)
+retry-on-failed-host     a retry under `retryStrategy.affinity.nodeAntiAffinity` gets the
+                         hosts its earlier attempts failed on as `<label> In [hosts]`,
+                         not `NotIn`: it is pinned to them (WPC-STATUS-022; with the
+                         worker experiments, their chaos negative control)
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -191,6 +195,7 @@ class Fault(enum.Enum):
     OUTPUTS_AFTER_SUCCESS = "outputs-after-success"
     IMAGE_CMD_IGNORED = "image-cmd-ignored"
     EXIT_HOOK_TWICE = "exit-hook-twice"
+    RETRY_ON_FAILED_HOST = "retry-on-failed-host"
 
 
 LABEL_LEAD_SECONDS = 5.0

@@ -115,6 +115,21 @@ CONTROLS = (
         "legacy",
         probe="step_has_new_pod",
     ),
+    # A retry pinned to the worker its attempt ran on (`In` for `NotIn`): drained,
+    # that worker is cordoned and the retry's main never runs; frozen, the worker
+    # is thawed and takes the retry back, on the same node.
+    Control(
+        "retry-on-failed-host",
+        "worker-drained-while-main-runs",
+        "legacy",
+        probe="main_is_running",
+    ),
+    Control(
+        "retry-on-failed-host",
+        "worker-frozen-while-main-runs",
+        "legacy",
+        probe="retry_ran_elsewhere",
+    ),
     Control(
         "pending-deleted-errors",
         "pod-deleted-before-main-starts",

@@ -225,6 +225,9 @@ def build_pod(
             pod["spec"].get("affinity"),
             settings.retry_host_label,
             list(request.avoid_hosts),
+            operator="In"
+            if settings.has_fault(Fault.RETRY_ON_FAILED_HOST)
+            else "NotIn",
         )
         if affinity is not None:
             pod["spec"]["affinity"] = affinity

@@ -67,17 +67,20 @@ def failed_hosts(nodes: Mapping[str, Json], retry_id: str) -> list[str]:
     return list(dict.fromkeys(hosts))
 
 
-def exclude_hosts(affinity: Json | None, label: str, hosts: list[str]) -> Json | None:
+def exclude_hosts(
+    affinity: Json | None, label: str, hosts: list[str], operator: str = "NotIn"
+) -> Json | None:
     """`affinity` with a required `label NotIn hosts` term merged in (a new object).
 
     Where the affinity already has required terms: the first term with no
     expressions gets the requirement; else the first `label NotIn` expression
     found gets the hosts (duplicates dropped); else the first term gets the
-    requirement appended, as upstream merges.
+    requirement appended, as upstream merges. `operator` is `NotIn` but for the
+    `retry-on-failed-host` negative control, which pins the retry with `In`.
     """
     if not hosts:
         return affinity
-    requirement = {"key": label, "operator": "NotIn", "values": list(hosts)}
+    requirement = {"key": label, "operator": operator, "values": list(hosts)}
     required = {"nodeSelectorTerms": [{"matchExpressions": [requirement]}]}
     merged = copy.deepcopy(affinity) if affinity else {}
     node_affinity = merged.get("nodeAffinity")
@@ -100,7 +103,10 @@ def exclude_hosts(affinity: Json | None, label: str, hosts: list[str]) -> Json |
             expressions.append(requirement)
             return merged
         for expression in expressions:
-            if expression.get("key") == label and expression.get("operator") == "NotIn":
+            if (
+                expression.get("key") == label
+                and expression.get("operator") == operator
+            ):
                 values = [*(expression.get("values") or []), *hosts]
                 expression["values"] = list(dict.fromkeys(values))
                 return merged

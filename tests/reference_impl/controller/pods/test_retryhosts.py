@@ -6,7 +6,8 @@
 - a retry strategy without `nodeAntiAffinity`, or `RETRY_HOST_NAME_LABEL_KEY` set
   empty, adds nothing; another label key is used when configured;
 - the Retry node is found through the pod's boundary too (a retried steps template);
-- the requirement merges into the template's own affinity as upstream merges it.
+- the requirement merges into the template's own affinity as upstream merges it;
+- the `retry-on-failed-host` negative control pins the retry there with `In`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 import pytest
 
 from reference_impl.controller.config import settings as settings_module
+from reference_impl.controller.faults import Fault
 from reference_impl.controller.pods import retryhosts
 from tests.reference_impl.controller.conftest import Harness
 from tests.reference_impl.controller.conftest import settings
@@ -70,6 +72,25 @@ def test_each_retry_avoids_the_hosts_earlier_attempts_failed_on() -> None:
         "matchExpressions"
     ][0]
     assert expression["values"] == ["worker-b", "worker-a"]
+
+
+def test_the_retry_on_failed_host_fault_pins_the_retry_to_those_hosts() -> None:
+    h = Harness(
+        workflow(LEAF_RETRY), settings=settings(fault=Fault.RETRY_ON_FAILED_HOST)
+    )
+    h.reconcile()
+    _fail_on(h, "anti(0)", "worker-a")
+    _fail_on(h, "anti(1)", "worker-b")
+    expressions = _required(h.pod_of("anti(2)"))["nodeSelectorTerms"][0][
+        "matchExpressions"
+    ]
+    assert expressions == [
+        {
+            "key": "kubernetes.io/hostname",
+            "operator": "In",
+            "values": ["worker-b", "worker-a"],
+        }
+    ]
 
 
 def test_a_retry_strategy_without_node_anti_affinity_adds_nothing() -> None:
