@@ -87,6 +87,10 @@ retry-on-failed-host     a retry under `retryStrategy.affinity.nodeAntiAffinity`
                          hosts its earlier attempts failed on as `<label> In [hosts]`,
                          not `NotIn`: it is pinned to them (WPC-STATUS-022; with the
                          worker experiments, their chaos negative control)
+fail-fast-at-once        a `failFast` steps or DAG template with a failed child fails at
+                         once, its other children still running, and they are left
+                         `Running` in the completed workflow (upstream #13806;
+                         WPC-STATUS-023)
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -196,6 +200,7 @@ class Fault(enum.Enum):
     IMAGE_CMD_IGNORED = "image-cmd-ignored"
     EXIT_HOOK_TWICE = "exit-hook-twice"
     RETRY_ON_FAILED_HOST = "retry-on-failed-host"
+    FAIL_FAST_AT_ONCE = "fail-fast-at-once"
 
 
 LABEL_LEAD_SECONDS = 5.0

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from reference_impl.controller import errors
+from reference_impl.controller.faults import Fault
 from reference_impl.controller.templates.execution import template_type
 
 if TYPE_CHECKING:
@@ -93,7 +94,9 @@ def _fail_fast(
         op, boundary_id, ("Failed", "Error")
     ):
         return
-    if active_pods(op, boundary_id) == 0:
+    if active_pods(op, boundary_id) == 0 or op.settings.has_fault(
+        Fault.FAIL_FAST_AT_ONCE
+    ):
         boundary = op.nodes[boundary_id]
         if template_type(template or {}) == "steps":
             group = _last_of_type(op, boundary_id, "StepGroup")

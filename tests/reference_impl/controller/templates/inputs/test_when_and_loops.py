@@ -10,8 +10,12 @@ template level, and a template's `failFast`.
 
 from __future__ import annotations
 
+from reference_impl.controller.faults import Fault
 from reference_impl.controller.formats import naming
 from tests.reference_impl.controller.conftest import Harness
+from tests.reference_impl.controller.conftest import pod_status
+from tests.reference_impl.controller.conftest import running
+from tests.reference_impl.controller.conftest import settings
 from tests.reference_impl.controller.conftest import workflow
 
 ECHO = """
@@ -316,6 +320,39 @@ def test_fail_fast_stops_starting_children_and_fails_the_template():
     assert h.node("wf")["message"] == message
     assert h.node("wf[0]")["message"] == message
     assert h.wf["status"]["phase"] == "Failed"
+
+
+def test_fail_fast_waits_for_the_running_children_before_failing_the_template():
+    h = Harness(workflow(parallel("", "parallelism: 2\n    failFast: true")))
+    h.reconcile()
+    h.set_pod("wf[0].a(1:2)", pod_status("Running", main=running()))
+    h.fail("wf[0].a(0:1)")
+    h.reconcile()
+    h.reconcile()
+    assert h.node("wf")["phase"] == "Running", "a child still runs (upstream #13806)"
+    assert h.node("wf[0].a(1:2)")["phase"] == "Running"
+    assert h.wf["status"]["phase"] == "Running"
+    h.succeed("wf[0].a(1:2)")
+    h.reconcile()
+    h.reconcile()
+    assert h.node("wf[0].a(1:2)")["phase"] == "Succeeded"
+    assert created(h) == ["wf[0].a(0:1)", "wf[0].a(1:2)"]
+    assert (h.node("wf[0]")["phase"], h.node("wf")["phase"]) == ("Failed", "Failed")
+    assert h.wf["status"]["phase"] == "Failed"
+
+
+def test_the_fail_fast_at_once_fault_fails_the_template_with_a_child_running():
+    h = Harness(
+        workflow(parallel("", "parallelism: 2\n    failFast: true")),
+        settings=settings(fault=Fault.FAIL_FAST_AT_ONCE),
+    )
+    h.reconcile()
+    h.set_pod("wf[0].a(1:2)", pod_status("Running", main=running()))
+    h.fail("wf[0].a(0:1)")
+    h.reconcile()
+    h.reconcile()
+    assert h.wf["status"]["phase"] == "Failed"
+    assert h.node("wf[0].a(1:2)")["phase"] == "Running"
 
 
 def test_dag_parallelism_leaves_a_blocked_item_as_upstream_does():
