@@ -179,7 +179,9 @@ def layout_outcomes(
                 if t["outcome"] == "failed" and clause in str(t.get("message") or "")
             ]
             outcome = (
-                LayoutOutcome("failed", evidence_line(named[0]["message"]))
+                LayoutOutcome(
+                    "failed", evidence_line(named[0]["message"], naming=clause)
+                )
                 if named
                 else LayoutOutcome(
                     OTHER,

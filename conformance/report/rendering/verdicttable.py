@@ -26,14 +26,19 @@ COLUMNS = (
 )
 
 
-def evidence_line(message: str, width: int = 110) -> str:
+def evidence_line(message: str, width: int = 110, naming: str | None = None) -> str:
     """One line of a failure message: pytest's first `E` line, else the first line.
 
     A test report's message starts with pytest's location and fixture reprs
     under xdist (`[gw2] linux -- Python ...`); the assertion is on the `E` lines.
+    With `naming` (a clause ID), the first `E` line that names it comes first: a
+    scenario that fails on several clauses lists each on a line of its own, and
+    a verdict judged by one clause must quote that clause's line.
     """
     lines = [part.strip() for part in message.splitlines() if part.strip()]
     failing = [line[1:].strip() for line in lines if line.startswith("E ")]
+    if naming is not None:
+        failing = [line for line in failing if naming in line] + failing
     line = next(iter(failing or lines), "")
     return line if len(line) <= width else line[: width - 3] + "..."
 

@@ -186,10 +186,40 @@ def test_with_the_fixs_clause_a_failure_on_other_clauses_counts_as_passed(
     )
     named = verdicts.layout_outcomes(document, SIGTERM, BOTH, clause="WPC-POD-005")
     assert named["legacy"] == LayoutOutcome(
-        "failed", "AssertionError: pod pod-environment-v6nzm:"
+        "failed",
+        "WPC-POD-005: common env of every container the controller built: ...",
     )
     whole = verdicts.layout_outcomes(document, SIGTERM, BOTH)
     assert whole["legacy"].outcome == "failed"  # no clause: the whole outcome
+
+
+ORPHANS = (
+    "[gw1] linux -- Python 3.11\n"
+    "E   AssertionError: WPC-RECOVERY-005: deleted-down: Failed 'Error (exit code 3)'\n"
+    "E     WPC-FINALIZER-007: not within its limit: orphans still there\n"
+)
+
+
+def test_the_evidence_of_a_fix_judged_by_its_clause_is_that_clauses_line(
+    tmp_path: Path,
+):
+    """RecoveryWithStatusFinalizer on v3.6.0 fails on two clauses, one line each.
+
+    The fix (orphaned-pods-keep-finalizer) is judged by WPC-FINALIZER-007, so its
+    evidence must quote that line, not the first one (WPC-RECOVERY-005).
+    """
+    path = scenario_report(
+        tmp_path / "r.yaml", SIGTERM, {"legacy": "failed"}, message=ORPHANS
+    )
+    document = yaml.safe_load(path.read_text())
+    found = verdicts.layout_outcomes(
+        document, SIGTERM, BOTH, clause="WPC-FINALIZER-007"
+    )
+    assert found["legacy"] == LayoutOutcome(
+        "failed", "WPC-FINALIZER-007: not within its limit: orphans still there"
+    )
+    whole = verdicts.layout_outcomes(document, SIGTERM, BOTH)
+    assert whole["legacy"].message.startswith("AssertionError: WPC-RECOVERY-005")
 
 
 def test_a_failure_only_on_other_clauses_passes_after_and_proves_nothing_before():
