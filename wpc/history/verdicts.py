@@ -163,9 +163,9 @@ def layout_outcomes(
     #15585), while only v3.7.0-rc3 fails WPC-POD-007, the clause of the fix
     between them. After the fix, such a failure counts as the clause holding;
     before it, it proves nothing (the scenario may have stopped before it checked
-    the clause: RecoveryWithStatusFinalizer on v3.6.0 fails on WPC-RECOVERY-005's
-    message first, before the orphan wait of WPC-FINALIZER-007). Without a clause
-    the whole outcome counts.
+    the clause: RecoveryWithStatusFinalizer on v3.6.0 stopped at WPC-RECOVERY-005's
+    message, before the orphan wait of WPC-FINALIZER-007, until it ran every check
+    and named each broken clause). Without a clause the whole outcome counts.
     """
     tests = [t for t in document["tests"] if _matches(t["nodeid"], scenario)]
     found = {}

@@ -223,7 +223,11 @@ def test_the_evidence_of_a_fix_judged_by_its_clause_is_that_clauses_line(
 
 
 def test_a_failure_only_on_other_clauses_passes_after_and_proves_nothing_before():
-    """grace-period-only-on-wait is caught; orphaned-pods-keep-finalizer is not judged."""
+    """grace-period-only-on-wait is caught; a tag that failed only elsewhere is not judged.
+
+    As orphaned-pods-keep-finalizer was on v3.6.0 while RecoveryWithStatusFinalizer
+    stopped at WPC-RECOVERY-005 before its orphan wait.
+    """
     before = side("before", "v3.7.0-rc3", legacy="failed")
     after = side("after", "v4.0.0-rc4", legacy=verdicts.OTHER)
     assert verdicts.judge(before, after).verdict == plans.CAUGHT
