@@ -232,18 +232,21 @@ differential: setup
 # that did not flip on rerun and that no entry of EXPLAINED (default
 # wpc/qualify/explained.yaml; `none`: no file) explains.
 # SHARD=I/N runs that shard of the suite against each version (reports/qualify-OLD-NEW-shard-I-of-N/).
+# The suite runs against OLD and NEW side by side (and each round's reruns), each run's
+# output in its reports directory's console.log; SIDE_BY_SIDE=no runs OLD, then NEW.
 OLD ?=
 NEW ?=
 SOURCE ?= $(WPC_ARGO_SOURCE)
 RERUNS ?= 2
 EXPLAINED ?=
 CHAOS ?= yes
+SIDE_BY_SIDE ?= yes
 QUALIFY_CHAOS = $(if $(filter no,$(CHAOS)),--without-chaos,--with-chaos)
 QUALIFY_EXPLAINED = $(if $(filter none,$(EXPLAINED)),--no-explained,$(if $(EXPLAINED),--explained $(EXPLAINED)))
 qualify: setup
 	@test -n "$(OLD)" -a -n "$(NEW)" || { echo "make qualify: give OLD=<ref> NEW=<ref>, e.g. OLD=v4.1.0 NEW=v4.1.2" >&2; exit 10; }
 	@test -n "$(SOURCE)" || { echo "make qualify: give SOURCE=<argo-workflows git repository> or set WPC_ARGO_SOURCE" >&2; exit 10; }
-	$(PY) -m conformance qualify --old $(OLD) --new $(NEW) --source $(SOURCE) --layout $(LAYOUT) --reruns $(RERUNS) --provider $(PROVIDER) --cluster $(CLUSTER) -n $(WORKERS) $(QUALIFY_CHAOS) $(QUALIFY_EXPLAINED) $(if $(SHARD),--shard $(SHARD))
+	$(PY) -m conformance qualify --old $(OLD) --new $(NEW) --source $(SOURCE) --layout $(LAYOUT) --reruns $(RERUNS) --provider $(PROVIDER) --cluster $(CLUSTER) -n $(WORKERS) $(QUALIFY_CHAOS) $(QUALIFY_EXPLAINED) $(if $(SHARD),--shard $(SHARD)) $(if $(filter no,$(SIDE_BY_SIDE)),--one-side-at-a-time)
 
 # Upstream's fixed bugs as mutants (conformance/spec/history.yaml): for every fix in scope,
 # observable and named by a scenario, build the last tag with the bug and the first without

@@ -35,16 +35,16 @@ FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class _Forwarder:
-    """Pass each FORWARDED signal to the child's process group, or keep it until there is one.
+    """Pass each FORWARDED signal to the children's process groups, or keep it until there is one.
 
-    The handlers go in before the child starts: a signal that arrived between
+    The handlers go in before the first child starts: a signal that arrived between
     `Popen` returning and their installation killed this launcher with the
     default action and left the child, in a group of its own, running alone
     (a unit test caught it once on a loaded machine).
     """
 
     def __init__(self, once: signal.Signals | None = None) -> None:
-        self.pid: int | None = None
+        self.pids: list[int] = []
         self.pending: list[int] = []
         self.received: list[int] = []
         self.once = once
@@ -58,29 +58,29 @@ class _Forwarder:
                 signal.Signals(signum).name,
             )
             return
-        if self.pid is None:
+        if not self.pids:
             self.pending.append(signum)
             return
-        self._send(signum)
+        for pid in self.pids:
+            self._send(pid, signum)
 
     def attach(self, pid: int) -> None:
-        """The child exists: pass on what arrived before it did."""
-        self.pid = pid
+        """A child exists: pass on what arrived before the first one did."""
+        self.pids.append(pid)
         while self.pending:
-            self._send(self.pending.pop(0))
+            self._send(pid, self.pending.pop(0))
 
-    def _send(self, signum: int) -> None:
-        assert self.pid is not None
+    def _send(self, pid: int, signum: int) -> None:
         sent = signum if self.once is None else self.once
         logger.warning(
             "Received %s: passed to its process group (pid %d)%s, waiting for it to "
             "clean up.",
             signal.Signals(signum).name,
-            self.pid,
+            pid,
             "" if sent == signum else f" as {signal.Signals(sent).name}",
         )
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.pid, sent)
+            os.killpg(pid, sent)
 
 
 @contextlib.contextmanager
@@ -144,3 +144,40 @@ def run_to_end(
         status=128 - status if status < 0 else status,
         signals=tuple(signal.Signals(s).name for s in forwarder.received),
     )
+
+
+def run_side_by_side(
+    commands: Sequence[Sequence[str]], *, logs: Sequence[Path]
+) -> list[int]:
+    """Run `commands` at once, each in its own process group with its output in its log.
+
+    Every signal we receive goes to every child's group, as `run_forwarding` does
+    for one; once one has arrived, no further child is started (its status is
+    128 + that signal's number, as if it had been killed by it). Returns each
+    command's exit status, in order. The output goes to files because two
+    suites writing to one console would interleave line by line.
+    """
+    if len(commands) != len(logs):
+        raise ValueError(f"{len(commands)} commands but {len(logs)} logs")
+    statuses: list[int | None] = [None] * len(commands)
+    with _forwarding() as forwarder:
+        started: list[tuple[int, subprocess.Popen[bytes]]] = []
+        for index, (command, log) in enumerate(zip(commands, logs, strict=True)):
+            if forwarder.received:
+                statuses[index] = 128 + forwarder.received[0]
+                continue
+            log.parent.mkdir(parents=True, exist_ok=True)
+            with log.open("wb") as sink:  # the child keeps its own descriptor
+                proc = subprocess.Popen(
+                    list(command),
+                    stdout=sink,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    process_group=0,
+                )
+            forwarder.attach(proc.pid)
+            started.append((index, proc))
+        for index, proc in started:
+            status = proc.wait()  # PEP 475: a handled signal does not end the wait
+            statuses[index] = 128 - status if status < 0 else status
+    return [128 if status is None else status for status in statuses]

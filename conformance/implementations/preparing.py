@@ -315,9 +315,18 @@ def prepare_run(
         ),
     )
     if not skip_install:
-        load_tools_image(cluster)
-        logger.info("Preparing %s (the profile's prepare commands).", profile.name)
-        driver.prepare(layouts)
+        # One run at a time builds into the host's cache and loads into the cluster:
+        # the suite's own images (tools, test image, artifact servers) are shared.
+        with locking.held(
+            locking.PREPARE,
+            cluster=lock_key,
+            holder=f"the run {session_id} preparing {profile.name}",
+            timeout=timeouts.prepare_lock,
+            interval=timeouts.poll_interval,
+        ):
+            load_tools_image(cluster)
+            logger.info("Preparing %s (the profile's prepare commands).", profile.name)
+            driver.prepare(layouts)
         logger.info(
             "Installing %s: %s.",
             profile.name,

@@ -13,6 +13,8 @@ test_ownership.py run the race on a real one.
 
 from __future__ import annotations
 
+import fcntl
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -95,6 +97,10 @@ class Cluster:
             preparing.sweeping, "sweep_dead_runs", lambda *a, **kw: None
         )
         monkeypatch.setattr(preparing, "load_tools_image", lambda cluster: None)
+        # The prepare lock is real (flock), in a directory of the test's own.
+        monkeypatch.setattr(
+            preparing.locking, "default_directory", lambda: tmp_path / "locks"
+        )
         monkeypatch.setattr(preparing, "environment", lambda *a, **kw: {})
         monkeypatch.setattr(preparing, "image_digests", lambda *a, **kw: {})
         monkeypatch.setattr(preparing.images, "loaded_digests", lambda *a, **kw: {})
@@ -301,7 +307,7 @@ def test_a_run_killed_on_this_host_is_dead_at_once(monkeypatch, tmp_path, caplog
     path = locking.lock_path(
         locking.session_lock_name(dead), cluster="https://192.0.2.2:6443"
     )
-    path.parent.mkdir(mode=0o700)
+    path.parent.mkdir(mode=0o700, exist_ok=True)  # the prepare lock made it
     path.write_text("pid 1\n")
     context = cluster.run(profiles.load("reference"))
     assert cluster.record().get("session") == context.session_id
@@ -353,3 +359,32 @@ def test_of_two_runs_racing_to_create_the_record_exactly_one_wins(
 
 def context_profile(name: str) -> profiles.Profile:
     return profiles.load("reference") if name == "reference" else _upstream("v4.1.2")
+
+
+def test_a_run_prepares_holding_the_hosts_prepare_lock(monkeypatch, tmp_path):
+    """Two runs side by side (`wpc qualify`'s builds) build into one cache: one at a time."""
+    cluster = Cluster(monkeypatch, tmp_path)
+    folder = tmp_path / "locks"
+    held: list[bool] = []
+
+    def another_run_tries_the_lock() -> None:
+        (path,) = folder.glob(f"*-{preparing.locking.PREPARE}.lock")
+        fd = os.open(path, os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            held.append(False)
+        except BlockingIOError:
+            held.append(True)
+        finally:
+            os.close(fd)
+
+    cluster.during_prepare["reference"] = another_run_tries_the_lock
+    cluster.run(profiles.load("reference"))
+    assert held == [True]
+    assert "prepare reference" in cluster.did
+    (path,) = folder.glob("*-prepare.lock")
+    fd = os.open(path, os.O_RDWR)  # released once the run has prepared
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    finally:
+        os.close(fd)

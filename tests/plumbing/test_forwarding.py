@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from plumbing.forwarding import run_forwarding
+from plumbing.forwarding import run_side_by_side
 from plumbing.waiting import NotYet
 from plumbing.waiting import until
 from tests.slowchild import SLOW_CHILD as CHILD
@@ -119,3 +120,69 @@ def test_a_signal_before_the_child_exists_is_passed_on_once_it_does(
     # The launcher lived (not -15) and its child died of the passed-on SIGTERM.
     assert done.returncode == 128 + signal.SIGTERM, done.stderr
     assert "Received SIGTERM: passed to its process group" in done.stderr
+
+
+SIDE_BY_SIDE = """
+import sys
+from pathlib import Path
+from plumbing.forwarding import run_side_by_side
+out = [Path(d) for d in sys.argv[2:]]
+commands = [[sys.executable, sys.argv[1], str(d), "0.5"] for d in out]
+statuses = run_side_by_side(commands, logs=[d / "console.log" for d in out])
+print(statuses)
+"""
+
+
+def test_side_by_side_children_each_get_the_signal_and_finish_their_clean_up(
+    tmp_path: Path,
+) -> None:
+    """`wpc qualify` runs both builds at once: Ctrl-C must reach both suites."""
+    child = tmp_path / "child.py"
+    child.write_text(CHILD)
+    dirs = [tmp_path / "old", tmp_path / "new"]
+    for folder in dirs:
+        folder.mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SIDE_BY_SIDE, str(child), *map(str, dirs)],
+        cwd=Path(__file__).resolve().parents[2],
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    until(
+        lambda: (
+            all((d / "ready").exists() for d in dirs)
+            or NotYet("a child has not started")
+        ),
+        timeout=30.0,
+        interval=0.05,
+        describe="both children are ready",
+    )
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=30)
+    assert out.strip() == "[7, 7]"
+    for folder in dirs:
+        assert (folder / "cleaned").read_text() == "SIGINT"
+        assert (folder / "heard").read_text() == "SIGINT\n"
+        assert (folder / "console.log").is_file()
+
+
+def test_side_by_side_keeps_each_childs_output_apart_and_its_status(
+    tmp_path: Path,
+) -> None:
+    logs = [tmp_path / "a.log", tmp_path / "b" / "b.log"]
+    statuses = run_side_by_side(
+        [
+            [sys.executable, "-c", "print('from a'); raise SystemExit(3)"],
+            [sys.executable, "-c", "import sys; sys.stderr.write('from b\\n')"],
+        ],
+        logs=logs,
+    )
+    assert statuses == [3, 0]
+    assert logs[0].read_text() == "from a\n"
+    assert logs[1].read_text() == "from b\n"
+
+
+def test_side_by_side_refuses_a_log_short() -> None:
+    with pytest.raises(ValueError, match="2 commands but 1 logs"):
+        run_side_by_side([["true"], ["true"]], logs=[Path("x")])

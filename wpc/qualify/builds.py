@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from conformance.errors import DataError
 from conformance.harness.instances import layouts
 from conformance.implementations import profiles
+from conformance.implementations.upstream import pins
+from plumbing import commands
 
 VARIABLES = ("source", "ref", "build", "instance_prefix")
 """The profile variables a build sets; a profile lacking one cannot be qualified."""
@@ -87,6 +89,42 @@ def plan(old_ref: str, new_ref: str, source: str) -> tuple[Build, Build]:
             f"{new.slug!r}: give two different refs"
         )
     return old, new
+
+
+def shared_cluster_conflict(old: Build, new: Build) -> str:
+    """Why OLD and NEW cannot run side by side on one cluster, or '' when they can.
+
+    CRDs are cluster-wide: side by side, both runs use the CRDs of whichever side
+    prepared last, so builds whose CRDs differ (a field one knows and the other's
+    schema prunes) must run one at a time. Compared in the source repository at
+    both refs; a source git cannot compare counts as a difference, with its words.
+    """
+    if not old.source:
+        return "no source repository to compare their CRDs in"
+    done = commands.attempt(
+        [
+            "git",
+            "-C",
+            old.source,
+            "diff",
+            "--quiet",
+            old.ref,
+            new.ref,
+            "--",
+            pins.CRDS_BASE,
+        ],
+        timeout=GIT_TIMEOUT,
+    )
+    if done.returncode == 0:
+        return ""
+    if done.returncode == 1:
+        return f"their CRDs differ ({pins.CRDS_BASE} of {old.ref} and {new.ref})"
+    last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+    return f"git could not compare their CRDs (exit {done.returncode}: {last})"
+
+
+GIT_TIMEOUT = 60.0
+"""`git diff --quiet` of two refs' CRD directories; seconds on any repository."""
 
 
 def check_profile(implementation: str, build: Build) -> profiles.Profile:

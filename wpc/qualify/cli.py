@@ -11,6 +11,7 @@ builds and runs and recomputes DIR's diff (`qualifying.rediff`).
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from pathlib import Path
@@ -24,6 +25,8 @@ from wpc.qualify import builds
 from wpc.qualify import chaos_running
 from wpc.qualify import qualifying
 from wpc.qualify import running
+
+logger = logging.getLogger(__name__)
 
 SOURCE_ENV = "WPC_ARGO_SOURCE"
 """The source tree when --source is not given (as for the upstream profile's builder)."""
@@ -138,6 +141,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the conformance suite only (the default of the verb)",
     )
     parser.add_argument(
+        "--one-side-at-a-time",
+        dest="side_by_side",
+        action="store_false",
+        default=True,
+        help="run the suite against OLD, then NEW (and so each round's reruns); by "
+        "default both run side by side on the cluster, each one's output in its "
+        "reports directory's console.log",
+    )
+    parser.add_argument(
         "--rediff",
         type=Path,
         default=None,
@@ -151,6 +163,14 @@ def _print(outcome: qualifying.Outcome) -> int:
     sys.stdout.write(outcome.table_path.read_text(encoding="utf-8"))
     sys.stdout.write(f"diff: {outcome.yaml_path}\ntable: {outcome.table_path}\n")
     return ExitCode.REGRESSION if outcome.diff.regressed else 0
+
+
+def _side_by_side(old: builds.Build, new: builds.Build) -> bool:
+    """Whether the builds can share the cluster at once; if not, say why."""
+    conflict = builds.shared_cluster_conflict(old, new)
+    if conflict:
+        logger.warning("Running OLD, then NEW, not side by side: %s.", conflict)
+    return not conflict
 
 
 def main(args: argparse.Namespace) -> int:
@@ -196,6 +216,7 @@ def main(args: argparse.Namespace) -> int:
         explained=args.explained,
         shard=str(shard) if shard else "",
         chaos=args.chaos,
+        side_by_side=args.side_by_side and _side_by_side(old, new),
     )
     runner = running.runner_from_args(args)
     chaos_runner = chaos_running.runner_from_args(args) if args.chaos else None

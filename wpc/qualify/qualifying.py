@@ -3,16 +3,19 @@
 Order of work, for any `Runner` (the real one runs the suite; tests pass a fake)
 and, with `Plan.chaos`, any `ChaosRunner` (the real one runs the chaos suite):
 
-1. the whole suite (or one shard of it, `Plan.shard`) against OLD, then NEW (`<out>/old`, `<out>/new`); with
-   chaos, then the whole chaos suite against OLD, then NEW (`<out>/chaos-old`,
-   `<out>/chaos-new`);
+1. the whole suite (or one shard of it, `Plan.shard`) against OLD and NEW
+   (`<out>/old`, `<out>/new`): side by side on the one cluster when the runner can
+   (`running.SideBySide`, `Plan.side_by_side`), each run's output in its
+   `console.log`, else OLD then NEW; with chaos, then the whole chaos suite
+   against OLD, then NEW (`<out>/chaos-old`, `<out>/chaos-new`: never side by
+   side, its faults restart node components that the other run would feel);
 2. the two reports diffed (`wpc.diff.comparing`), and the two ChaosReports
    (`wpc.diff.chaoscases`: a case is an experiment in a layout; one not
    applicable on a side is listed, never a change);
-3. for round 1..N, OLD then NEW, one run selecting the differing items
-   (`<out>/rerun-<round>-<side>-<layout>`; layout `both` when items of both
-   layouts differ, each selected with its layout's id: one suite start-up per
-   side and round, `builds.selections`), then one chaos
+3. for round 1..N, OLD and NEW (side by side as in 1.), one run selecting the
+   differing items (`<out>/rerun-<round>-<side>-<layout>`; layout `both` when items
+   of both layouts differ, each selected with its layout's id: one suite start-up per
+   side and round, `builds.selections`), then, OLD then NEW, one chaos
    run per layout selecting the differing chaos cases
    (`<out>/chaos-rerun-<round>-<side>-<layout>`), so each version's verdicts
    are interleaved in time rather than bunched: one loop (`rerun_records`)
@@ -69,6 +72,7 @@ from wpc.qualify.chaos_running import ChaosRunner
 from wpc.qualify.running import REPORT_NAME
 from wpc.qualify.running import Run
 from wpc.qualify.running import Runner
+from wpc.qualify.running import SideBySide
 
 logger = logging.getLogger(__name__)
 
@@ -121,6 +125,10 @@ class Plan:
     """
     chaos: bool = False
     """Whether the chaos suite runs on both builds too, its cases diffed and rerun."""
+    side_by_side: bool = True
+    """Run the suite against both builds at once (and each round's reruns), where the
+    runner can: each item's verdict is a wait on the cluster far more than CPU work,
+    and both sides then see the same load. False: OLD, then NEW."""
 
     def __post_init__(self) -> None:
         if self.rounds < 0:
@@ -167,14 +175,34 @@ class Rerunnable:
     """Per layout, the `-k` expression selecting that layout's differing cases."""
     run: Callable[[Build, str, Path, str], Path]
     """(build, layout, reports directory, `-k`) -> the rerun's report."""
+    together: Callable[[Sequence[RerunJob]], list[Path]] | None
+    """Runs several reruns at once (their reports, in order), or None: one at a time."""
     read: Callable[[Path], Mapping[Key, str]]
     """A report -> each case's outcome, by exact identity."""
     fold: Callable[[ReportDiff, Records], ReportDiff]
     """The diff with this kind's rerun records folded in (`reruns`)."""
 
 
-def suite_cases(diff: ReportDiff, runner: Runner) -> Rerunnable:
-    """The differing items of the suite, rerun with `runner`."""
+RerunJob = tuple[Build, str, Path, str]
+"""One rerun: (build, layout, reports directory, `-k`)."""
+
+
+def _suite_run(job: RerunJob) -> Run:
+    build, layout, where, keywords = job
+    return Run(build=build, layout=layout, reports_dir=where, keywords=keywords)
+
+
+def suite_cases(
+    diff: ReportDiff, runner: Runner, *, side_by_side: bool = False
+) -> Rerunnable:
+    """The differing items of the suite, rerun with `runner` (side by side if it can)."""
+    together = None
+    if side_by_side and isinstance(runner, SideBySide):
+        batch = runner
+
+        def together(jobs: Sequence[RerunJob]) -> list[Path]:
+            return batch.together([_suite_run(job) for job in jobs])
+
     return Rerunnable(
         prefix=SUITE_RERUNS,
         changes=diff.items,
@@ -183,6 +211,7 @@ def suite_cases(diff: ReportDiff, runner: Runner) -> Rerunnable:
         run=lambda build, layout, where, keywords: runner(
             Run(build=build, layout=layout, reports_dir=where, keywords=keywords)
         ),
+        together=together,
         read=_outcomes,
         fold=reruns.apply,
     )
@@ -203,6 +232,7 @@ def chaos_cases(chaos: ChaosDiff, runner: ChaosRunner) -> Rerunnable:
         run=lambda build, layout, where, keywords: runner(
             ChaosRun(build=build, layout=layout, reports_dir=where, keywords=keywords)
         ),
+        together=None,  # node faults: one chaos run at a time on a cluster
         read=_chaos_outcomes,
         fold=_fold_chaos,
     )
@@ -248,36 +278,72 @@ def rerun_records(plan: Plan, kinds: Sequence[Rerunnable]) -> list[Records]:
     """Rerun every differing case of each kind `plan.rounds` times against each build.
 
     Per round, OLD then NEW, each kind in turn, one run per selection (the
-    suite: one for both layouts; the chaos suite: one per layout); the records
-    of each kind, in the order of `kinds`.
+    suite: one for both layouts; the chaos suite: one per layout); the reruns of
+    a kind that can run together (`Rerunnable.together`) run at once before the
+    others, and every report is recorded in that order regardless, so the records
+    of each kind, in the order of `kinds`, do not depend on how they ran.
     """
     found: list[Records] = [{c.new.key: [] for c in kind.changes} for kind in kinds]
     for round_ in range(1, plan.rounds + 1):
-        for build in (plan.old, plan.new):
-            for kind, records in zip(kinds, found, strict=True):
-                for layout, keywords in kind.selections.items():
-                    logger.info(
-                        "Rerun %d of %d (%s): %s (%s), %s: -k %s.",
+        jobs = [
+            (
+                kind_index,
+                (
+                    build,
+                    layout,
+                    rerun_dir(
+                        plan.out_dir,
                         round_,
-                        plan.rounds,
-                        kind.prefix,
                         build.side,
-                        build.ref,
                         layout,
-                        keywords,
-                    )
-                    where = rerun_dir(
-                        plan.out_dir, round_, build.side, layout, kind.prefix
-                    )
-                    report = kind.run(build, layout, where, keywords)
-                    _record(
-                        records,
-                        kind.changes,
-                        kind.read(report),
-                        (layout, build.side, round_),
-                        report,
-                    )
+                        kinds[kind_index].prefix,
+                    ),
+                    keywords,
+                ),
+            )
+            for build in (plan.old, plan.new)
+            for kind_index in range(len(kinds))
+            for layout, keywords in kinds[kind_index].selections.items()
+        ]
+        reports: dict[int, Path] = {}
+        for kind_index, kind in enumerate(kinds):
+            batch = [n for n, (k, _) in enumerate(jobs) if k == kind_index]
+            if kind.together is not None and len(batch) > 1:
+                for n in batch:
+                    _log_rerun(plan, round_, kind, jobs[n][1], "side by side")
+                ran = kind.together([jobs[n][1] for n in batch])
+                reports.update(zip(batch, ran, strict=True))
+        for n, (kind_index, job) in enumerate(jobs):
+            kind = kinds[kind_index]
+            if n not in reports:
+                _log_rerun(plan, round_, kind, job, "")
+                reports[n] = kind.run(*job)
+            build, layout, _, _ = job
+            _record(
+                found[kind_index],
+                kind.changes,
+                kind.read(reports[n]),
+                (layout, build.side, round_),
+                reports[n],
+            )
     return found
+
+
+def _log_rerun(
+    plan: Plan, round_: int, kind: Rerunnable, job: RerunJob, how: str
+) -> None:
+    build, layout, _, keywords = job
+    logger.info(
+        "Rerun %d of %d (%s%s): %s (%s), %s: -k %s.",
+        round_,
+        plan.rounds,
+        kind.prefix,
+        f", {how}" if how else "",
+        build.side,
+        build.ref,
+        layout,
+        keywords,
+    )
 
 
 def _diff(old: Path, new: Path, timing_ratio: float, min_seconds: float) -> ReportDiff:
@@ -350,17 +416,30 @@ def qualify(
     if plan.chaos and chaos_runner is None:
         raise ValueError("a qualification with chaos needs a chaos runner")
     explained = _load(plan.explained)
-    reports = {}
-    for build in (plan.old, plan.new):
-        logger.info("Running the suite against %s (%s).", build.side, build.ref)
-        reports[build.side] = runner(
-            Run(
-                build=build,
-                layout=plan.layout,
-                reports_dir=plan.out_dir / build.side,
-                shard=plan.shard,
-            )
+    runs = [
+        Run(
+            build=build,
+            layout=plan.layout,
+            reports_dir=plan.out_dir / build.side,
+            shard=plan.shard,
         )
+        for build in (plan.old, plan.new)
+    ]
+    if plan.side_by_side and isinstance(runner, SideBySide):
+        logger.info(
+            "Running the suite against %s side by side.",
+            " and ".join(f"{run.build.side} ({run.build.ref})" for run in runs),
+        )
+        reports = dict(
+            zip((run.build.side for run in runs), runner.together(runs), strict=True)
+        )
+    else:
+        reports = {}
+        for run in runs:
+            logger.info(
+                "Running the suite against %s (%s).", run.build.side, run.build.ref
+            )
+            reports[run.build.side] = runner(run)
     chaos_reports = {}
     if chaos_runner is not None and plan.chaos:
         for build in (plan.old, plan.new):
@@ -375,7 +454,11 @@ def qualify(
                 )
             )
     diff = _diff(reports["old"], reports["new"], plan.timing_ratio, plan.min_seconds)
-    kinds = [suite_cases(diff, runner)] if diff.items else []
+    kinds = (
+        [suite_cases(diff, runner, side_by_side=plan.side_by_side)]
+        if diff.items
+        else []
+    )
     if chaos_reports:
         chaos = _chaos_diff(chaos_reports["old"], chaos_reports["new"])
         diff = dataclasses.replace(diff, chaos=chaos)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
 from typing import Protocol
+from typing import runtime_checkable
 
 from conformance.errors import CommandError
 from conformance.harness.cluster.timeouts import checked_scale
@@ -95,6 +96,24 @@ class Runner(Protocol):
         ...
 
 
+@runtime_checkable
+class SideBySide(Protocol):
+    """A runner that can also run several `Run`s at once (`wpc qualify`'s two builds).
+
+    Runs on one cluster can overlap: each build has its own controller instances
+    (`instance_prefix`), scenarios that must not overlap take a host-wide lock,
+    and a run's prepare step holds one too (`locking.PREPARE`).
+    """
+
+    def together(self, runs: Sequence[Run]) -> list[Path]:
+        """Run all of `runs` at once; their reports, in order (CommandError: one left none)."""
+        ...
+
+
+CONSOLE_LOG = "console.log"
+"""A run's console output when it runs beside another, inside its reports directory."""
+
+
 @dataclass(frozen=True)
 class SuiteRunner:
     """The real runner: `python -m conformance run` with the build's profile variables."""
@@ -152,6 +171,38 @@ class SuiteRunner:
                 output=f"the run left no report at {run.report} (see its output above)",
             )
         return run.report
+
+    def together(self, runs: Sequence[Run]) -> list[Path]:
+        """Run the suite for each of `runs` at once, each one's output in its console.log."""
+        commands = [self.command(run) for run in runs]
+        logs = [run.reports_dir / CONSOLE_LOG for run in runs]
+        for run, command, log in zip(runs, commands, logs, strict=True):
+            run.reports_dir.mkdir(parents=True, exist_ok=True)
+            if run.report.exists():
+                run.report.unlink()  # never read a previous run's report as this one's
+            logger.info("Running %s (output: %s).", shlex.join(command), log)
+        # Imported here, as in _call (pytest's assertion rewriting).
+        from plumbing.forwarding import run_side_by_side
+
+        statuses = run_side_by_side(commands, logs=logs)
+        for run, command, log, status in zip(
+            runs, commands, logs, statuses, strict=True
+        ):
+            if not run.report.is_file():
+                raise CommandError(
+                    command=command,
+                    returncode=status,
+                    output=f"the run left no report at {run.report}; the last lines "
+                    f"of {log}:\n{_tail(log)}",
+                )
+        return [run.report for run in runs]
+
+
+def _tail(log: Path, lines: int = 40) -> str:
+    try:
+        return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
+    except OSError as exc:
+        return f"(unreadable: {exc})"
 
 
 def _call(command: Sequence[str], *, env: Mapping[str, str] | None = None) -> int:

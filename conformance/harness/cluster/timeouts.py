@@ -162,6 +162,11 @@ class Timeouts:
     install: float = 1800.0
     """One profile command (build, install, restart); may compile from source."""
 
+    prepare_lock: float = 3600.0
+    """A run waits for another run on this host to finish preparing the same cluster
+    (`locking.PREPARE`): its builds, several profile commands of up to `install` each
+    when they compile from source; harness budget."""
+
     poll_interval: float = 1.0
     """Pause between polls when no watch fits; not scaled below 0.1 s."""
 

@@ -39,6 +39,11 @@ UNLABELLED_WORKFLOWS = "unlabelled-workflows"
 """Held by scenarios that create Workflows without the instance label and expect
 them to stay unprocessed, or that run a controller without `instanceID`."""
 
+PREPARE = "prepare"
+"""Held while a run builds and loads images and runs its profile's prepare commands:
+two runs side by side (`wpc qualify`'s builds, two people's runs on one host) would
+write the same image archives and contexts in the cache at once."""
+
 NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 

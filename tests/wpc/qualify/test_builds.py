@@ -6,10 +6,16 @@
 - two refs that would share a name, an empty ref, or a ref with no letters or
   digits are refused naming the problem;
 - the profile must declare the variables a build sets;
-- reruns select, per layout, the differing items' test functions with `-k`.
+- reruns select, per layout, the differing items' test functions with `-k`;
+- two refs run side by side only when their CRDs are the same in the source
+  repository (a real git repository here); different CRDs, a ref git does not
+  know or no source say why not.
 """
 
 from __future__ import annotations
+
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -102,3 +108,51 @@ def test_reruns_of_one_layout_run_only_that_layout():
         "--profile-var",
         "ref=v1",
     ]
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        check=True,
+        capture_output=True,
+    )
+
+
+def _tagged(repo: Path, tag: str, crd: str, other: str) -> None:
+    crds = repo / "manifests" / "base" / "crds" / "full"
+    crds.mkdir(parents=True, exist_ok=True)
+    (crds / "workflow.yaml").write_text(crd)
+    (repo / "README.md").write_text(other)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", tag)
+    _git(repo, "tag", tag)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    _git(tmp_path, "init", "-q")
+    _tagged(tmp_path, "v1.0.0", "kind: CustomResourceDefinition\n", "one")
+    _tagged(tmp_path, "v1.0.1", "kind: CustomResourceDefinition\n", "two")
+    _tagged(tmp_path, "v1.1.0", "kind: CustomResourceDefinition\nnew: field\n", "3")
+    return tmp_path
+
+
+def test_refs_with_the_same_crds_can_share_the_cluster(repo):
+    assert (
+        builds.shared_cluster_conflict(*builds.plan("v1.0.0", "v1.0.1", str(repo)))
+        == ""
+    )
+
+
+def test_refs_whose_crds_differ_run_one_at_a_time(repo):
+    why = builds.shared_cluster_conflict(*builds.plan("v1.0.1", "v1.1.0", str(repo)))
+    assert why == "their CRDs differ (manifests/base/crds of v1.0.1 and v1.1.0)"
+
+
+def test_a_ref_git_does_not_know_or_no_source_is_no_side_by_side(repo):
+    why = builds.shared_cluster_conflict(*builds.plan("v1.0.0", "v9.9.9", str(repo)))
+    assert why.startswith("git could not compare their CRDs (exit 128: ")
+    assert "v9.9.9" in why
+    assert builds.shared_cluster_conflict(*builds.plan("v1.0.0", "v1.0.1", "")) == (
+        "no source repository to compare their CRDs in"
+    )

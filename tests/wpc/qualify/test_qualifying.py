@@ -11,6 +11,11 @@
   profile variables and the selection after `--`, and a run that leaves no
   report is a CommandError naming the report;
 - the verb exits 14 for a confirmed regression and 0 when it flipped;
+- a runner that can run side by side (`running.SideBySide`) gets both whole
+  runs as one batch and each round's reruns as one, and the verdicts equal the
+  one-at-a-time ones; `side_by_side=False` never batches; the real runner's
+  batch keeps each run's output in its console.log and names the run that left
+  no report with that log's last lines;
 - `--shard I/N` shards both whole runs the same way (the runner passes `--shard`)
   and names the output directory, never the reruns; a bad shard exits 10 before
   anything runs.
@@ -19,6 +24,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
@@ -137,6 +143,95 @@ def test_a_qualification_reruns_differences_and_tells_fixes_from_flakes(tmp_path
     assert document["summary"]["flakyItems"] == 1
     assert "confirmed (old failed, failed, failed; new passed, passed, passed)" in (
         outcome.table_path.read_text()
+    )
+
+
+class FakeSideBySide(FakeRunner):
+    """A FakeRunner that can also take runs in batches, noting each batch."""
+
+    def __init__(self, script: Callable[[Run, int], Outcomes]) -> None:
+        super().__init__(script)
+        self.batches: list[list[str]] = []
+
+    def together(self, runs) -> list[Path]:
+        self.batches.append([run.reports_dir.name for run in runs])
+        return [self(run) for run in runs]
+
+
+def _verdicts(outcome: qualifying.Outcome) -> dict[tuple[str, str], list[str]]:
+    return {
+        (c.new.short_name, c.new.layout): [
+            f"{r.side}{r.round}:{r.outcome}" for r in c.rerun.records
+        ]
+        + [c.rerun.status]
+        for c in outcome.diff.items
+    }
+
+
+def test_both_builds_and_each_rounds_reruns_run_side_by_side(tmp_path):
+    batched = FakeSideBySide(upstream_like)
+    outcome = qualifying.qualify(plan(tmp_path / "a"), batched)
+    assert batched.batches == [
+        ["old", "new"],
+        ["rerun-1-old-both", "rerun-1-new-both"],
+        ["rerun-2-old-both", "rerun-2-new-both"],
+    ]
+    one_by_one = qualifying.qualify(plan(tmp_path / "b"), FakeRunner(upstream_like))
+    assert _verdicts(outcome) == _verdicts(one_by_one)
+    assert outcome.table_path.read_text().replace(str(tmp_path / "a"), "") == (
+        one_by_one.table_path.read_text().replace(str(tmp_path / "b"), "")
+    )
+
+
+def test_one_side_at_a_time_never_batches(tmp_path):
+    batched = FakeSideBySide(upstream_like)
+    sequential = dataclasses.replace(plan(tmp_path), side_by_side=False)
+    qualifying.qualify(sequential, batched)
+    assert batched.batches == []
+    assert [r.reports_dir.name for r in batched.runs] == [
+        "old", "new", "rerun-1-old-both", "rerun-1-new-both",
+        "rerun-2-old-both", "rerun-2-new-both",
+    ]  # fmt: skip
+
+
+FAKE_SUITE = """#!/bin/sh
+# Stands in for `python -m conformance run`: says where it is, writes its report
+# unless it is the NEW side's run.
+report=""
+while [ $# -gt 0 ]; do
+  if [ "$1" = "--report" ]; then report="$2"; fi
+  shift
+done
+echo "suite for $report"
+case "$report" in
+  */new/*) echo "boom: the run died" >&2; exit 3 ;;
+  *) echo "tests: []" > "$report" ;;
+esac
+"""
+
+
+def test_the_suite_runners_batch_keeps_logs_apart_and_names_a_run_without_report(
+    tmp_path,
+):
+    fake = tmp_path / "fake-python"
+    fake.write_text(FAKE_SUITE)
+    fake.chmod(0o755)
+    old, new = builds.plan("v4.1.0", "v4.1.2", "/src")
+    runs = [
+        Run(build=build, layout="both", reports_dir=tmp_path / build.side)
+        for build in (old, new)
+    ]
+    runner = running.SuiteRunner(implementation="argo-workflows", python=str(fake))
+    with pytest.raises(CommandError) as raised:
+        runner.together(runs)
+    message = str(raised.value)
+    assert f"left no report at {runs[1].report}" in message
+    assert "boom: the run died" in message
+    assert str(tmp_path / "new" / running.CONSOLE_LOG) in message
+    assert "exit code 3" in message
+    assert runs[0].report.is_file()
+    assert (tmp_path / "old" / running.CONSOLE_LOG).read_text() == (
+        f"suite for {runs[0].report}\n"
     )
 
 
