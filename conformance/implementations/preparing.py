@@ -323,6 +323,12 @@ def prepare_run(
             holder=f"the run {session_id} preparing {profile.name}",
             timeout=timeouts.prepare_lock,
             interval=timeouts.poll_interval,
+            waiting=lambda held_by: logger.info(
+                "Waiting for %s to finish (another run on this host prepares the "
+                "cluster; up to %.0f s).",
+                held_by,
+                timeouts.prepare_lock,
+            ),
         ):
             load_tools_image(cluster)
             logger.info("Preparing %s (the profile's prepare commands).", profile.name)

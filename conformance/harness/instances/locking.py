@@ -26,6 +26,7 @@ import hashlib
 import os
 import re
 import stat
+from collections.abc import Callable
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -116,21 +117,29 @@ def held(
     interval: float,
     directory: Path | None = None,
     clock: Clock | None = None,
+    waiting: Callable[[str], None] | None = None,
 ) -> Iterator[Path]:
     """Hold the lock `name` for `cluster` while the block runs; wait for it first.
 
     `holder` (a test's node ID) is written into the file, so a waiter's timeout
-    names who kept the lock.
+    names who kept the lock. `waiting`, if given, is told once, with the
+    holder's words, when the lock is not free at first: a run that waits
+    minutes for another's builds says so rather than going quiet.
     """
     path = lock_path(name, cluster=cluster, directory=directory)
     fd = _open_lock(path)
+    told: list[str] = []
     try:
 
         def acquired() -> bool | NotYet:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                return NotYet(f"{path} is held by {path.read_text().strip()!r}")
+                held_by = path.read_text().strip()
+                if waiting is not None and not told:
+                    told.append(held_by)
+                    waiting(held_by)
+                return NotYet(f"{path} is held by {held_by!r}")
             return True
 
         try:

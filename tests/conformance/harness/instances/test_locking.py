@@ -70,6 +70,31 @@ def test_a_second_holder_waits_and_times_out_naming_the_first(tmp_path):
         assert "second" in path.read_text()
 
 
+def test_a_waiter_is_told_once_who_holds_the_lock_and_a_free_lock_tells_nobody(
+    tmp_path,
+):
+    told: list[str] = []
+
+    def waiting_for(holder: str):
+        return locking.held(
+            locking.PREPARE,
+            cluster="https://10.0.0.1:6443",
+            holder=holder,
+            timeout=3.0,
+            interval=1.0,
+            directory=tmp_path,
+            clock=FakeClock(),
+            waiting=told.append,
+        )
+
+    with waiting_for("the run one"):
+        assert told == []
+        with pytest.raises(HarnessError), waiting_for("the run two"):
+            pass
+    assert len(told) == 1
+    assert told[0].startswith("the run one (pid ")
+
+
 def test_another_cluster_is_not_blocked(tmp_path):
     with (
         hold(tmp_path, cluster="https://a:6443"),
