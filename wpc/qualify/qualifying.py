@@ -285,26 +285,7 @@ def rerun_records(plan: Plan, kinds: Sequence[Rerunnable]) -> list[Records]:
     """
     found: list[Records] = [{c.new.key: [] for c in kind.changes} for kind in kinds]
     for round_ in range(1, plan.rounds + 1):
-        jobs = [
-            (
-                kind_index,
-                (
-                    build,
-                    layout,
-                    rerun_dir(
-                        plan.out_dir,
-                        round_,
-                        build.side,
-                        layout,
-                        kinds[kind_index].prefix,
-                    ),
-                    keywords,
-                ),
-            )
-            for build in (plan.old, plan.new)
-            for kind_index in range(len(kinds))
-            for layout, keywords in kinds[kind_index].selections.items()
-        ]
+        jobs = _round_jobs(plan, round_, kinds)
         reports: dict[int, Path] = {}
         for kind_index, kind in enumerate(kinds):
             batch = [n for n, (k, _) in enumerate(jobs) if k == kind_index]
@@ -327,6 +308,22 @@ def rerun_records(plan: Plan, kinds: Sequence[Rerunnable]) -> list[Records]:
                 reports[n],
             )
     return found
+
+
+def _round_jobs(
+    plan: Plan, round_: int, kinds: Sequence[Rerunnable]
+) -> list[tuple[int, RerunJob]]:
+    """A round's reruns, each with its kind's index in `kinds`, in recording order.
+
+    OLD then NEW, each kind in turn, each of its selections.
+    """
+    return [
+        (index, (build, layout, where, keywords))
+        for build in (plan.old, plan.new)
+        for index, kind in enumerate(kinds)
+        for layout, keywords in kind.selections.items()
+        for where in [rerun_dir(plan.out_dir, round_, build.side, layout, kind.prefix)]
+    ]
 
 
 def _log_rerun(
