@@ -15,6 +15,13 @@ fails, and waits for the holder to end when it passes):
   runs, `locked` ends `Failed`, and no waiting workflow ever gets a pod
   (WPC-STATUS-019).
 
+A lock held many times over is released whole:
+
+- a holder asking for three mutexes at workflow level, whose container template
+  asks for three more, runs while six workflows, each asking for one of the six
+  mutexes, wait `Pending`; once the holder has ended, each of the six gets its
+  mutex and ends `Succeeded` (WPC-STATUS-026).
+
 Pods are recorded from before the first submission. A failure names the
 clause; a waiter that does not end at all fails when the completion timeout
 passes, naming what it was still doing.
@@ -23,6 +30,10 @@ Upstream v4.1.1 and earlier ended the terminated `Pending` workflow
 `Succeeded` with an empty message, and left the waiting step `Pending` in a
 `Running` workflow until the lock was free; v4.1.2 behaves as above
 (argoproj/argo-workflows#16776 and #16777, released as #16786 and #16787).
+Before v3.7.0-rc1 a completed workflow holding three or more mutexes released
+only some of them (with three, the second stayed held for as long as the
+workflow existed), so the workflow waiting for it never ran
+(multiple-mutexes-not-released, argoproj/argo-workflows#14461, fix e2ef918d).
 
 Matrix: legacy and initless. The waiters never get a pod, so the layouts
 should agree; the holder's pod is built in each layout and each layout's
@@ -42,6 +53,7 @@ from conformance import contract
 from conformance.harness import HarnessError
 from conformance.harness import NotYet
 from conformance.harness import until
+from conformance.harness.cluster import watching
 from conformance.harness.inspecting import executing
 from conformance.harness.inspecting import recording
 from conformance.harness.stage import scenes
@@ -53,6 +65,8 @@ WORKFLOW_LOCK = "status-sync-lock-shutdown-workflow.yaml"
 """Workflow-level mutex; entrypoint `held` (keeps it) or `quick` (exits 0)."""
 TEMPLATE_LOCK = "status-sync-lock-shutdown-template.yaml"
 """Template-level mutex; entrypoint `held` (keeps it) or `main` (step `locked` waits)."""
+MANY_LOCKS = "status-sync-lock-shutdown-many.yaml"
+"""Six mutexes: three at workflow level, three on template `held` (keeps them)."""
 STRATEGIES = ("Stop", "Terminate")
 
 
@@ -323,4 +337,87 @@ def test_nodes_waiting_for_a_lock_fail_on_stop_and_terminate_while_it_is_held(
             for what, got, want in checks
             if got != want
         ]
+    assert not problems, "\n".join(problems)
+
+
+def held_mutexes(manifest: dict[str, Any]) -> list[str]:
+    """The mutexes `held` asks for: the workflow's, then its template's."""
+    spec = manifest["spec"]
+    held = next(t for t in spec["templates"] if t["name"] == "held")
+    return [
+        m["name"]
+        for sync in (spec["synchronization"], held["synchronization"])
+        for m in sync["mutexes"]
+    ]
+
+
+def asking_for(manifest: dict[str, Any], mutex: str) -> dict[str, Any]:
+    """A copy of `manifest` that starts at `quick` and asks for `mutex` alone."""
+    body = with_entrypoint(manifest, "quick")
+    body["spec"]["synchronization"] = {"mutexes": [{"name": mutex}]}
+    return body
+
+
+def all_ended(
+    workflows: workflow_ops.Workflows, names: dict[str, str]
+) -> dict[str, dict[str, Any]] | NotYet:
+    """Every workflow of `names` (by mutex) once all are completed."""
+    current = {mutex: workflows.get(name) for mutex, name in names.items()}
+    waiting = [
+        f"{mutex}: {names[mutex]} {summary(workflow)}"
+        for mutex, workflow in current.items()
+        if (workflow.get("status") or {}).get("phase") not in contract.COMPLETED
+    ]
+    return NotYet("; ".join(waiting)) if waiting else current
+
+
+@pytest.mark.conformance(
+    short_name="StatusSyncLockShutdown", clauses=["WPC-STATUS-026"]
+)
+def test_a_workflow_and_a_node_holding_several_mutexes_release_every_one(
+    workflows, scene, shell, observations
+):
+    clause = "WPC-STATUS-026"
+    body = scene.manifest(MANY_LOCKS)
+    mutexes = held_mutexes(body)
+    wait = {"interval": scene.timeouts.poll_interval}
+    holder, pod = start_holder(scene, workflows, shell, body)
+    try:
+        waiters = {m: workflows.submit(asking_for(body, m)) for m in mutexes}
+        for mutex, name in waiters.items():
+            until(
+                functools.partial(pending_without_nodes, workflows, name),
+                timeout=scene.timeouts.pod_created,
+                consecutive=3,
+                describe=f"{name} to be Pending on the mutex {mutex} {holder} holds",
+                **wait,
+            )
+        still_holding(workflows, holder)
+    finally:
+        let_go(shell, pod)
+    held = workflows.wait_completed(holder)
+    # Each waiter needs only its own mutex, which nothing holds once the holder
+    # has ended: one still waiting when the completion timeout passes was never
+    # given its mutex back, which is the clause broken.
+    with watching.clause_limit(clause):
+        done = until(
+            functools.partial(all_ended, workflows, waiters),
+            timeout=scene.timeouts.workflow_completed,
+            describe=(
+                f"{clause}: the workflows waiting for the mutexes {holder} held "
+                "to end after it ended"
+            ),
+            **wait,
+        )
+    observations.alias(holder, "<holder>")
+    observations.record("holder.workflow", held["status"]["phase"])
+    for mutex, workflow in done.items():
+        observations.alias(workflow["metadata"]["name"], f"<{mutex}>")
+        observations.record(f"{mutex}.workflow", workflow["status"]["phase"])
+    problems = [
+        f"{clause}: the workflow asking for {mutex} after {holder} ended: expected "
+        f"'Succeeded', got {summary(workflow)}"
+        for mutex, workflow in done.items()
+        if workflow["status"]["phase"] != "Succeeded"
+    ]
     assert not problems, "\n".join(problems)
