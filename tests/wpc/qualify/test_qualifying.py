@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -441,3 +442,48 @@ def test_the_verb_refuses_a_bad_shard_before_running(monkeypatch, capsys, shard)
     )
     assert code == ExitCode.INVALID_INPUT
     assert "--shard" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("extra", "same_crds", "batches"),
+    [
+        ([], "", 1),
+        (["--one-side-at-a-time"], "", 0),
+        ([], "their CRDs differ (manifests/base/crds of v4.1.0 and v4.1.2)", 0),
+    ],
+)
+def test_the_verb_runs_both_sides_together_unless_told_or_their_crds_differ(
+    tmp_path, monkeypatch, caplog, extra, same_crds, batches
+):
+    fake = FakeSideBySide(lambda run, count: dict(BASE))
+    monkeypatch.setattr(qualify_cli.running, "SuiteRunner", lambda **kwargs: fake)
+    monkeypatch.setattr(
+        qualify_cli.builds, "shared_cluster_conflict", lambda old, new: same_crds
+    )
+    monkeypatch.chdir(tmp_path)
+    args = conformance_cli.parser().parse_args(
+        ["qualify", "--old", "v4.1.0", "--new", "v4.1.2", "--source", "/src", *extra]
+    )
+    assert qualify_cli.main(args) == 0
+    assert len(fake.batches) == batches
+    assert [r.reports_dir.name for r in fake.runs] == ["old", "new"]
+    if same_crds and not extra:
+        assert f"not side by side: {same_crds}" in caplog.text
+
+
+@pytest.mark.parametrize(("value", "flag"), [("", False), ("no", True)])
+def test_make_qualify_side_by_side_no_passes_one_side_at_a_time(value, flag):
+    root = Path(__file__).resolve().parents[3]
+    made = subprocess.run(
+        [
+            *("make", "-n", "-s", "-C", str(root), "qualify"),
+            *("OLD=v4.1.0", "NEW=v4.1.2", "SOURCE=/src"),
+            *([f"SIDE_BY_SIDE={value}"] if value else []),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    (line,) = [x for x in made.stdout.splitlines() if " qualify --old" in x]
+    assert ("--one-side-at-a-time" in line.split()) is flag
