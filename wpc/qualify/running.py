@@ -23,6 +23,7 @@ from typing import runtime_checkable
 
 from conformance.errors import CommandError
 from conformance.harness.cluster.timeouts import checked_scale
+from plumbing import errors
 from wpc.qualify.builds import Build
 from wpc.qualify.builds import profile_var_args
 
@@ -193,16 +194,9 @@ class SuiteRunner:
                     command=command,
                     returncode=status,
                     output=f"the run left no report at {run.report}; the last lines "
-                    f"of {log}:\n{_tail(log)}",
+                    f"of {log}:\n{errors.tail(log)}",
                 )
         return [run.report for run in runs]
-
-
-def _tail(log: Path, lines: int = 40) -> str:
-    try:
-        return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
-    except OSError as exc:
-        return f"(unreadable: {exc})"
 
 
 def _call(command: Sequence[str], *, env: Mapping[str, str] | None = None) -> int:
