@@ -91,6 +91,13 @@ fail-fast-at-once        a `failFast` steps or DAG template with a failed child 
                          once, its other children still running, and they are left
                          `Running` in the completed workflow (upstream #13806;
                          WPC-STATUS-023)
+throttle-running         under the ConfigMap's `parallelism`, what runs is only the set
+                         of admitted workflows, seeded once at start-up from the label
+                         `workflows.argoproj.io/phase=Running` and grown only by
+                         admissions under a limit: a `Running` workflow outside it
+                         (started with no limit in force, or unlabelled) is held back
+                         like a new one, not reconciled, while the limit is reached
+                         (upstream #14123; `runtime/throttling.py`)
 =======================  ==================================================================
 
 Chaos negative controls (`tests/chaos/test_negative_controls.py`): each passes the
@@ -201,6 +208,7 @@ class Fault(enum.Enum):
     EXIT_HOOK_TWICE = "exit-hook-twice"
     RETRY_ON_FAILED_HOST = "retry-on-failed-host"
     FAIL_FAST_AT_ONCE = "fail-fast-at-once"
+    THROTTLE_RUNNING = "throttle-running"
 
 
 LABEL_LEAD_SECONDS = 5.0

@@ -87,7 +87,8 @@ def load_manifest(
     return data
 
 
-def _summary(workflow: dict[str, Any]) -> str:
+def summary(workflow: dict[str, Any]) -> str:
+    """Phase, message and node phases: what a wait reports while it waits."""
     status = workflow.get("status") or {}
     nodes = {
         n.get("displayName", i): f"{n.get('phase')} {n.get('message', '')}".strip()
@@ -152,6 +153,17 @@ class Workflows:
             )
         return result
 
+    def patch(self, name: str, body: dict[str, Any]) -> None:
+        """Merge-patch workflow `name` (a label removed with None, `spec.shutdown` set)."""
+        self.clients.custom.patch_namespaced_custom_object(
+            contract.WORKFLOW_GROUP,
+            contract.WORKFLOW_VERSION,
+            self.namespace,
+            contract.WORKFLOWS,
+            name,
+            body,
+        )
+
     def completed(
         self, manifest: dict[str, Any], *, observations: Observations
     ) -> tuple[str, dict[str, Any]]:
@@ -200,7 +212,7 @@ class Workflows:
 
         def completed(obj: dict[str, Any]) -> dict[str, Any] | NotYet:
             phase = (obj.get("status") or {}).get("phase")
-            return obj if phase in contract.COMPLETED else NotYet(_summary(obj))
+            return obj if phase in contract.COMPLETED else NotYet(summary(obj))
 
         result: dict[str, Any] = watching.watch_until(
             self.clients.custom.list_namespaced_custom_object,

@@ -6,7 +6,8 @@ second form into one document before parsing (`config/controller.go` `parseConfi
 The reference controller does the same and keeps only the fields it implements.
 
 The ConfigMap is read from the watch cache each time a pod is built, so a change to
-`initlessPod` applies to the next pod; pods already created keep their layout.
+`initlessPod` applies to the next pod; pods already created keep their layout. A change
+to `parallelism` applies to the next workflow admitted (`runtime/throttling.py`).
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ class ControllerConfig:
     """`podGCGracePeriodSeconds`: grace period of pod GC deletes (None: the pod's own)."""
     pod_gc_delete_delay_seconds: float = DEFAULT_POD_GC_DELETE_DELAY
     """`podGCDeleteDelayDuration`: default delay before pod GC deletes (Argo: 5s)."""
+    parallelism: int = 0
+    """`parallelism`: how many workflows of this controller may run at once (0: no limit)."""
 
     def executor_image(self, override: str | None) -> str:
         """Return the executor image: `--executor-image` > `executor.image` > built-in default."""
@@ -75,6 +78,7 @@ def parse(data: Mapping[str, str] | None) -> ControllerConfig:
             pod_gc_delete_delay_seconds=_delay(
                 document.get("podGCDeleteDelayDuration")
             ),
+            parallelism=_parallelism(document.get("parallelism")),
         )
     except (AttributeError, TypeError, ValueError) as err:
         raise errors.ConfigError(
@@ -113,3 +117,19 @@ def _delay(value: Any) -> float:
     if value is None:
         return DEFAULT_POD_GC_DELETE_DELAY
     return durations.parse(str(value))
+
+
+def _parallelism(value: Any) -> int:
+    """The workflow limit: a whole number, at least 0 (absent or 0: no limit).
+
+    Upstream's field is a Go `int`, so a string or a fraction does not parse there
+    either; a negative limit would hold back every workflow for good, so it is refused
+    here rather than read as "no limit".
+    """
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise errors.ConfigError(
+            f"parallelism must be a non-negative integer, not {value!r}"
+        )
+    return value

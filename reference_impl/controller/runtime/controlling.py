@@ -35,6 +35,7 @@ from reference_impl.controller.machinery.watching import Informer
 from reference_impl.controller.runtime import downtime
 from reference_impl.controller.runtime import following
 from reference_impl.controller.runtime import reconciling
+from reference_impl.controller.runtime import throttling
 from reference_impl.controller.templates.nodes import hooks
 from reference_impl.controller.templates.nodes import inference
 from reference_impl.controller.templates.operation import Operation
@@ -155,6 +156,12 @@ class WorkflowController:
             on_object=self._on_config,
         )
         self.queue = WorkQueue(clock=monotonic)
+        self.throttle = throttling.Throttle(
+            cache=self.workflows,
+            limit=lambda: self.config().parallelism,
+            enqueue=self.queue.add,
+            label_seeded=settings.has_fault(Fault.THROTTLE_RUNNING),
+        )
         self.follower = (
             following.MainFollower(hold=api.hold_exec, on_lost=self._enqueue_owner)
             if settings.has_fault(Fault.FOLLOW_MAIN_BY_EXEC)
@@ -194,12 +201,17 @@ class WorkflowController:
             )
         if parsed != self._config:
             logger.info(
-                "[%s/%s] Configuration changed: initlessPod=%s.",
+                "[%s/%s] Configuration changed: initlessPod=%s, parallelism=%d.",
                 self.settings.namespace,
                 self.settings.configmap,
                 parsed.initless,
+                parsed.parallelism,
             )
-        self._config = parsed
+        previous, self._config = self._config, parsed
+        if parsed.parallelism != previous.parallelism:
+            # A new limit applies at once (upstream's UpdateParallelism): the waiting
+            # workflows are looked at again, and those that now fit start.
+            self.throttle.wake()
 
     def initless(self) -> bool:
         """Return the layout for the next pod (frozen at start-up under `keep-old-layout`).
@@ -239,6 +251,7 @@ class WorkflowController:
     def _on_workflow_deleted(self, workflow: Json) -> None:
         meta = workflow["metadata"]
         prefix = f"[{meta['namespace']}/{meta['name']}]"
+        self.throttle.release(f"{meta['namespace']}/{meta['name']}")
         if self.settings.has_fault(Fault.LEAVE_FINALIZER):
             logger.info(
                 "%s Leaving status finalizers on the deleted workflow's pods (fault).",
@@ -363,6 +376,9 @@ class WorkflowController:
                 return
             self._clean_up(workflow, pods, config)
             return
+        if not self.throttle.admit(key, workflow):
+            self._postpone(key, workflow)
+            return
         op = Operation(
             workflow=workflow,
             pods=pods,
@@ -413,10 +429,30 @@ class WorkflowController:
             )
             if (stored.get("status") or {}).get("phase") in inference.COMPLETED:
                 self._delete_task_results(stored)
+                self.throttle.release(key)
         self._clean_up(stored, pods, config)
         self.queue.forget(key)
         if op.requeue_after is not None:
             self.queue.add_after(key, op.requeue_after)
+
+    def _postpone(self, key: str, workflow: Json) -> None:
+        """Leave a workflow the `parallelism` limit holds back; mark it Pending if new."""
+        changed = throttling.postponed(workflow)
+        if changed is None:
+            logger.debug("[%s] Workflow still waits for a parallelism slot.", key)
+            return
+        try:
+            self.workflows.remember(self.api.replace_workflow(changed))
+        except errors.ApiError as err:
+            logger.info(
+                "[%s] Marking the workflow Pending failed, retrying: %s", key, err
+            )
+            self.queue.add_rate_limited(key)
+            return
+        logger.info(
+            "[%s] Workflow processing has been postponed due to max parallelism limit.",
+            key,
+        )
 
     def _reopen(self, key: str, workflow: Json) -> bool:
         """Write a completed workflow back as Running once, then restore it (a fault)."""
@@ -552,6 +588,7 @@ class WorkflowController:
         for informer in (self.configmaps, self.workflows):
             _thread(f"informer-{informer.name}", informer.run, stop)
         self.workflows.synced.wait()
+        self.throttle.seed()  # `throttle-running` only: from the phase label, once
         for informer in (self.pods, self.task_results):
             _thread(f"informer-{informer.name}", informer.run, stop)
         self.pods.synced.wait()

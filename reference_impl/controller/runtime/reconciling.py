@@ -58,7 +58,7 @@ def reconcile(op: Operation) -> None:
     if op.wf["metadata"].get("labels", {}).get(common.LABEL_COMPLETED) == "true":
         return
     reconcile_task_results(op)
-    if op.status.get("phase") in (None, "", "Unknown"):
+    if _not_started(op):
         try:
             validation.validate(_as_validated(op))
         except errors.ValidationError as err:
@@ -100,6 +100,16 @@ def reconcile(op: Operation) -> None:
         return
     _complete(op, root, exit_node if isinstance(exit_node, dict) else None)
     progress.update(op.status)
+
+
+def _not_started(op: Operation) -> bool:
+    """Whether the workflow was never started: no phase, or `Pending` without nodes.
+
+    `Pending` is what the controller-wide `parallelism` limit writes on a workflow it
+    holds back (`runtime/throttling.py`); once admitted, it starts like a new one.
+    """
+    phase = op.status.get("phase")
+    return phase in (None, "", "Unknown") or (phase == "Pending" and not op.nodes)
 
 
 def _as_validated(op: Operation) -> Json:

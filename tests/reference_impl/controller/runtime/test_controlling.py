@@ -553,18 +553,27 @@ def instance_pod(instance_id: str) -> Json:
     return pod
 
 
-def instance_controller(
-    instance_id: str, fault: faults.Fault | None
+def configured_controller(
+    config: configuration.ControllerConfig, fault: faults.Fault | None = None
 ) -> tuple[WorkflowController, FakeApi]:
+    """A controller on a fake API, started with `config` (and `fault`)."""
     api = FakeApi()
     wfc = WorkflowController(
         api=cast(Any, api),
         settings=settings(fault=fault),
-        startup_config=configuration.ControllerConfig(instance_id=instance_id),
+        startup_config=config,
         clock=lambda: NOW,
         monotonic=Monotonic(),
     )
     return wfc, api
+
+
+def instance_controller(
+    instance_id: str, fault: faults.Fault | None
+) -> tuple[WorkflowController, FakeApi]:
+    return configured_controller(
+        configuration.ControllerConfig(instance_id=instance_id), fault
+    )
 
 
 def test_claim_sibling_pods_labels_the_legacy_twins_pods_once_and_gives_them_back() -> (
