@@ -167,7 +167,7 @@ negative-controls: setup
 # each from the last run here, else from the committed result (docs/results/), which
 # the report marks STALE when it was measured on other code or another spec.
 COMMITTED_NEGATIVE_CONTROLS ?= docs/results/negative-controls-2026-11-29/negative-controls.yaml
-COMMITTED_HISTORY_RESULT ?= docs/results/history-v3.6.0-v4.1.2-2026-11-29b/history-result.yaml
+COMMITTED_HISTORY_RESULT ?= docs/results/history-v3.6.0-v4.1.2-2026-11-29c/history-result.yaml
 
 # The mutation score of `make negative-controls` belongs in the report of the
 # implementation whose broken variants it ran (reference).
