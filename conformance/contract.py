@@ -39,6 +39,8 @@ INSTANCE_LABEL = "workflows.argoproj.io/controller-instanceid"
 """Selects the controller instance that processes a Workflow."""
 COMPLETED_LABEL = "workflows.argoproj.io/completed"
 """Set to "true" on a pod once its node is completed and the pod cleaned up."""
+PHASE_LABEL = "workflows.argoproj.io/phase"
+"""The controller's record of a Workflow's phase (Argo lists Running workflows by it)."""
 REPORT_OUTPUTS_COMPLETED = "workflows.argoproj.io/report-outputs-completed"
 """The WorkflowTaskResult label saying the executor's report is final."""
 

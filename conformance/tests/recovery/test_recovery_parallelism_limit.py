@@ -32,14 +32,15 @@ from typing import Any
 
 import pytest
 
+from conformance import contract
 from conformance.harness import NotYet
 from conformance.harness import until
 from conformance.harness.cluster import watching
 from conformance.harness.inspecting import executing
 from conformance.harness.stage import scenes
+from conformance.harness.workload import pods
 from conformance.harness.workload import workflows as workflow_ops
 
-PHASE_LABEL = "workflows.argoproj.io/phase"
 LIMIT = 1
 
 
@@ -52,8 +53,10 @@ def started_pod(
     """The one pod of `name`, once its held command runs."""
 
     def pod() -> Any:
-        pods = workflow_ops.workflow_pods(scene.clients, scene.namespace, name)
-        return pods[0] if pods else NotYet(workflow_ops.summary(workflows.get(name)))
+        listed = workflow_ops.workflow_pods(scene.clients, scene.namespace, name)
+        return (
+            listed[0] if listed else NotYet(workflow_ops.summary(workflows.get(name)))
+        )
 
     found = until(
         pod,
@@ -65,24 +68,16 @@ def started_pod(
     return found
 
 
-def pod_ended(scene: scenes.Scene, pod: str) -> datetime.datetime:
-    """When `main` of `pod` terminated, once it has."""
-
-    def ended() -> datetime.datetime | NotYet:
-        current = scene.clients.core.read_namespaced_pod(pod, scene.namespace)
-        states = {
-            s.name: s.state.terminated for s in current.status.container_statuses or []
-        }
-        main = states.get("main")
-        return main.finished_at if main else NotYet(f"containers: {states}")
-
-    result: datetime.datetime = until(
-        ended,
+def pod_ended(scene: scenes.Scene, pod: str) -> None:
+    """Wait until `main` of `pod` has terminated (after its release)."""
+    until(
+        lambda: pods.terminated(
+            scene.clients.core.read_namespaced_pod(pod, scene.namespace), "main"
+        ),
         timeout=scene.timeouts.workflow_completed,
         interval=scene.timeouts.poll_interval,
         describe=f"main of {scene.namespace}/{pod} to end after its release",
     )
-    return result
 
 
 def phase(workflows: workflow_ops.Workflows, name: str) -> str | None:
@@ -103,7 +98,7 @@ def test_the_limit_holds_back_new_workflows_and_never_a_running_one(
     second_pod = started_pod(scene, own, shell, second)
 
     dedicated_instance.stop()
-    own.patch(second, {"metadata": {"labels": {PHASE_LABEL: None}}})
+    own.patch(second, {"metadata": {"labels": {contract.PHASE_LABEL: None}}})
     dedicated_instance.set_config("parallelism", LIMIT)
     dedicated_instance.start()
 
@@ -126,10 +121,10 @@ def test_the_limit_holds_back_new_workflows_and_never_a_running_one(
 
     def held_back() -> bool | NotYet:
         workflow = own.get(third)
-        pods = workflow_ops.workflow_pods(scene.clients, scene.namespace, third)
-        if pods:
+        listed = workflow_ops.workflow_pods(scene.clients, scene.namespace, third)
+        if listed:
             raise AssertionError(
-                f"WPC-RECOVERY-012: {third} got pod {pods[0].metadata.name} while "
+                f"WPC-RECOVERY-012: {third} got pod {listed[0].metadata.name} while "
                 f"{first} runs and the limit is {LIMIT}"
             )
         status = workflow.get("status") or {}
